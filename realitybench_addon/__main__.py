@@ -1,0 +1,100 @@
+"""Command line: `python -m realitybench_addon COMMAND ...` (with the bpy wheel installed).
+
+User errors print one line `error: ...` and exit with code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+
+def _json_default(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _clean(obj):
+    """NaN and infinity are not JSON: write them as null."""
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def _print_json(data) -> None:
+    print(json.dumps(_clean(data), indent=2, default=_json_default))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m realitybench_addon",
+                                     description="RealityBench: field-work scenes, phone camera model, acceptability terms.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    sub.add_parser("version", help="print the RealityBench, Blender and Python versions")
+
+    m = sub.add_parser("measure", help="measure a target object from a camera in a .blend file; prints JSON")
+    m.add_argument("--blend", required=True, help="the .blend file")
+    m.add_argument("--camera", required=True, help="camera object name")
+    m.add_argument("--target", required=True, action="append",
+                   help="target object name (repeat for a target made of several objects)")
+    m.add_argument("--unit-length", type=float, default=0.01, metavar="METERS",
+                   help="length whose pixel span is reported as px_per_unit (default 0.01 m)")
+    m.add_argument("--axis", choices=("x", "y", "z"), default="y", help="target-local axis for px_per_unit (default y)")
+    m.add_argument("--samples-on-target", type=int, default=2000, help="surface samples on the target (default 2000)")
+    m.add_argument("--render", action="store_true", help="also render and report the image terms")
+    m.add_argument("--render-samples", type=int, default=16, help="Cycles samples with --render (default 16)")
+
+    d = sub.add_parser("demo", help="photograph a label in a demo scene with a random phone; write JPEG + JSON")
+    d.add_argument("--out", required=True, help="output folder")
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--long-side", type=int, default=400, help="frame long side in px (default 400)")
+    d.add_argument("--render-samples", type=int, default=8)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    from .api import RealityBenchError
+
+    try:
+        if args.command == "version":
+            from .api import version_info
+
+            _print_json(version_info())
+        elif args.command == "measure":
+            from .api import measure
+
+            if args.samples_on_target < 10:
+                raise RealityBenchError("--samples-on-target must be at least 10")
+            target = args.target[0] if len(args.target) == 1 else args.target
+            _print_json(measure(target, args.camera, blend=args.blend, unit_length_m=args.unit_length, axis=args.axis,
+                                render=args.render, samples=args.render_samples, n_samples=args.samples_on_target))
+        elif args.command == "demo":
+            from .api import demo
+
+            record = demo(args.out, seed=args.seed, long_side_px=args.long_side, samples=args.render_samples)
+            _print_json({"frame_id": record["frame_id"], "file_name": record["file_name"], "out": args.out,
+                         "terms": record["terms"]})
+    except RealityBenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        if exc.name == "bpy":
+            print("error: this command needs Blender's Python module: pip install 'bpy==4.5.*' "
+                  "(or run inside Blender)", file=sys.stderr)
+            return 2
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""The public headless API: what operators, the CLI and scripts all call.
+
+Everything here works in the bpy wheel (`python -m realitybench_addon ...`), in
+`blender -b --python-expr ...` and from the UI. Functions raise `RealityBenchError`
+for user errors (a missing file, object, camera; a bad option); its message is one
+line that names the problem.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from . import __version__
+from .core import image_terms as img
+from .core import postprocess
+from .core.phone import camera_settings, draw_capture, draw_phone
+from .core.rng import frame_id, frame_rng, stage_rng
+
+
+class RealityBenchError(Exception):
+    """A user error: bad input, a missing file or object. The message names it."""
+
+
+def _bpy():
+    import bpy
+
+    return bpy
+
+
+def version_info() -> dict:
+    bpy = _bpy()
+    return {"realitybench": __version__, "blender": bpy.app.version_string, "python": platform.python_version()}
+
+
+def open_blend(path: str | os.PathLike) -> None:
+    path = Path(path)
+    if not path.is_file():
+        raise RealityBenchError(f"no such .blend file: {path}")
+    bpy = _bpy()
+    try:
+        bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False)
+    except RuntimeError as exc:
+        raise RealityBenchError(f"cannot open {path}: {str(exc).strip().splitlines()[-1]}") from None
+
+
+def _scene_and_camera(camera: Optional[str]):
+    from .bl.scene_data import SceneDataError, get_object
+
+    bpy = _bpy()
+    scene = bpy.context.scene
+    try:
+        cam = get_object(camera, "CAMERA") if camera else scene.camera
+    except SceneDataError as exc:
+        raise RealityBenchError(str(exc)) from None
+    if cam is None:
+        raise RealityBenchError(f"scene {scene.name!r} has no active camera; name one")
+    return scene, cam
+
+
+def image_terms(frame, names: Sequence[str], display: Optional[np.ndarray] = None) -> dict:
+    """Image terms of a target from a rendered frame (and the final phone image for saturation)."""
+    mask = frame.mask(names)
+    if display is None:
+        display = postprocess.develop(frame.linear_rgb, postprocess.NEUTRAL)
+    return {
+        "target_pixels": img.pixel_count(mask),
+        "target_pixel_share": img.pixel_share(mask),
+        "weber_contrast": img.weber_contrast(frame.linear_rgb, mask),
+        "paper_luminance": img.paper_luminance(frame.linear_rgb, mask),
+        "saturated_fraction": img.saturated_fraction(display, mask),
+        "edge_contrast": img.edge_contrast(frame.linear_rgb, mask),
+        "laplacian_variance": img.laplacian_variance(frame.linear_rgb, mask),
+    }
+
+
+def measure(target: str | Sequence[str], camera: Optional[str] = None, *, blend: Optional[str] = None,
+            unit_length_m: float = 0.01, axis: str = "y", render: bool = False, samples: int = 16,
+            n_samples: int = 2000) -> dict:
+    """Every primitive of `target` (one object name or several) for `camera` (default: the scene camera)."""
+    from .bl.measure import measure_target
+    from .bl.render import render_frame
+    from .bl.scene_data import SceneDataError
+
+    if blend is not None:
+        open_blend(blend)
+    if axis not in ("x", "y", "z"):
+        raise RealityBenchError(f"--axis must be x, y or z, not {axis!r}")
+    if not unit_length_m > 0:
+        raise RealityBenchError(f"--unit-length must be a positive length in metres, not {unit_length_m}")
+    names = [target] if isinstance(target, str) else list(target)
+    scene, cam = _scene_and_camera(camera)
+    try:
+        result = measure_target(scene, cam, names, unit_length_m=unit_length_m, axis=axis, n_samples=n_samples)
+    except SceneDataError as exc:
+        raise RealityBenchError(str(exc)) from None
+    if render:
+        frame = render_frame(scene, cam, samples=samples)
+        result.update(image_terms(frame, names))
+    return result
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.partial")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    tmp.replace(path)
+
+
+def ensure_writable_dir(out: str | os.PathLike) -> Path:
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RealityBenchError(f"cannot create output folder {out}: {exc.strerror}") from None
+    if not os.access(out, os.W_OK):
+        raise RealityBenchError(f"output folder {out} is not writable")
+    return out
+
+
+def demo(out: str | os.PathLike, *, seed: int = 0, long_side_px: int = 400, samples: int = 8) -> dict:
+    """Build the demo scene, draw a phone and a capture, photograph the label, score it, write JPEG + JSON.
+
+    Until the environments exist this is the main job's smoke run: every stage of a frame
+    (phone model, camera placement, render, object mask, post-processing, measurement) runs.
+    """
+    from .bl.analytic import demo_scene
+    from .bl.camera import apply_capture, ensure_camera, look_at
+    from .bl.measure import measure_target
+    from .bl.render import render_frame
+
+    out = ensure_writable_dir(out)
+    if seed < 0:
+        raise RealityBenchError(f"seed must be non-negative, got {seed}")
+    rng = frame_rng(seed, "demo", "demo", 0)
+    phone = draw_phone(stage_rng(rng, "phone"))
+    capture = draw_capture(stage_rng(rng, "capture"), phone)
+    pose_rng = stage_rng(rng, "pose")
+    target = np.array([0.0, 0.0, 1.5])
+    distance = float(pose_rng.uniform(0.35, 1.2))
+    azimuth = np.radians(pose_rng.normal(0.0, 20.0))
+    elevation = np.radians(pose_rng.normal(0.0, 10.0))
+    position = target + distance * np.array([np.sin(azimuth) * np.cos(elevation), -np.cos(azimuth) * np.cos(elevation),
+                                             np.sin(elevation)])
+    aim = target + pose_rng.normal(0.0, 0.02, 3)
+    scene = demo_scene()
+    cam = ensure_camera(scene)
+    settings = camera_settings(phone, capture, distance, long_side_px)
+    apply_capture(scene, cam, settings, capture, phone, look_at(position, aim, roll_deg=float(pose_rng.normal(0, 3))))
+    names = ["Label"]
+    terms = measure_target(scene, cam, names, unit_length_m=0.01, axis="y")
+    frame = render_frame(scene, cam, samples=samples)
+    post = postprocess.draw_post_params(stage_rng(rng, "post"))
+    jpeg, display = postprocess.process(frame.linear_rgb, post)
+    terms.update(image_terms(frame, names, display))
+    fid = frame_id(seed, "demo", "demo", 0)
+    record = {"frame_id": fid, "file_name": f"{fid}.jpg", "phone": phone.to_dict(), "capture": capture.to_dict(),
+              "camera": settings.to_dict(), "postprocess": post.to_dict(), "terms": terms,
+              "versions": version_info()}
+    _atomic_write(out / f"{fid}.jpg", jpeg)
+    _atomic_write(out / f"{fid}.json", (json.dumps(record, indent=2, default=float) + "\n").encode())
+    return record

@@ -1,0 +1,109 @@
+"""One BVH over the whole scene, built once per scene state and reused for every ray cast.
+
+`mathutils.bvhtree` on a prebuilt tree is ~50x cheaper than `scene.ray_cast`. The cache
+is keyed by a fingerprint of the scene (each mesh object's name, data, transform and
+size); a depsgraph handler (registered with the add-on) also drops it when geometry
+changes, which catches edits the fingerprint cannot see.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+from mathutils import Vector
+from mathutils.bvhtree import BVHTree
+
+from .scene_data import world_triangles
+
+_CACHE: dict[str, "SceneBVH"] = {}
+
+
+@dataclass
+class SceneBVH:
+    tree: BVHTree
+    face_owner: np.ndarray  # triangle index -> index into `names`
+    names: list[str]
+    fingerprint: tuple
+    face_count: int
+
+    def first_hits(self, origin: np.ndarray, points: np.ndarray, margin: float = 1e-4) -> np.ndarray:
+        """For each point, the name index of the first object hit on the way from `origin` to it (-1: none)."""
+        origin_v = Vector(origin)
+        ray_cast = self.tree.ray_cast
+        owner = self.face_owner
+        out = np.full(len(points), -1, np.int64)
+        deltas = np.asarray(points, float) - origin
+        dists = np.linalg.norm(deltas, axis=1)
+        for i, (delta, dist) in enumerate(zip(deltas.tolist(), dists.tolist())):
+            if dist <= 0:
+                continue
+            hit = ray_cast(origin_v, Vector(delta), dist * (1 + margin) + margin)
+            if hit[2] is not None:
+                out[i] = owner[hit[2]]
+        return out
+
+    def name_index(self, name: str) -> int:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            return -2  # never equals a hit
+
+
+def _mesh_objects(scene):
+    return [o for o in scene.objects if o.type in {"MESH", "CURVE", "SURFACE", "META", "FONT"} and o.visible_get()]
+
+
+def scene_fingerprint(scene) -> tuple:
+    items = []
+    for o in _mesh_objects(scene):
+        data = o.data
+        size = len(data.vertices) if o.type == "MESH" else 0
+        items.append((o.name, data.name if data else "", size, tuple(round(v, 9) for row in o.matrix_world for v in row),
+                      tuple(m.name for m in getattr(o, "modifiers", ()))))
+    return (scene.name, scene.frame_current, tuple(items))
+
+
+def build_scene_bvh(scene, depsgraph=None) -> SceneBVH:
+    depsgraph = depsgraph or bpy.context.evaluated_depsgraph_get()
+    verts, tris, owner, names = [], [], [], []
+    offset = 0
+    for obj in _mesh_objects(scene):
+        v, t = world_triangles(obj, depsgraph)
+        if len(t) == 0:
+            continue
+        names.append(obj.name)
+        verts.append(v)
+        tris.append(t + offset)
+        owner.append(np.full(len(t), len(names) - 1))
+        offset += len(v)
+    if not names:
+        raise LookupError(f"scene {scene.name!r} has no visible geometry to ray-cast against")
+    v = np.concatenate(verts)
+    t = np.concatenate(tris)
+    tree = BVHTree.FromPolygons(v.tolist(), t.tolist(), all_triangles=True)
+    return SceneBVH(tree, np.concatenate(owner), names, scene_fingerprint(scene), len(t))
+
+
+def scene_bvh(scene, depsgraph=None) -> SceneBVH:
+    """The cached BVH of `scene`, rebuilt only when the scene changed."""
+    fingerprint = scene_fingerprint(scene)
+    cached = _CACHE.get(scene.name)
+    if cached is not None and cached.fingerprint == fingerprint:
+        return cached
+    built = build_scene_bvh(scene, depsgraph)
+    _CACHE[scene.name] = built
+    return built
+
+
+def invalidate(scene_name: str | None = None) -> None:
+    if scene_name is None:
+        _CACHE.clear()
+    else:
+        _CACHE.pop(scene_name, None)
+
+
+def on_depsgraph_update(scene, depsgraph) -> None:
+    """Handler: drop the scene's BVH when any geometry changed (never writes Blender data)."""
+    if scene.name in _CACHE and any(u.is_updated_geometry for u in depsgraph.updates):
+        invalidate(scene.name)

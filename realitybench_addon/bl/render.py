@@ -1,0 +1,102 @@
+"""Render a frame with Cycles and read back linear RGB plus the object-index mask.
+
+Background Blender never fills the compositor's Viewer image, so the compositor writes
+two float EXR files (Combined and IndexOB) into a temporary folder, which are read back
+through bpy's image loader and deleted. While rendering, every visible object gets its
+own pass index (restored afterwards), so one render gives the mask of any object.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+from . import compat
+
+
+@dataclass
+class RenderedFrame:
+    linear_rgb: np.ndarray  # (H, W, 3) float32, scene-referred linear Rec.709, row 0 at the top
+    object_index: np.ndarray  # (H, W) int32; 0 = background
+    index_of: dict[str, int]  # object name -> its index in `object_index`
+
+    def mask(self, names) -> np.ndarray:
+        ids = [self.index_of[n] for n in names if n in self.index_of]
+        return np.isin(self.object_index, ids)
+
+
+def configure_cycles(scene, samples: int = 16, denoise: bool = False, device: str = "CPU") -> None:
+    scene.render.engine = "CYCLES"
+    scene.cycles.device = device
+    scene.cycles.samples = samples
+    scene.cycles.use_denoising = denoise
+    if hasattr(scene.cycles, "use_adaptive_sampling"):
+        scene.cycles.use_adaptive_sampling = False
+    scene.cycles.seed = 0
+    scene.render.film_transparent = False
+
+
+def _read_exr(path: str) -> np.ndarray:
+    img = bpy.data.images.load(path, check_existing=False)
+    try:
+        w, h = img.size
+        buf = np.empty(w * h * img.channels, np.float32)
+        img.pixels.foreach_get(buf)
+        return buf.reshape(h, w, img.channels)[::-1]  # Blender images start at the bottom row
+    finally:
+        bpy.data.images.remove(img)
+
+
+def render_frame(scene, camera_obj=None, *, samples: int = 16, denoise: bool = False) -> RenderedFrame:
+    if camera_obj is not None:
+        scene.camera = camera_obj
+    if scene.camera is None:
+        raise LookupError(f"scene {scene.name!r} has no camera to render from")
+    configure_cycles(scene, samples=samples, denoise=denoise)
+    view_layer = scene.view_layers[0]
+    saved_pass = view_layer.use_pass_object_index
+    saved_use_nodes = scene.use_nodes
+    objects = [o for o in scene.objects if o.type not in {"CAMERA", "LIGHT", "EMPTY"}]
+    saved_index = {o.name: o.pass_index for o in objects}
+    index_of = {o.name: i + 1 for i, o in enumerate(objects)}
+    tree = compat.compositor_tree(scene)
+    added = []
+    with tempfile.TemporaryDirectory(prefix="rb_render_") as tmp:
+        try:
+            view_layer.use_pass_object_index = True
+            for o in objects:
+                o.pass_index = index_of[o.name]
+            layers = tree.nodes.new("CompositorNodeRLayers")
+            layers.layer = view_layer.name
+            out = tree.nodes.new("CompositorNodeOutputFile")
+            added += [layers, out]
+            out.base_path = tmp
+            out.format.file_format = "OPEN_EXR"
+            out.format.color_depth = "32"
+            slots = compat.file_output_slots(out)
+            slots.clear()
+            slots.new("rgb")
+            slots.new("index")
+            tree.links.new(layers.outputs["Image"], out.inputs["rgb"])
+            tree.links.new(layers.outputs["IndexOB"], out.inputs["index"])
+            if not any(n.bl_idname == "CompositorNodeComposite" for n in tree.nodes):
+                composite = tree.nodes.new("CompositorNodeComposite")
+                added.append(composite)
+                tree.links.new(layers.outputs["Image"], composite.inputs[0])
+            bpy.ops.render.render(write_still=False, scene=scene.name)
+            files = sorted(os.listdir(tmp))
+            rgb_file = next(f for f in files if f.startswith("rgb"))
+            index_file = next(f for f in files if f.startswith("index"))
+            rgb = _read_exr(os.path.join(tmp, rgb_file))[..., :3].copy()
+            index = np.rint(_read_exr(os.path.join(tmp, index_file))[..., 0]).astype(np.int32)
+        finally:
+            for node in added:
+                tree.nodes.remove(node)
+            for o in objects:
+                o.pass_index = saved_index[o.name]
+            view_layer.use_pass_object_index = saved_pass
+            scene.use_nodes = saved_use_nodes
+    return RenderedFrame(rgb, index, index_of)

@@ -1,0 +1,108 @@
+"""Image terms: read off a rendered frame inside a target's object-index mask.
+
+Inputs are numpy arrays: `rgb` a linear (scene-referred) float image (H, W, 3) from the
+render, `display` the final phone image scaled to [0, 1], and `mask` a boolean (H, W)
+array of the target's pixels from Cycles' IndexOB pass rendered with the same camera.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+REC709 = np.array([0.2126, 0.7152, 0.0722])
+# Inside a label, the paper is the bright end of the luminance distribution and the ink
+# the dark end; percentiles keep a few stray pixels (anti-aliased edges, noise) out.
+PAPER_PERCENTILE = 90.0
+INK_PERCENTILE = 5.0
+SATURATED_LEVEL = 250.0 / 255.0
+
+
+def luminance(rgb: np.ndarray) -> np.ndarray:
+    return np.asarray(rgb, float)[..., :3] @ REC709
+
+
+def _masked(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    mask = np.asarray(mask, bool)
+    if mask.shape != values.shape[:2]:
+        raise ValueError(f"mask shape {mask.shape} does not match image shape {values.shape[:2]}")
+    return values[mask]
+
+
+def paper_luminance(rgb: np.ndarray, mask: np.ndarray) -> float:
+    """Linear luminance of the label's paper (nan if the mask is empty)."""
+    lum = _masked(luminance(rgb), mask)
+    return float(np.percentile(lum, PAPER_PERCENTILE)) if lum.size else float("nan")
+
+
+def weber_contrast(rgb: np.ndarray, mask: np.ndarray) -> float:
+    """(paper - ink) / paper inside the mask, from linear luminance (nan if the mask is empty)."""
+    lum = _masked(luminance(rgb), mask)
+    if lum.size == 0:
+        return float("nan")
+    paper = float(np.percentile(lum, PAPER_PERCENTILE))
+    ink = float(np.percentile(lum, INK_PERCENTILE))
+    return (paper - ink) / paper if paper > 0 else 0.0
+
+
+def saturated_fraction(display: np.ndarray, mask: np.ndarray, level: float = SATURATED_LEVEL) -> float:
+    """Fraction of mask pixels with any channel at or above `level` in the final image (blown)."""
+    px = _masked(np.asarray(display, float)[..., :3], mask)
+    return float(np.mean(np.any(px >= level, axis=1))) if len(px) else float("nan")
+
+
+def pixel_count(mask: np.ndarray) -> int:
+    return int(np.count_nonzero(mask))
+
+
+def pixel_share(mask: np.ndarray) -> float:
+    mask = np.asarray(mask, bool)
+    return pixel_count(mask) / mask.size
+
+
+def _boundary_pairs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (inside pixel, outside neighbour) across the mask's boundary (4-neighbourhood)."""
+    mask = np.asarray(mask, bool)
+    h, w = mask.shape
+    flat = np.arange(h * w).reshape(h, w)
+    inside, outside = [], []
+    for a, b in ((mask[:, :-1], mask[:, 1:]), (mask[:-1, :], mask[1:, :])):
+        ia = flat[:, :-1] if a.shape[1] == w - 1 else flat[:-1, :]
+        ib = flat[:, 1:] if a.shape[1] == w - 1 else flat[1:, :]
+        step_out = a & ~b
+        step_in = ~a & b
+        inside += [ia[step_out], ib[step_in]]
+        outside += [ib[step_out], ia[step_in]]
+    return np.concatenate(inside), np.concatenate(outside)
+
+
+def edge_contrast(rgb: np.ndarray, mask: np.ndarray) -> float:
+    """Mean relative luminance step across the target's boundary: |L_in - L_out| / max(L_in, L_out).
+
+    Each boundary pixel of the mask is paired with its outside 4-neighbour; a target
+    that blends into its background scores near 0, a black wire on white near 1.
+    """
+    lum = luminance(rgb).ravel()
+    inside, outside = _boundary_pairs(mask)
+    if inside.size == 0:
+        return float("nan")
+    a, b = lum[inside], lum[outside]
+    top = np.maximum(np.maximum(a, b), 1e-9)
+    return float(np.mean(np.abs(a - b) / top))
+
+
+def laplacian_variance(rgb: np.ndarray, mask: np.ndarray, pad: int = 2) -> float:
+    """Variance of the 4-neighbour Laplacian of luminance over the target's bounding-box crop.
+
+    A sharpness cross-check for the blur term: it falls as the target blurs.
+    """
+    mask = np.asarray(mask, bool)
+    rows, cols = np.nonzero(mask)
+    if rows.size == 0:
+        return float("nan")
+    lum = luminance(rgb)
+    r0, r1 = max(rows.min() - pad, 0), min(rows.max() + pad + 1, mask.shape[0])
+    c0, c1 = max(cols.min() - pad, 0), min(cols.max() + pad + 1, mask.shape[1])
+    crop = lum[r0:r1, c0:c1]
+    if min(crop.shape) < 3:
+        return 0.0
+    lap = crop[1:-1, :-2] + crop[1:-1, 2:] + crop[:-2, 1:-1] + crop[2:, 1:-1] - 4 * crop[1:-1, 1:-1]
+    return float(lap.var())

@@ -1,0 +1,153 @@
+"""The phone's image pipeline after the render (numpy + pillow).
+
+From Cycles' linear RGB to the JPEG a phone would save:
+white balance -> auto exposure -> vignetting -> chromatic aberration -> sensor noise
+-> tone mapping -> sRGB encoding -> JPEG re-encode.
+
+All parameters are drawn from one generator into a `PostParams` that is recorded with
+the frame; `apply` is a pure function of (image, params), noise included (its seed is
+one of the params), so any frame's post-processing can be repeated exactly.
+"""
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from .image_terms import REC709
+
+
+@dataclass(frozen=True)
+class PostParams:
+    wb_gains: tuple[float, float, float] = (1.0, 1.0, 1.0)  # residual white-balance error per channel
+    auto_exposure: bool = True
+    exposure_key: float = 0.18  # auto exposure maps the scene's log-mean luminance to this
+    max_exposure_gain: float = 8.0
+    vignetting: float = 0.0  # fractional fall-off at the frame corner
+    chromatic_aberration: float = 0.0  # red scaled by (1 + ca), blue by (1 - ca), about the centre
+    shot_noise: float = 0.0  # variance per unit of linear signal
+    read_noise: float = 0.0  # standard deviation, linear units
+    noise_seed: int = 0
+    tone_white: float = 4.0  # linear level mapped to display white by the tone curve
+    jpeg_quality: int = 90
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @staticmethod
+    def from_dict(data: dict) -> "PostParams":
+        data = dict(data)
+        data["wb_gains"] = tuple(float(v) for v in data.get("wb_gains", (1.0, 1.0, 1.0)))
+        return PostParams(**data)
+
+
+# The render as Blender produced it: no exposure change, no noise, no lens effects.
+NEUTRAL = PostParams(auto_exposure=False)
+
+
+def draw_post_params(rng: np.random.Generator) -> PostParams:
+    gains = np.exp(rng.normal(0.0, 0.04, size=3))
+    gains /= gains[1]
+    return PostParams(
+        wb_gains=tuple(float(g) for g in gains),
+        exposure_key=float(rng.uniform(0.14, 0.22)),
+        vignetting=float(rng.uniform(0.05, 0.35)),
+        chromatic_aberration=float(rng.uniform(0.0, 0.0015)),
+        shot_noise=float(math.exp(rng.uniform(math.log(2e-4), math.log(3e-3)))),
+        read_noise=float(math.exp(rng.uniform(math.log(5e-4), math.log(4e-3)))),
+        noise_seed=int(rng.integers(0, 2**63 - 1)),
+        tone_white=float(rng.uniform(2.5, 6.0)),
+        jpeg_quality=int(rng.integers(80, 96)),
+    )
+
+
+def exposure_gain(linear_rgb: np.ndarray, params: PostParams) -> float:
+    lum = np.asarray(linear_rgb, float)[..., :3] @ REC709
+    log_mean = float(np.exp(np.mean(np.log(np.maximum(lum, 1e-4)))))
+    return float(min(params.exposure_key / log_mean, params.max_exposure_gain))
+
+
+def _bilinear(channel: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    h, w = channel.shape
+    x = np.clip(x, 0, w - 1)
+    y = np.clip(y, 0, h - 1)
+    x0 = np.floor(x).astype(int)
+    y0 = np.floor(y).astype(int)
+    x1 = np.minimum(x0 + 1, w - 1)
+    y1 = np.minimum(y0 + 1, h - 1)
+    fx, fy = x - x0, y - y0
+    top = channel[y0, x0] * (1 - fx) + channel[y0, x1] * fx
+    bottom = channel[y1, x0] * (1 - fx) + channel[y1, x1] * fx
+    return top * (1 - fy) + bottom * fy
+
+
+def chromatic_aberration(img: np.ndarray, amount: float) -> np.ndarray:
+    """Lateral CA: red magnified by (1 + amount), blue by (1 - amount), about the frame centre."""
+    if amount == 0:
+        return img
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(float)
+    cx, cy = (w - 1) / 2, (h - 1) / 2
+    out = img.copy()
+    for channel, scale in ((0, 1 + amount), (2, 1 - amount)):
+        out[..., channel] = _bilinear(img[..., channel], cx + (xx - cx) / scale, cy + (yy - cy) / scale)
+    return out
+
+
+def vignette(img: np.ndarray, amount: float) -> np.ndarray:
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(float)
+    r2 = ((xx - (w - 1) / 2) ** 2 + (yy - (h - 1) / 2) ** 2) / (((w - 1) / 2) ** 2 + ((h - 1) / 2) ** 2)
+    return img * (1 - amount * r2)[..., None]
+
+
+def tone_map(linear: np.ndarray, white: float) -> np.ndarray:
+    """Extended Reinhard: 0 -> 0, `white` -> 1, gentle shoulder; output is linear display light."""
+    x = np.maximum(linear, 0.0)
+    return np.clip(x * (1 + x / white**2) / (1 + x), 0.0, 1.0)
+
+
+def srgb_encode(display_linear: np.ndarray) -> np.ndarray:
+    x = np.clip(display_linear, 0.0, 1.0)
+    return np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
+
+
+def develop(linear_rgb: np.ndarray, params: PostParams) -> np.ndarray:
+    """Linear render -> display-encoded float image in [0, 1] (before JPEG)."""
+    img = np.asarray(linear_rgb, np.float64)[..., :3] * np.asarray(params.wb_gains)
+    if params.auto_exposure:
+        img = img * exposure_gain(img, params)
+    img = vignette(img, params.vignetting)
+    img = chromatic_aberration(img, params.chromatic_aberration)
+    if params.shot_noise or params.read_noise:
+        noise_rng = np.random.default_rng(params.noise_seed)
+        sigma = np.sqrt(params.shot_noise * np.maximum(img, 0) + params.read_noise**2)
+        img = img + noise_rng.standard_normal(img.shape) * sigma
+    return srgb_encode(tone_map(img, params.tone_white))
+
+
+def to_uint8(display: np.ndarray) -> np.ndarray:
+    return np.clip(np.round(np.asarray(display) * 255.0), 0, 255).astype(np.uint8)
+
+
+def encode_jpeg(display: np.ndarray, quality: int) -> bytes:
+    from PIL import Image  # pillow: bundled with the extension as a wheel
+
+    buf = io.BytesIO()
+    Image.fromarray(to_uint8(display), "RGB").save(buf, format="JPEG", quality=int(quality), subsampling=2)
+    return buf.getvalue()
+
+
+def decode_jpeg(data: bytes) -> np.ndarray:
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as im:
+        return np.asarray(im.convert("RGB"), dtype=np.float64) / 255.0
+
+
+def process(linear_rgb: np.ndarray, params: PostParams) -> tuple[bytes, np.ndarray]:
+    """The phone's JPEG bytes and the decoded final image in [0, 1]."""
+    data = encode_jpeg(develop(linear_rgb, params), params.jpeg_quality)
+    return data, decode_jpeg(data)

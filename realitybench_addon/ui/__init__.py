@@ -1,0 +1,29 @@
+"""Blender UI: properties, operators, panels and handlers. Registration lives here only."""
+from __future__ import annotations
+
+import bpy
+
+from ..bl import raycast
+from . import operators, panels, properties
+
+CLASSES = (*properties.CLASSES, *operators.CLASSES, *panels.CLASSES)
+HANDLERS = ((bpy.app.handlers.depsgraph_update_post, raycast.on_depsgraph_update),)
+
+
+def register():
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+    properties.attach()
+    for handler_list, fn in HANDLERS:
+        if fn not in handler_list:
+            handler_list.append(fn)
+
+
+def unregister():
+    for handler_list, fn in HANDLERS:
+        while fn in handler_list:
+            handler_list.remove(fn)
+    properties.detach()
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)
+    raycast.invalidate()
