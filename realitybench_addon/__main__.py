@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 
 
@@ -30,13 +31,34 @@ def _clean(obj):
     return obj
 
 
-def _print_json(data) -> None:
-    print(json.dumps(_clean(data), indent=2, default=_json_default))
+def _print_json(data, stream) -> None:
+    stream.write(json.dumps(_clean(data), indent=2, default=_json_default) + "\n")
+    stream.flush()
+
+
+def _claim_stdout(verbose: bool):
+    """Keep stdout for the command's JSON alone.
+
+    Blender writes to the C-level stdout: progress while working ("Read blend", "Fra:1 ...")
+    and a memory report when the process exits. Point file descriptor 1 at stderr
+    (--verbose) or at the null device for the rest of the process, and return a stream on
+    the original stdout for the result.
+    """
+    sys.stdout.flush()
+    result_stream = os.fdopen(os.dup(1), "w")
+    if verbose:
+        os.dup2(2, 1)
+    else:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+    return result_stream
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m realitybench_addon",
                                      description="RealityBench: field-work scenes, phone camera model, acceptability terms.")
+    parser.add_argument("--verbose", action="store_true", help="show Blender's own output (on stderr)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     sub.add_parser("version", help="print the RealityBench, Blender and Python versions")
@@ -61,29 +83,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _run(args) -> dict:
+    from .api import RealityBenchError
+
+    if args.command == "version":
+        from .api import version_info
+
+        return version_info()
+    if args.command == "measure":
+        from .api import measure
+
+        if args.samples_on_target < 10:
+            raise RealityBenchError("--samples-on-target must be at least 10")
+        target = args.target[0] if len(args.target) == 1 else args.target
+        return measure(target, args.camera, blend=args.blend, unit_length_m=args.unit_length, axis=args.axis,
+                       render=args.render, samples=args.render_samples, n_samples=args.samples_on_target)
+    if args.command == "demo":
+        from .api import demo
+
+        record = demo(args.out, seed=args.seed, long_side_px=args.long_side, samples=args.render_samples)
+        return {"frame_id": record["frame_id"], "file_name": record["file_name"], "out": str(args.out),
+                "terms": record["terms"]}
+    raise RealityBenchError(f"unknown command {args.command!r}")
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     from .api import RealityBenchError
 
     try:
-        if args.command == "version":
-            from .api import version_info
-
-            _print_json(version_info())
-        elif args.command == "measure":
-            from .api import measure
-
-            if args.samples_on_target < 10:
-                raise RealityBenchError("--samples-on-target must be at least 10")
-            target = args.target[0] if len(args.target) == 1 else args.target
-            _print_json(measure(target, args.camera, blend=args.blend, unit_length_m=args.unit_length, axis=args.axis,
-                                render=args.render, samples=args.render_samples, n_samples=args.samples_on_target))
-        elif args.command == "demo":
-            from .api import demo
-
-            record = demo(args.out, seed=args.seed, long_side_px=args.long_side, samples=args.render_samples)
-            _print_json({"frame_id": record["frame_id"], "file_name": record["file_name"], "out": args.out,
-                         "terms": record["terms"]})
+        result_stream = _claim_stdout(args.verbose)
+        _print_json(_run(args), result_stream)
     except RealityBenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -106,5 +106,8 @@ def view_angle_deg(camera_position, target_point, normal) -> float:
     """
     to_camera = np.asarray(camera_position, float) - np.asarray(target_point, float)
     n = np.asarray(normal, float)
-    cosine = float(np.dot(to_camera, n) / (np.linalg.norm(to_camera) * np.linalg.norm(n)))
+    lengths = float(np.linalg.norm(to_camera) * np.linalg.norm(n))
+    if lengths == 0.0:
+        return float("nan")  # the camera sits on the target's origin: no direction to measure
+    cosine = float(np.dot(to_camera, n) / lengths)
     return math.degrees(math.acos(max(-1.0, min(1.0, cosine))))

@@ -58,7 +58,9 @@ def stage_rng(parent: np.random.Generator, stage: str) -> np.random.Generator:
     Derived from the parent's seed sequence and the stage name, so it does not consume
     draws from the parent and does not depend on the order stages are created in.
     """
-    seq = parent.bit_generator.seed_seq
+    bit_generator = parent.bit_generator
+    # numpy >= 2 names it `seed_seq`; Blender's numpy 1.2x only has the private `_seed_seq`.
+    seq = getattr(bit_generator, "seed_seq", None) or getattr(bit_generator, "_seed_seq", None)
     if not isinstance(seq, np.random.SeedSequence):
         raise TypeError("stage_rng needs a generator made from a SeedSequence (use frame_rng/scene_rng)")
     child = np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, *_words(stage)))

@@ -1,0 +1,168 @@
+"""Every geometric and image primitive pinned against analytic scenes, in the bpy wheel."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+bpy = pytest.importorskip("bpy")
+
+from realitybench_addon import api  # noqa: E402
+from realitybench_addon.bl import analytic, raycast  # noqa: E402
+from realitybench_addon.bl.measure import CAPTURE_PROPERTY, measure_target  # noqa: E402
+from realitybench_addon.bl.render import render_frame  # noqa: E402
+from realitybench_addon.core.phone import Capture  # noqa: E402
+
+FOCAL_MM, SENSOR_MM, W, H = 26.0, 36.0, 1600, 1200
+F_PX = FOCAL_MM / SENSOR_MM * W
+
+
+@pytest.fixture
+def scene():
+    raycast.invalidate()
+    return analytic.reset_scene()
+
+
+def pinhole_uv(points, cam_pos, forward, up):
+    """Independent projection for a camera looking along `forward` (unit) with `up`."""
+    right = np.cross(forward, up)
+    out = []
+    for p in np.atleast_2d(points):
+        d = np.asarray(p, float) - cam_pos
+        z = d @ forward
+        out.append([W / 2 + F_PX * (d @ right) / z, H / 2 - F_PX * (d @ up) / z])
+    return np.array(out)
+
+
+def test_rectangle_at_known_distance_and_angle(scene):
+    yaw = math.radians(30)
+    # the rectangle's normal points back towards the camera, turned 30 degrees about the vertical
+    normal = (math.sin(yaw), -math.cos(yaw), 0.0)
+    matrix = analytic.frame_matrix((0.0, 2.0, 0.0), normal, (math.cos(yaw), math.sin(yaw), 0.0))
+    analytic.add_rectangle(scene, "Rect", 0.4, 0.3, matrix)
+    analytic.add_camera(scene, "Cam", (0, 0, 0), (0, 2, 0), focal_mm=FOCAL_MM, sensor_width_mm=SENSOR_MM)
+    m = api.measure("Rect", "Cam", unit_length_m=0.01, axis="y")
+    assert m["view_angle_deg"] == pytest.approx(30.0, abs=0.5)
+    assert m["distance_m"] == pytest.approx(2.0, rel=1e-6)
+    # local y is the world vertical here: no foreshortening
+    assert m["px_per_unit"] == pytest.approx(F_PX * 0.01 / 2.0, rel=0.01)
+    corners = np.array([matrix[:3, :3] @ [sx * 0.2, sy * 0.15, 0] + matrix[:3, 3] for sx in (-1, 1) for sy in (-1, 1)])
+    uv = pinhole_uv(corners, np.zeros(3), np.array([0, 1.0, 0]), np.array([0, 0, 1.0]))
+    expected_bbox = np.prod(uv.max(axis=0) - uv.min(axis=0)) / (W * H)
+    assert m["bbox_fraction"] == pytest.approx(expected_bbox, rel=0.02)
+    assert m["in_frame_fraction"] == 1.0 and m["unoccluded_fraction"] == 1.0
+    # along local x the unit is foreshortened by the 30-degree turn (to first order)
+    mx = api.measure("Rect", "Cam", unit_length_m=0.01, axis="x")
+    assert mx["px_per_unit"] == pytest.approx(F_PX * 0.01 / 2.0 * math.cos(yaw), rel=0.01)
+
+
+def test_occluder_hiding_exactly_half(scene):
+    analytic.add_rectangle(scene, "Rect", 0.2, 0.2, analytic.frame_matrix((0, 1.0, 0), (0, -1, 0), (1, 0, 0)),
+                           divisions=4)
+    # a box whose right face lies on the camera's axis hides the rectangle's x < 0 half
+    analytic.add_box(scene, "Box", (0.2, 0.05, 0.3), (-0.1, 0.5, 0.0))
+    analytic.add_camera(scene, "Cam", (0, 0, 0), (0, 1, 0), focal_mm=FOCAL_MM, sensor_width_mm=SENSOR_MM)
+    m = api.measure("Rect", "Cam")
+    assert m["unoccluded_fraction"] == pytest.approx(0.50, abs=0.03)
+    assert m["in_frame_fraction"] == 1.0
+    assert m["visible_fraction"] == pytest.approx(0.50, abs=0.03)
+
+
+def test_thin_wire_whose_ends_leave_the_frame(scene):
+    analytic.add_wire(scene, "Wire", [(-3.0, 2.0, 0.0), (3.0, 2.0, 0.0)], 0.003)
+    analytic.add_camera(scene, "Cam", (0, 0, 0), (0, 2, 0), focal_mm=FOCAL_MM, sensor_width_mm=SENSOR_MM)
+    half_width_m = (W / 2) / F_PX * 2.0
+    m = api.measure("Wire", "Cam")
+    assert m["in_frame_fraction"] == pytest.approx(2 * half_width_m / 6.0, abs=0.02)
+    # corner-only sampling would report the wire as out of frame: both ends are outside
+    from realitybench_addon.bl.scene_data import pinhole_camera, world_triangles
+    from realitybench_addon.core.geometry import sample_surface
+
+    v, t = world_triangles(bpy.data.objects["Wire"], bpy.context.evaluated_depsgraph_get())
+    corners, _, _ = sample_surface(v, t, 0)
+    assert pinhole_camera(bpy.data.objects["Cam"], scene).in_frame(corners).mean() == 0.0
+
+
+def thin_lens_blur_px(s, sf, f_mm, n, pitch_mm):
+    v = 1 / (1 / f_mm - 1 / (s * 1000))
+    vf = 1 / (1 / f_mm - 1 / (sf * 1000))
+    return (f_mm / n) * abs(v - vf) / v / pitch_mm
+
+
+def test_blur_at_target_from_the_blender_camera_and_the_shake(scene):
+    analytic.add_rectangle(scene, "Rect", 0.1, 0.1, analytic.frame_matrix((0, 0.5, 0), (0, -1, 0), (1, 0, 0)))
+    cam = analytic.add_camera(scene, "Cam", (0, 0, 0), (0, 0.5, 0), focal_mm=5.0, sensor_width_mm=7.0)
+    cam.data.dof.use_dof = True
+    cam.data.dof.focus_distance = 1.0
+    cam.data.dof.aperture_fstop = 2.0
+    m = api.measure("Rect", "Cam")
+    assert m["defocus_px"] == pytest.approx(thin_lens_blur_px(0.5, 1.0, 5.0, 2.0, 7.0 / W), rel=1e-3)
+    assert m["motion_blur_px"] == 0.0
+    # hand shake: 6 deg/s for 1/25 s about the camera's vertical axis sweeps the centre by f_px * tan(angle)
+    capture = Capture(mode="hand_shake", shutter_s=0.04, shake_rate_deg_s=6.0, shake_axis=(0, 1, 0))
+    cam[CAPTURE_PROPERTY] = json.dumps(capture.to_dict())
+    m = api.measure("Rect", "Cam")
+    f_px = 5.0 / 7.0 * W
+    assert m["motion_blur_px"] == pytest.approx(2 * f_px * math.tan(math.radians(6.0 * 0.04 / 2)), rel=1e-3)
+    assert m["blur_at_target_px"] == pytest.approx(m["defocus_px"] + m["motion_blur_px"])
+
+
+def test_rendered_card_contrast_and_mask_alignment(scene):
+    analytic.uniform_world(scene, 1.0)
+    # the card sits up and to the left of the optical axis, so a flipped mask would be caught
+    center = np.array([-0.12, 1.0, 0.08])
+    analytic.card_with_ink(scene, "Card", 0.12, 0.08, analytic.frame_matrix(center, (0, -1, 0), (1, 0, 0)),
+                           paper=0.8, ink=0.04)
+    analytic.add_rectangle(scene, "Backdrop", 3, 3, analytic.frame_matrix((0, 1.2, 0), (0, -1, 0), (1, 0, 0)),
+                           analytic.diffuse_material("Grey", (0.3, 0.3, 0.3)))
+    analytic.add_camera(scene, "Cam", (0, 0, 0), (0, 1, 0), focal_mm=FOCAL_MM, sensor_width_mm=SENSOR_MM,
+                        resolution=(160, 120))
+    frame = render_frame(scene, bpy.data.objects["Cam"], samples=16)
+    mask = frame.mask(["Card"])
+    assert mask.sum() > 50
+    terms = api.image_terms(frame, ["Card"])
+    assert terms["weber_contrast"] == pytest.approx(1 - 0.04 / 0.8, abs=0.05)
+    rows, cols = np.nonzero(mask)
+    f_px = FOCAL_MM / SENSOR_MM * 160
+    expected = (80 + f_px * center[0] / 1.0, 60 - f_px * center[2] / 1.0)
+    assert cols.mean() + 0.5 == pytest.approx(expected[0], abs=1.5)
+    assert rows.mean() + 0.5 == pytest.approx(expected[1], abs=1.5)
+    # the measured mask area matches the card's projected area
+    assert mask.sum() == pytest.approx((0.12 * f_px) * (0.08 * f_px), rel=0.15)
+
+
+def test_bvh_is_cached_until_the_scene_changes(scene):
+    analytic.add_rectangle(scene, "Rect", 0.2, 0.2, analytic.frame_matrix((0, 1.0, 0), (0, -1, 0), (1, 0, 0)))
+    box = analytic.add_box(scene, "Box", (0.2, 0.05, 0.3), (-0.1, 0.5, 0.0))
+    analytic.add_camera(scene, "Cam", (0, 0, 0), (0, 1, 0))
+    api.measure("Rect", "Cam")
+    first = raycast.scene_bvh(scene)
+    api.measure("Rect", "Cam")
+    assert raycast.scene_bvh(scene) is first
+    box.location.x = 5.0
+    bpy.context.view_layer.update()
+    assert api.measure("Rect", "Cam")["unoccluded_fraction"] == 1.0
+    assert raycast.scene_bvh(scene) is not first
+
+
+def test_missing_target_and_camera_are_clear_errors(scene):
+    analytic.add_rectangle(scene, "Rect", 0.2, 0.2)
+    with pytest.raises(api.RealityBenchError, match="no active camera"):
+        api.measure("Rect")
+    analytic.add_camera(scene, "Cam", (0, -1, 0), (0, 0, 0))
+    with pytest.raises(api.RealityBenchError, match="no object named 'Nope'"):
+        api.measure("Nope", "Cam")
+    with pytest.raises(api.RealityBenchError, match="is a mesh, not a camera"):
+        api.measure("Rect", "Rect")
+
+
+def test_same_seed_same_capture_terms_and_image(tmp_path):
+    a = api.demo(tmp_path / "a", seed=3, long_side_px=120, samples=2)
+    b = api.demo(tmp_path / "b", seed=3, long_side_px=120, samples=2)
+    c = api.demo(tmp_path / "c", seed=4, long_side_px=120, samples=2)
+    for key in ("phone", "capture", "camera", "postprocess", "terms"):
+        assert a[key] == b[key]
+    assert a["capture"] != c["capture"]
+    jpg = a["file_name"]
+    assert (tmp_path / "a" / jpg).read_bytes() == (tmp_path / "b" / jpg).read_bytes()
+    assert not list((tmp_path / "a").glob(".*partial"))
