@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Set up RealityBench on a fresh Debian 12 machine.
+#
+#   bash scripts/setup.sh           the embedded Blender (bpy 4.5 wheel) in .venv: enough for the CLI
+#   bash scripts/setup.sh --tests   also the test tools, and Debian's Blender 3.4.1 (apt) for the
+#                                   real-binary smoke suite
+#
+# Idempotent: a second run installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+with_tests=0
+for arg in "$@"; do
+  case "$arg" in
+    --tests) with_tests=1 ;;
+    *) echo "usage: bash scripts/setup.sh [--tests]" >&2; exit 2 ;;
+  esac
+done
+
+# The bpy 4.5 wheel exists for CPython 3.11 only.
+python=${PYTHON:-}
+if [ -z "$python" ]; then
+  for candidate in python3.11 python3; do
+    if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+      python=$candidate
+      break
+    fi
+  done
+fi
+if [ -z "$python" ]; then
+  echo "error: RealityBench needs Python 3.11 (the bpy 4.5 wheel is built for it); set PYTHON=/path/to/python3.11" >&2
+  exit 2
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  "$python" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+
+if [ "$with_tests" = 1 ]; then
+  .venv/bin/python -m pip install --quiet -e ".[bpy,test]"
+  # Debian's Blender runs on the system Python, so its modules come from Debian too.
+  apt_packages="blender xvfb python3-numpy python3-pil python3-pytest"
+  missing=$(dpkg-query -W -f='${Package} ${Status}\n' $apt_packages 2>/dev/null | grep -vc "install ok installed" || true)
+  if ! dpkg-query -W $apt_packages >/dev/null 2>&1 || [ "$missing" != 0 ]; then
+    sudo_cmd=""
+    [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -q $apt_packages
+  fi
+else
+  .venv/bin/python -m pip install --quiet -e ".[bpy]"
+fi
+.venv/bin/python -m realitybench_addon version >/dev/null
+echo "RealityBench is set up in .venv ($(.venv/bin/python -m realitybench_addon version | tr -d '\n ' ))"
