@@ -12,8 +12,12 @@ from .camera import look_at
 
 
 def reset_scene():
-    """An empty file with one scene (no default cube, camera or light)."""
-    bpy.ops.wm.read_factory_settings(use_empty=True)
+    """An empty file with one scene (no default cube, camera or light).
+
+    `read_homefile(use_factory_startup=True)` rather than `read_factory_settings`: the
+    latter also resets the preferences, which disables the running add-on itself.
+    """
+    bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
     scene = bpy.context.scene
     scene.render.engine = "CYCLES"
     return scene

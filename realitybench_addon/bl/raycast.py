@@ -103,6 +103,7 @@ def invalidate(scene_name: str | None = None) -> None:
         _CACHE.pop(scene_name, None)
 
 
+@bpy.app.handlers.persistent  # survives file loads, which would otherwise drop it
 def on_depsgraph_update(scene, depsgraph) -> None:
     """Handler: drop the scene's BVH when any geometry changed (never writes Blender data)."""
     if scene.name in _CACHE and any(u.is_updated_geometry for u in depsgraph.updates):
