@@ -39,6 +39,10 @@ fi
 
 if [ "$with_tests" = 1 ]; then
   .venv/bin/python -m pip install --quiet -e ".[bpy,test]"
+  # Its own folder: on the venv's path it would hijack every pytest run (see pyproject.toml).
+  if [ ! -d .venv/pytest-blender/pytest_blender ]; then
+    .venv/bin/python -m pip install --quiet --no-deps --target .venv/pytest-blender pytest-blender==3.0.8
+  fi
   # Debian's Blender runs on the system Python, so its modules come from Debian too.
   apt_packages="blender xvfb python3-numpy python3-pil python3-pytest"
   missing=$(dpkg-query -W -f='${Package} ${Status}\n' $apt_packages 2>/dev/null | grep -vc "install ok installed" || true)

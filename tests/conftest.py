@@ -1,0 +1,39 @@
+"""Shared fixtures. Standard library and pytest only: no bpy import at collection time."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class ExtensionBuild:
+    out_dir: Path
+    output: str = field(repr=False)  # build.py's stdout and stderr
+    # The committed blender_manifest.toml, before and after the build.
+    manifest_before: bytes = field(repr=False)
+    manifest_after: bytes = field(repr=False)
+
+
+@pytest.fixture(scope="session")
+def extension_build(tmp_path_factory) -> ExtensionBuild:
+    """`python build.py --out <tmp>` once per session.
+
+    The first build downloads the pillow wheels from PyPI into build/wheels/; later builds
+    reuse them. A failed build (e.g. no network on the first run) fails the tests that use
+    it, with build.py's message, rather than skipping them.
+    """
+    out_dir = tmp_path_factory.mktemp("dist")
+    manifest = REPO_ROOT / "blender_manifest.toml"
+    before = manifest.read_bytes()
+    done = subprocess.run([sys.executable, "build.py", "--out", str(out_dir)], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=600)
+    output = done.stdout + done.stderr
+    if done.returncode != 0:
+        pytest.fail(f"build.py failed (exit {done.returncode}):\n{output}", pytrace=False)
+    return ExtensionBuild(out_dir, output, before, manifest.read_bytes())
