@@ -166,3 +166,22 @@ def test_same_seed_same_capture_terms_and_image(tmp_path):
     jpg = a["file_name"]
     assert (tmp_path / "a" / jpg).read_bytes() == (tmp_path / "b" / jpg).read_bytes()
     assert not list((tmp_path / "a").glob(".*partial"))
+
+
+def test_curve_clearance_of_a_sagging_cable(scene):
+    from realitybench_addon.bl.measure import curve_clearance
+
+    # a cable sagging to 5 cm above a plane tilted 30 degrees, radius 4 mm
+    tilt = math.radians(30)
+    normal = np.array([0.0, -math.sin(tilt), math.cos(tilt)])
+    pts = [normal * 0.12 - 0.4 * np.array([1, 0, 0]), normal * 0.05, normal * 0.12 + 0.4 * np.array([1, 0, 0])]
+    analytic.add_wire(scene, "Cable", pts, 0.004)
+    clearance, low = curve_clearance("Cable", [0, 0, 0], normal)
+    assert clearance == pytest.approx(0.046, abs=1e-6)
+    assert np.allclose(low, normal * 0.05)
+    touching = [p - normal * 0.06 for p in pts]
+    analytic.add_wire(scene, "Touching", touching, 0.004)
+    assert curve_clearance("Touching", [0, 0, 0], normal)[0] == pytest.approx(-0.014, abs=1e-6)
+    with pytest.raises(Exception, match="is a mesh, not a curve"):
+        analytic.add_rectangle(scene, "Flat", 1, 1)
+        curve_clearance("Flat", [0, 0, 0], normal)

@@ -20,7 +20,7 @@ from ..core.blur import blur_at_target
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.phone import Capture, shutter_poses
 from .raycast import scene_bvh
-from .scene_data import get_object, group_triangles, matrix_to_numpy, pinhole_camera
+from .scene_data import SceneDataError, get_object, group_triangles, matrix_to_numpy, pinhole_camera
 
 AXES = {"x": 0, "y": 1, "z": 2}
 CAPTURE_PROPERTY = "realitybench_capture"  # JSON of the phone capture, set on cameras we place
@@ -105,3 +105,30 @@ def blur_for_camera(camera_obj, scene, camera, point, capture: Optional[Capture]
         fstop = 1e9  # pinhole: no defocus
     return blur_at_target(point, camera, focal_mm=cam.lens, fstop=fstop, focus_m=max(focus, cam.lens / 1000 * 1.001),
                           sensor_width_mm=sensor, shutter_start=start, shutter_end=end)
+
+
+def curve_clearance(name: str, plane_point, plane_normal) -> tuple[float, np.ndarray]:
+    """Signed clearance (m) between a beveled curve object's surface and a plane, and its lowest
+    centreline point in world space. <= 0 means the cable touches or dips through the plane.
+
+    Read from the curve itself (spline points and bevel depth), so it is exact for round
+    bevels; the sampled mesh would miss the lowest point between bevel segments.
+    """
+    obj = get_object(name, "CURVE")
+    m = matrix_to_numpy(obj.matrix_world)
+    scale = float(np.cbrt(abs(np.linalg.det(m[:3, :3]))))
+    points = []
+    for spline in obj.data.splines:
+        if spline.type == "BEZIER":
+            raw = np.empty(len(spline.bezier_points) * 3)
+            spline.bezier_points.foreach_get("co", raw)
+            points.append(raw.reshape(-1, 3))
+        else:
+            raw = np.empty(len(spline.points) * 4)
+            spline.points.foreach_get("co", raw)
+            points.append(raw.reshape(-1, 4)[:, :3])
+    if not points:
+        raise SceneDataError(f"curve {name!r} has no points")
+    world = np.concatenate(points) @ m[:3, :3].T + m[:3, 3]
+    clearance, low = geometry.curve_clearance(world, obj.data.bevel_depth * scale, plane_point, plane_normal)
+    return clearance, world[low]

@@ -36,6 +36,9 @@ def configure_cycles(scene, samples: int = 16, denoise: bool = False, device: st
     if hasattr(scene.cycles, "use_adaptive_sampling"):
         scene.cycles.use_adaptive_sampling = False
     scene.cycles.seed = 0
+    # Few samples on metal and glass leave fireflies; clamping indirect light removes them
+    # at a small bias (a phone's pipeline would suppress them too).
+    scene.cycles.sample_clamp_indirect = 3.0
     scene.render.film_transparent = False
 
 
