@@ -73,7 +73,7 @@ SPEC_THRESHOLDS = {
     ("wire_adequacy", "wire_low_point_visible"): ("is_true", "bool", None),
     ("wire_adequacy", "wire_unoccluded"): (">=", "fraction", 0.3),
     ("wire_adequacy", "wire_pixels"): (">=", "fraction", 0.0005),
-    ("wire_adequacy", "wire_edge_contrast"): (">=", "luminance", 0.03),
+    ("wire_adequacy", "wire_edge_contrast"): (">=", "weber", 0.03),
     ("wire_adequacy", "camera_distance"): ("<=", "m", 2.5),
     ("tape_gap", "crossing_in_frame"): ("is_true", "bool", None),
     ("tape_gap", "camera_distance"): ("<=", "m", 0.65),

@@ -7,6 +7,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
+from ..core.optics import look_at  # noqa: F401  (re-exported: scripts place cameras with it)
 from ..core.phone import CameraSettings, Capture, Phone, shutter_poses
 from .measure import CAPTURE_PROPERTY
 
@@ -65,22 +66,3 @@ def apply_capture(scene, camera_obj, settings: CameraSettings, capture: Capture,
         scene.frame_set(frame)
     # Keep the custom properties as plain data; scene.camera is the phone.
     scene.camera = camera_obj
-
-
-def look_at(position, target, up=(0.0, 0.0, 1.0), roll_deg: float = 0.0) -> np.ndarray:
-    """Camera-to-world matrix at `position` looking at `target` (Blender camera: -Z forward, +Y up)."""
-    position = np.asarray(position, float)
-    forward = np.asarray(target, float) - position
-    forward /= np.linalg.norm(forward)
-    up = np.asarray(up, float)
-    if abs(np.dot(forward, up)) > 0.999:
-        up = np.array([0.0, 1.0, 0.0]) if abs(forward[1]) < 0.9 else np.array([1.0, 0.0, 0.0])
-    right = np.cross(forward, up)
-    right /= np.linalg.norm(right)
-    true_up = np.cross(right, forward)
-    if roll_deg:
-        r = np.radians(roll_deg)
-        right, true_up = right * np.cos(r) + true_up * np.sin(r), -right * np.sin(r) + true_up * np.cos(r)
-    m = np.eye(4)
-    m[:3, 0], m[:3, 1], m[:3, 2], m[:3, 3] = right, true_up, -forward, position
-    return m

@@ -1,0 +1,160 @@
+"""Procedural materials (no downloaded textures): shingles, siding, brick, metals, module glass."""
+from __future__ import annotations
+
+import bpy
+
+from . import compat
+
+
+def _new(name: str):
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    nodes = mat.node_tree.nodes
+    bsdf = nodes.get("Principled BSDF")
+    return mat, nodes, mat.node_tree.links, bsdf
+
+
+def principled(name: str, color, roughness: float = 0.6, metallic: float = 0.0, specular: float = 0.5):
+    mat, _, _, bsdf = _new(name)
+    compat.principled_input(bsdf, "Base Color").default_value = (*color, 1.0)
+    compat.principled_input(bsdf, "Roughness").default_value = roughness
+    compat.principled_input(bsdf, "Metallic").default_value = metallic
+    compat.principled_input(bsdf, "Specular IOR Level").default_value = specular
+    mat.diffuse_color = (*color, 1.0)
+    return mat
+
+
+def _ramp(nodes, links, fac_socket, colors):
+    ramp = nodes.new("ShaderNodeValToRGB")
+    elements = ramp.color_ramp.elements
+    for i, (pos, color) in enumerate(colors):
+        el = elements[i] if i < len(elements) else elements.new(pos)
+        el.position = pos
+        el.color = (*color, 1.0)
+    links.new(fac_socket, ramp.inputs["Fac"])
+    return ramp
+
+
+def shingle(name: str, color, shade_attribute: str = "tab_shade"):
+    """Asphalt shingle granules: per-tab shade (a face attribute) times fine granule noise, with bump."""
+    mat, nodes, links, bsdf = _new(name)
+    attr = nodes.new("ShaderNodeAttribute")
+    attr.attribute_name = shade_attribute
+    noise = nodes.new("ShaderNodeTexNoise")
+    noise.inputs["Scale"].default_value = 900.0
+    noise.inputs["Detail"].default_value = 2.0
+    add = nodes.new("ShaderNodeMath")
+    add.operation = "MULTIPLY_ADD"  # shade * 0.6 + granule * 0.4
+    add.inputs[1].default_value = 0.6
+    links.new(attr.outputs["Fac"], add.inputs[0])
+    granule = nodes.new("ShaderNodeMath")
+    granule.operation = "MULTIPLY"
+    granule.inputs[1].default_value = 0.4
+    links.new(noise.outputs["Fac"], granule.inputs[0])
+    links.new(granule.outputs[0], add.inputs[2])
+    dark = tuple(c * 0.6 for c in color)
+    light = tuple(min(1.0, c * 1.6) for c in color)
+    ramp = _ramp(nodes, links, add.outputs[0], [(0.2, dark), (0.5, color), (0.8, light)])
+    links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
+    compat.principled_input(bsdf, "Roughness").default_value = 0.95
+    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.2
+    bump = nodes.new("ShaderNodeBump")
+    bump.inputs["Strength"].default_value = 0.6
+    bump.inputs["Distance"].default_value = 0.002
+    links.new(noise.outputs["Fac"], bump.inputs["Height"])
+    links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    mat.diffuse_color = (*color, 1.0)
+    return mat
+
+
+def lap_siding(name: str, color, board_m: float = 0.17):
+    """Horizontal lap siding: a saw-tooth wave along Z gives each board's shadow line."""
+    mat, nodes, links, bsdf = _new(name)
+    coord = nodes.new("ShaderNodeTexCoord")
+    sep = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(coord.outputs["Object"], sep.inputs[0])
+    wave = nodes.new("ShaderNodeMath")
+    wave.operation = "FRACT"
+    scale = nodes.new("ShaderNodeMath")
+    scale.operation = "DIVIDE"
+    scale.inputs[1].default_value = board_m
+    links.new(sep.outputs["Z"], scale.inputs[0])
+    links.new(scale.outputs[0], wave.inputs[0])
+    ramp = _ramp(nodes, links, wave.outputs[0], [(0.0, tuple(c * 0.55 for c in color)), (0.12, color), (1.0, color)])
+    links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
+    bump = nodes.new("ShaderNodeBump")
+    bump.inputs["Distance"].default_value = 0.01
+    links.new(wave.outputs[0], bump.inputs["Height"])
+    links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    compat.principled_input(bsdf, "Roughness").default_value = 0.7
+    mat.diffuse_color = (*color, 1.0)
+    return mat
+
+
+def brick(name: str, color):
+    mat, nodes, links, bsdf = _new(name)
+    coord = nodes.new("ShaderNodeTexCoord")
+    tex = nodes.new("ShaderNodeTexBrick")
+    tex.inputs["Color1"].default_value = (*color, 1.0)
+    tex.inputs["Color2"].default_value = (*(c * 0.75 for c in color), 1.0)
+    tex.inputs["Mortar"].default_value = (0.45, 0.43, 0.4, 1.0)
+    tex.inputs["Scale"].default_value = 1.0
+    tex.inputs["Mortar Size"].default_value = 0.01
+    tex.inputs["Brick Width"].default_value = 0.2
+    tex.inputs["Row Height"].default_value = 0.067
+    # brick courses follow world height on every wall: map (x + y, z)
+    mapping = nodes.new("ShaderNodeMapping")
+    links.new(coord.outputs["Object"], mapping.inputs["Vector"])
+    links.new(mapping.outputs["Vector"], tex.inputs["Vector"])
+    links.new(tex.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
+    compat.principled_input(bsdf, "Roughness").default_value = 0.9
+    mat.diffuse_color = (*color, 1.0)
+    return mat
+
+
+def module_glass(name: str, cell_m: float = 0.166):
+    """A solar module's face: dark blue cells in a grid (white gaps), under low-roughness glass."""
+    mat, nodes, links, bsdf = _new(name)
+    coord = nodes.new("ShaderNodeTexCoord")
+    tex = nodes.new("ShaderNodeTexBrick")
+    tex.offset = 0.0
+    tex.inputs["Color1"].default_value = (0.01, 0.015, 0.04, 1.0)
+    tex.inputs["Color2"].default_value = (0.012, 0.018, 0.045, 1.0)
+    tex.inputs["Mortar"].default_value = (0.18, 0.18, 0.19, 1.0)
+    tex.inputs["Scale"].default_value = 1.0
+    tex.inputs["Mortar Size"].default_value = 0.002
+    tex.inputs["Brick Width"].default_value = cell_m
+    tex.inputs["Row Height"].default_value = cell_m
+    links.new(coord.outputs["Object"], tex.inputs["Vector"])
+    links.new(tex.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
+    compat.principled_input(bsdf, "Roughness").default_value = 0.08
+    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.6
+    mat.diffuse_color = (0.02, 0.03, 0.07, 1.0)
+    return mat
+
+
+def image_material(name: str, image, roughness: float = 0.4):
+    mat, nodes, links, bsdf = _new(name)
+    tex = nodes.new("ShaderNodeTexImage")
+    tex.image = image
+    tex.interpolation = "Cubic"
+    coord = nodes.new("ShaderNodeTexCoord")
+    links.new(coord.outputs["UV"], tex.inputs["Vector"])
+    links.new(tex.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
+    compat.principled_input(bsdf, "Roughness").default_value = roughness
+    return mat
+
+
+def sky_world(name: str, sun_direction, strength: float = 1.0):
+    """A Hosek-Wilkie sky whose sun sits exactly in `sun_direction` (a unit vector towards the sun)."""
+    world = bpy.data.worlds.new(name)
+    world.use_nodes = True
+    nodes, links = world.node_tree.nodes, world.node_tree.links
+    sky = nodes.new("ShaderNodeTexSky")
+    sky.sky_type = "HOSEK_WILKIE"
+    sky.sun_direction = tuple(float(c) for c in sun_direction)
+    sky.turbidity = 2.5
+    bg = nodes["Background"]
+    bg.inputs["Strength"].default_value = strength
+    links.new(sky.outputs["Color"], bg.inputs["Color"])
+    return world

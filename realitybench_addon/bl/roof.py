@@ -1,0 +1,320 @@
+"""Build the roof scene of a `RoofPlan` in Blender: house, shingles, array, attachments, wires, sky.
+
+Parts are separate objects with stable names (`Attachment03_Foot`, `Lead_r0c2_pos`, ...)
+so environments can name their targets; the plan keeps what each part *is*.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+from mathutils import Matrix
+
+from ..core.roof import (BRICK_COLORS, FLASHING_TOP, FOOT_PLATE_LENGTH, FOOT_PLATE_THICKNESS, RAIL_HALF_WIDTH,
+                         SHINGLE_COLORS, SIDING_COLORS, RoofFrame, RoofPlan, bolt_spot_uvh)
+from . import materials as mats
+from .meshes import boxes, curve_object, mesh_object, ngon_object, prism
+
+SHINGLE_THICKNESS = 0.004
+SLOT_WIDTH = 0.006
+
+
+@dataclass
+class AttachmentParts:
+    foot: str
+    flashing: str | None
+    bolt: str | None
+    hole: str | None
+    bolt_spot_uvh: tuple[float, float, float]  # centre of the spot where the lag bolt sits (or would)
+
+    @property
+    def target(self) -> list[str]:
+        return [n for n in (self.foot, self.flashing, self.bolt, self.hole) if n]
+
+
+@dataclass
+class BuiltRoof:
+    plan: RoofPlan
+    frame: RoofFrame
+    attachments: dict[int, AttachmentParts] = field(default_factory=dict)
+    wires: dict[str, str] = field(default_factory=dict)  # wire name -> object name
+    modules: dict[tuple[int, int], tuple[str, str]] = field(default_factory=dict)  # (row, col) -> (frame, glass)
+    rails: list[str] = field(default_factory=list)
+    sun_direction: tuple[float, float, float] = (0.0, 0.0, 1.0)
+
+
+def _roof_matrix(frame: RoofFrame) -> np.ndarray:
+    return frame.matrix(0.0, 0.0, 0.0)
+
+
+def shingle_courses(rng: np.random.Generator, u0: float, u1: float, v0: float, v1: float, exposure: float,
+                    tab: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Vertices, quads and per-face shade of 3-tab shingle courses over [u0, u1] x [v0, v1] (roof coords).
+
+    Each tab's exposed face slopes from its butt edge (h = 0, the roof plane) down to
+    h = -thickness where the next course covers it; a vertical butt face shows the step.
+    Courses are offset by half a tab, with a little jitter; each tab has its own shade.
+    """
+    verts, quads, shade = [], [], []
+    n_courses = int(math.ceil((v1 - v0) / exposure))
+    for k in range(n_courses):
+        vb = v0 + k * exposure
+        vt = min(vb + exposure, v1)
+        offset = (k % 2) * tab / 2 + rng.uniform(-0.02, 0.02)
+        starts = np.arange(u0 - tab + offset % tab, u1, tab)
+        for s in starts:
+            a, b = max(s + SLOT_WIDTH / 2, u0), min(s + tab - SLOT_WIDTH / 2, u1)
+            if b - a < 0.01:
+                continue
+            lift = rng.uniform(0.0, 0.0015)
+            base = len(verts)
+            verts += [(a, vb, -SHINGLE_THICKNESS), (b, vb, -SHINGLE_THICKNESS), (b, vb, lift - 0.0005),
+                      (a, vb, lift - 0.0005), (b, vt, -SHINGLE_THICKNESS), (a, vt, -SHINGLE_THICKNESS)]
+            quads += [(base, base + 1, base + 2, base + 3), (base + 3, base + 2, base + 4, base + 5)]
+            s_tab = rng.uniform(0.0, 1.0)
+            shade += [s_tab * 0.6, s_tab]
+    return np.array(verts), np.array(quads), np.array(shade)
+
+
+def _sun_direction(plan: RoofPlan) -> np.ndarray:
+    el, az = math.radians(plan.sun_elevation_deg), math.radians(plan.sun_azimuth_deg)
+    return np.array([math.cos(el) * math.sin(az), -math.cos(el) * math.cos(az), math.sin(el)])
+
+
+def _sun_matrix(direction: np.ndarray) -> Matrix:
+    z = direction / np.linalg.norm(direction)  # a sun lamp shines along its local -Z
+    x = np.cross([0.0, 0.0, 1.0], z)
+    x = x / np.linalg.norm(x) if np.linalg.norm(x) > 1e-6 else np.array([1.0, 0.0, 0.0])
+    m = np.eye(4)
+    m[:3, 0], m[:3, 1], m[:3, 2] = x, np.cross(z, x), z
+    return Matrix(m.tolist())
+
+
+def build_roof_scene(scene, plan: RoofPlan, rng: np.random.Generator) -> BuiltRoof:
+    """Populate `scene` (expected empty) with the roof of `plan`. `rng` only drives cosmetic jitter."""
+    col = scene.collection
+    frame = plan.frame
+    roof_m = _roof_matrix(frame)
+    built = BuiltRoof(plan, frame)
+    p = math.radians(plan.pitch_deg)
+    L, S = plan.eave_length_m, plan.slope_length_m
+    rake, over = 0.3, plan.overhang_m
+
+    # sky and sun, aligned
+    sun_dir = _sun_direction(plan)
+    built.sun_direction = tuple(sun_dir.tolist())
+    scene.world = mats.sky_world("RB_Sky", sun_dir, strength=1.0)
+    sun = bpy.data.lights.new("RB_Sun", "SUN")
+    sun.energy = plan.sun_strength
+    sun.angle = math.radians(0.55)
+    sun_obj = bpy.data.objects.new("RB_Sun", sun)
+    sun_obj.matrix_world = _sun_matrix(sun_dir)
+    col.objects.link(sun_obj)
+
+    # shingles on the array's plane, and on the back plane of a gable
+    shingle_mat = mats.shingle("RB_Shingle", SHINGLE_COLORS[plan.shingle_color])
+    v, q, shade = shingle_courses(rng, -rake, L + rake, -over, S, plan.shingle_exposure_m, plan.shingle_tab_m)
+    mesh_object("Shingles", v, q, col, matrix=roof_m, materials=[shingle_mat], face_attributes={"tab_shade": shade})
+    deck_v, deck_q = boxes([-rake, -over, -0.03], [L + rake, S, -SHINGLE_THICKNESS - 0.0005])
+    trim = mats.principled("RB_Trim", (0.75, 0.75, 0.73), roughness=0.5)
+    felt = mats.principled("RB_RoofingFelt", (0.02, 0.02, 0.02), roughness=0.9)  # shows through the tab slots
+    mesh_object("RoofDeck", deck_v, deck_q, col, matrix=roof_m, materials=[felt])
+    ridge_y, ridge_z = S * math.cos(p), plan.eave_height_m + S * math.sin(p)
+    if plan.style == "gable":
+        back = RoofFrame((L, 2 * ridge_y, plan.eave_height_m), plan.pitch_deg)
+        back_m = back.matrix(0, 0, 0)
+        back_m[:3, 0] *= -1  # u runs the other way along the eave...
+        back_m[:3, 1] = [0.0, -math.cos(p), math.sin(p)]  # ...and the slope rises towards -Y
+        back_m[:3, 2] = [0.0, math.sin(p), math.cos(p)]
+        v, q, shade = shingle_courses(rng, -rake, L + rake, -over, S, plan.shingle_exposure_m, plan.shingle_tab_m)
+        mesh_object("ShinglesBack", v, q, col, matrix=back_m, materials=[shingle_mat], face_attributes={"tab_shade": shade})
+        mesh_object("RoofDeckBack", deck_v, deck_q, col, matrix=back_m, materials=[felt])
+        cap_v, cap_q = boxes([-rake, -0.012, -0.01], [L + rake, 0.012, 0.03])
+        cap_m = np.eye(4)
+        cap_m[:3, 3] = [0, ridge_y, ridge_z]
+        mesh_object("RidgeCap", cap_v, cap_q, col, matrix=cap_m, materials=[shingle_mat])
+    # fascia along the eave
+    fascia_v, fascia_q = boxes([-rake, -over - 0.025, -0.2], [L + rake, -over, -0.0])
+    mesh_object("Fascia", fascia_v, fascia_q, col, matrix=roof_m, materials=[trim])
+
+    _build_house(scene, plan, ridge_y, ridge_z)
+    _build_chimney(scene, plan, frame)
+    _build_ladder(scene, plan)
+    _build_array(scene, plan, built)
+    _build_attachments(scene, plan, built)
+    _build_wires(scene, plan, built)
+
+    ground = mats.principled("RB_Lawn", (0.09, 0.13, 0.05), roughness=1.0, specular=0.1)
+    gv, gq = boxes([-40, -40, -0.05], [40 + L, 40 + 2 * ridge_y, 0.0])
+    mesh_object("Ground", gv, gq, col, materials=[ground])
+    return built
+
+
+def _build_house(scene, plan: RoofPlan, ridge_y: float, ridge_z: float) -> None:
+    col = scene.collection
+    p = math.radians(plan.pitch_deg)
+    inset = 0.25
+    x0, x1 = inset, plan.eave_length_m - inset
+    depth = 2 * ridge_y if plan.style == "gable" else ridge_y
+    y0, y1 = inset, depth - inset
+    z_at = (lambda y: plan.eave_height_m + min(y, 2 * ridge_y - y) * math.tan(p)) if plan.style == "gable" else \
+        (lambda y: plan.eave_height_m + y * math.tan(p))
+    if plan.siding == "lap":
+        wall = mats.lap_siding("RB_Siding", SIDING_COLORS[plan.wall_color])
+    else:
+        wall = mats.brick("RB_Brick", BRICK_COLORS[plan.brick_color])
+    verts = [(x0, y0, 0), (x1, y0, 0), (x1, y1, 0), (x0, y1, 0),
+             (x0, y0, z_at(y0)), (x1, y0, z_at(y0)), (x1, y1, z_at(y1)), (x0, y1, z_at(y1))]
+    faces = [(0, 1, 5, 4), (2, 3, 7, 6)]
+    if plan.style == "gable":
+        verts += [(x0, ridge_y, ridge_z - 0.05), (x1, ridge_y, ridge_z - 0.05)]
+        faces += [(3, 0, 4, 8, 7), (1, 2, 6, 9, 5)]
+    else:
+        faces += [(3, 0, 4, 7), (1, 2, 6, 5)]
+    ngon_object("HouseWalls", verts, faces, col, materials=[wall])
+    # two windows on the eave wall, dark glass in white trim
+    glass = mats.principled("RB_WindowGlass", (0.02, 0.025, 0.03), roughness=0.05, specular=0.8)
+    trim = bpy.data.materials.get("RB_Trim")
+    width = x1 - x0
+    for i, fx in enumerate((0.25, 0.7)):
+        cx = x0 + fx * width
+        tv, tq = boxes([cx - 0.55, y0 - 0.03, 0.85], [cx + 0.55, y0 + 0.0, 2.15])
+        mesh_object(f"WindowTrim{i}", tv, tq, col, materials=[trim])
+        gv, gq = boxes([cx - 0.48, y0 - 0.035, 0.92], [cx + 0.48, y0 - 0.03, 2.08])
+        mesh_object(f"WindowGlass{i}", gv, gq, col, materials=[glass])
+
+
+def _build_chimney(scene, plan: RoofPlan, frame: RoofFrame) -> None:
+    if plan.chimney is None:
+        return
+    cu, cv, w, d, height = plan.chimney
+    low = frame.to_world([cu, cv, 0.0])
+    high = frame.to_world([cu, cv + d, 0.0])
+    v, q = boxes([cu, low[1], low[2] - 0.4], [cu + w, high[1], high[2] + height])
+    mesh_object("Chimney", v, q, scene.collection, materials=[mats.brick("RB_ChimneyBrick", (0.3, 0.1, 0.06))])
+    cap_v, cap_q = boxes([cu - 0.04, low[1] - 0.04, high[2] + height], [cu + w + 0.04, high[1] + 0.04, high[2] + height + 0.06])
+    mesh_object("ChimneyCap", cap_v, cap_q, scene.collection, materials=[mats.principled("RB_Concrete", (0.4, 0.4, 0.38))])
+
+
+def _build_ladder(scene, plan: RoofPlan) -> None:
+    top = np.array([plan.ladder_u, -plan.overhang_m - 0.05, plan.eave_height_m + 0.9])
+    base = np.array([plan.ladder_u, -plan.overhang_m - 0.05 - (plan.eave_height_m + 0.9) / 4, 0.0])
+    axis = top - base
+    length = float(np.linalg.norm(axis))
+    z = axis / length
+    x = np.array([1.0, 0.0, 0.0])
+    y = np.cross(z, x)
+    m = np.eye(4)
+    m[:3, 0], m[:3, 1], m[:3, 2], m[:3, 3] = x, y, z, base
+    lows = [[-0.24, -0.04, 0], [0.21, -0.04, 0]]
+    highs = [[-0.21, 0.04, length], [0.24, 0.04, length]]
+    for k in range(1, int(length / 0.3)):
+        lows.append([-0.21, -0.015, k * 0.3])
+        highs.append([0.21, 0.015, k * 0.3 + 0.03])
+    v, q = boxes(np.array(lows), np.array(highs))
+    mesh_object("Ladder", v, q, scene.collection, matrix=m,
+                materials=[mats.principled("RB_LadderAluminum", (0.6, 0.6, 0.62), roughness=0.35, metallic=1.0)])
+
+
+def _build_array(scene, plan: RoofPlan, built: BuiltRoof) -> None:
+    col = scene.collection
+    frame = built.frame
+    aluminum = mats.principled("RB_Aluminum", (0.55, 0.56, 0.58), roughness=0.3, metallic=1.0)
+    black = mats.principled("RB_BlackPlastic", (0.02, 0.02, 0.02), roughness=0.5)
+    backsheet = mats.principled("RB_Backsheet", (0.8, 0.8, 0.78), roughness=0.6)
+    glass = mats.module_glass("RB_ModuleGlass")
+    ml, mw, t = plan.module_length_m, plan.module_width_m, plan.module_thickness_m
+    h0 = plan.module_bottom_h
+    bar = 0.035
+    for row in range(plan.rows):
+        for rail in range(2):
+            v = plan.rail_v(row, rail)
+            rv, rq = boxes([plan.array_u0 - 0.06, v - 0.02, plan.foot_height_m],
+                           [plan.array_u1 + 0.06, v + 0.02, plan.foot_height_m + plan.rail_height_m])
+            name = f"Rail_r{row}_{rail}"
+            mesh_object(name, rv, rq, col, matrix=frame.matrix(0, 0, 0), materials=[aluminum])
+            built.rails.append(name)
+        for c in range(plan.cols):
+            if not plan.installed(row, c):
+                continue
+            u, v = plan.module_origin(row, c)
+            m = frame.matrix(u, v, h0)
+            fv, fq = boxes(np.array([[0, 0, 0], [0, ml - bar, 0], [0, bar, 0], [mw - bar, bar, 0]]),
+                           np.array([[mw, bar, t], [mw, ml, t], [bar, ml - bar, t], [mw, ml - bar, t]]))
+            frame_name = f"Module_r{row}c{c}_Frame"
+            mesh_object(frame_name, fv, fq, col, matrix=m, materials=[aluminum])
+            lv, lq = boxes([bar, bar, t - 0.006], [mw - bar, ml - bar, t - 0.002])
+            glass_name = f"Module_r{row}c{c}_Glass"
+            mesh_object(glass_name, lv, lq, col, matrix=m, materials=[glass, backsheet],
+                        face_materials=[1, 0, 1, 1, 1, 1])
+            built.modules[(row, c)] = (frame_name, glass_name)
+            # clamps on both rails at each side of the module
+            clamp_l, clamp_h = [], []
+            for rail in range(2):
+                rv = plan.rail_offsets[rail] * ml
+                for cu in (-0.012, mw - 0.012):
+                    clamp_l.append([cu, rv - 0.022, t - 0.004])
+                    clamp_h.append([cu + 0.024 + plan.module_gap_m * 0.5, rv + 0.022, t + 0.006])
+            cv, cq = boxes(np.array(clamp_l), np.array(clamp_h))
+            mesh_object(f"Clamps_r{row}c{c}", cv, cq, col, matrix=m, materials=[aluminum])
+    for row, c, ju, jv in plan.junction_boxes:
+        bv, bq = boxes([ju - 0.06, jv - 0.05, h0 - 0.025], [ju + 0.06, jv + 0.05, h0])
+        mesh_object(f"JunctionBox_r{row}c{c}", bv, bq, col, matrix=frame.matrix(0, 0, 0), materials=[black])
+
+
+def _build_attachments(scene, plan: RoofPlan, built: BuiltRoof) -> None:
+    col = scene.collection
+    frame = built.frame
+    aluminum = bpy.data.materials["RB_Aluminum"]
+    galvanized = mats.principled("RB_Flashing", (0.5, 0.5, 0.5), roughness=0.35, metallic=1.0)
+    steel = mats.principled("RB_Steel", (0.42, 0.42, 0.44), roughness=0.25, metallic=1.0)
+    hole_mat = mats.principled("RB_Hole", (0.005, 0.005, 0.005), roughness=1.0, specular=0.0)
+    e = plan.shingle_exposure_m
+    for a in plan.attachments:
+        i = a.index
+        base_h = FLASHING_TOP if a.flashing_present else 0.0
+        rail_low_edge = a.v - RAIL_HALF_WIDTH
+        # the L-bracket: a base plate on the roof and a leg up against the rail's lower side
+        plate_v0, plate_v1 = rail_low_edge - FOOT_PLATE_LENGTH, rail_low_edge
+        leg_top = plan.foot_height_m + 0.8 * plan.rail_height_m
+        t = FOOT_PLATE_THICKNESS
+        fv, fq = boxes(np.array([[a.u - 0.025, plate_v0, base_h], [a.u - 0.025, rail_low_edge - t, base_h]]),
+                       np.array([[a.u + 0.025, plate_v1, base_h + t], [a.u + 0.025, rail_low_edge, leg_top]]))
+        foot = f"Attachment{i:02d}_Foot"
+        mesh_object(foot, fv, fq, col, matrix=frame.matrix(0, 0, 0), materials=[aluminum])
+        spot = bolt_spot_uvh(a)
+        flashing = bolt = hole = None
+        if a.flashing_present:
+            # its upper part is slipped under the course above the bolt: what shows ends at that butt line
+            top = math.ceil((spot[1] + 0.01) / e) * e
+            lv, lq = boxes([a.u - 0.115, plate_v0 - 0.08, 0.0002], [a.u + 0.115, top, FLASHING_TOP])
+            flashing = f"Attachment{i:02d}_Flashing"
+            mesh_object(flashing, lv, lq, col, matrix=frame.matrix(0, 0, 0), materials=[galvanized])
+        if a.lag_present:
+            wv, wf = prism(0.014, 0.002, 20, z0=0.0)
+            hv, hf = prism(0.0115, 0.008, 6, z0=0.002)
+            bolt = f"Attachment{i:02d}_LagBolt"
+            ngon_object(bolt, np.concatenate([wv, hv]), wf + [[x + len(wv) for x in f] for f in hf], col,
+                        matrix=frame.matrix(*spot), materials=[steel])
+        else:
+            hv, hf = prism(0.0065, 0.0004, 16, z0=0.0)
+            hole = f"Attachment{i:02d}_EmptyHole"
+            ngon_object(hole, hv, hf, col, matrix=frame.matrix(*spot), materials=[hole_mat])
+        built.attachments[i] = AttachmentParts(foot, flashing, bolt, hole, spot)
+
+
+def _build_wires(scene, plan: RoofPlan, built: BuiltRoof) -> None:
+    col = scene.collection
+    rubber = mats.principled("RB_CableJacket", (0.015, 0.015, 0.015), roughness=0.45)
+    connector = mats.principled("RB_Connector", (0.03, 0.03, 0.035), roughness=0.4)
+    m = built.frame.matrix(0, 0, 0)
+    for w in plan.wires:
+        pts = np.asarray(w.points_uvh)
+        curve_object(w.name, pts, w.radius_m, col, material=rubber, matrix=m)
+        built.wires[w.name] = w.name
+        if w.kind == "lead":
+            end = pts[-1]
+            cv, cq = boxes([end[0] - 0.011, end[1] - 0.05, end[2] - 0.011], [end[0] + 0.011, end[1], end[2] + 0.011])
+            mesh_object(f"{w.name}_Connector", cv, cq, col, matrix=m, materials=[connector])

@@ -1,0 +1,133 @@
+"""A tape measure standing on the roof: its geometry (pure) and its blade's printed scale.
+
+The blade's zero is the hook, resting on the shingles; the blade rises along `axis`
+(the roof normal leaned by `lean_deg` towards `lean_dir_deg`, measured in the roof plane
+from +u) with its printed face towards `face`. The scale is generated at true size:
+1/16 in ticks, a number every inch.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from .roof import INCH, RoofPlan
+
+BLADE_WIDTH_M = INCH  # a 1 in blade
+BLADE_THICKNESS_M = 0.00015
+PX_PER_INCH = 160  # texture resolution: 10 px per 1/16 in tick
+
+
+@dataclass(frozen=True)
+class TapePlan:
+    col: int
+    u: float  # hook position along the eave
+    v: float  # hook position up the slope (just in front of the module's lower edge)
+    lean_deg: float
+    lean_dir_deg: float
+    yaw_deg: float  # the printed face turned about the blade's axis, from facing straight downslope
+    length_m: float  # hook to case
+
+    @property
+    def tilted(self) -> bool:
+        return self.lean_deg > 5.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def blade_axes(plan: RoofPlan, tape: TapePlan) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(axis, face, width) in roof coordinates (u, v, h): unit vectors along the blade, out of its
+    printed face, and across it."""
+    lean, direction = math.radians(tape.lean_deg), math.radians(tape.lean_dir_deg)
+    axis = np.array([math.sin(lean) * math.cos(direction), math.sin(lean) * math.sin(direction), math.cos(lean)])
+    face = np.array([0.0, -1.0, 0.0])  # towards the eave, where the worker stands
+    face = face - np.dot(face, axis) * axis
+    face /= np.linalg.norm(face)
+    width = np.cross(axis, face)
+    yaw = math.radians(tape.yaw_deg)
+    face, width = face * math.cos(yaw) + width * math.sin(yaw), -face * math.sin(yaw) + width * math.cos(yaw)
+    return axis, face, width
+
+
+def hook_v_clear_of_module(plan: RoofPlan, lean_deg: float, lean_dir_deg: float, yaw_deg: float) -> float:
+    """The largest hook position v that keeps the whole blade in front of the module's lower edge."""
+    probe = TapePlan(0, 0.0, 0.0, lean_deg, lean_dir_deg, yaw_deg, 0.3)
+    axis, face, width = blade_axes(plan, probe)
+    top_h = plan.module_bottom_h + plan.module_thickness_m
+    s_top = top_h / axis[2]
+    reach = max(0.0, s_top * axis[1]) + 0.5 * BLADE_WIDTH_M * abs(width[1]) + BLADE_THICKNESS_M
+    return plan.array_v0 - 0.004 - reach
+
+
+def draw_tape(plan: RoofPlan, rng: np.random.Generator) -> TapePlan:
+    """Half the tapes are seated flush (lean under 5 degrees), half lean 5-25 degrees, any direction."""
+    col = int(rng.integers(max(plan.installed_cols, 1)))
+    u0, _ = plan.module_origin(0, col)
+    u = float(u0 + rng.uniform(0.15, plan.module_width_m - 0.15))
+    lean = float(rng.uniform(0.0, 4.5)) if rng.random() < 0.5 else float(rng.uniform(5.5, 25.0))
+    lean_dir = float(rng.uniform(0.0, 360.0))
+    yaw = float(rng.normal(0.0, 12.0))
+    v = hook_v_clear_of_module(plan, lean, lean_dir, yaw) - float(rng.uniform(0.0, 0.02))
+    length = plan.module_bottom_h + float(rng.uniform(0.12, 0.3))
+    return TapePlan(col, u, v, lean, lean_dir, yaw, length)
+
+
+def module_front_edge(plan: RoofPlan) -> tuple[np.ndarray, np.ndarray]:
+    """The lower row's front-bottom edge (roof coordinates): where the module's underside meets its front."""
+    h = plan.module_bottom_h
+    return np.array([plan.array_u0, plan.array_v0, h]), np.array([plan.array_u1, plan.array_v0, h])
+
+
+@dataclass(frozen=True)
+class ScaleMark:
+    position_in: float  # from the hook, inches
+    length_frac: float  # tick length as a fraction of the blade width
+    label: str  # the printed number at inch marks, else ""
+
+
+def scale_marks(length_in: float) -> list[ScaleMark]:
+    marks = []
+    for k in range(1, int(length_in * 16) + 1):
+        pos = k / 16
+        if k % 16 == 0:
+            marks.append(ScaleMark(pos, 0.42, str(k // 16)))
+        elif k % 8 == 0:
+            marks.append(ScaleMark(pos, 0.32, ""))
+        elif k % 4 == 0:
+            marks.append(ScaleMark(pos, 0.24, ""))
+        elif k % 2 == 0:
+            marks.append(ScaleMark(pos, 0.18, ""))
+        else:
+            marks.append(ScaleMark(pos, 0.12, ""))
+    return marks
+
+
+def blade_texture(length_in: float, px_per_inch: int = PX_PER_INCH) -> np.ndarray:
+    """The printed blade as an RGB uint8 image: x along the blade from the hook, y across it.
+
+    Ticks hang from both edges; each inch number sits centred across the blade, just past its line.
+    """
+    from PIL import Image, ImageDraw, ImageFont
+
+    width_px = int(math.ceil(length_in * px_per_inch))
+    height_px = px_per_inch
+    img = Image.new("RGB", (width_px, height_px), (222, 170, 20))
+    draw = ImageDraw.Draw(img)
+    try:
+        font = ImageFont.load_default(size=int(px_per_inch * 0.36))
+    except TypeError:  # Pillow < 10.1 has only its small bitmap font
+        font = ImageFont.load_default()
+    line = max(2, px_per_inch // 80)
+    for mark in scale_marks(length_in):
+        x = mark.position_in * px_per_inch
+        tick = mark.length_frac * height_px
+        draw.rectangle([x - line / 2, 0, x + line / 2, tick], fill=(15, 12, 10))
+        draw.rectangle([x - line / 2, height_px - tick, x + line / 2, height_px], fill=(15, 12, 10))
+        if mark.label:
+            box = draw.textbbox((0, 0), mark.label, font=font)
+            tw, th = box[2] - box[0], box[3] - box[1]
+            draw.text((x - tw - 0.06 * px_per_inch - box[0], (height_px - th) / 2 - box[1]), mark.label,
+                      fill=(15, 12, 10), font=font)
+    return np.asarray(img)

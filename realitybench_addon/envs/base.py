@@ -1,0 +1,97 @@
+"""The contract every environment fulfils.
+
+An environment is a pure description plus thin Blender hooks:
+  draw_scene(rng)                  -> a scene plan (pure; everything the scene *is*)
+  build(scene, plan, rng)          -> the built scene (bpy; names of its parts)
+  draw_target(plan, rng)           -> which part this frame is about (pure)
+  draw_pose(plan, target, rng)     -> where the worker holds the phone (pure)
+  target_point(plan, target)       -> the world point the phone focuses on (pure)
+  measure(ctx)                     -> geometric measurements keyed like the preset's terms (bpy)
+  measure_image(ctx, frame, image) -> image measurements from a render and its mask
+  ground_truth(ctx)                -> the documentation answer key (from the plan, never the render)
+  unscored_reason(plan, target)    -> why the frame is excluded from acceptability scoring, or None
+  prompt_parts                     -> the model's question (keys and grammars as the spec names them)
+
+Bpy is imported only inside the hooks that need it, so the pure parts are testable with numpy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+from ..core.optics import look_at
+from ..core.prompt import PromptParts
+
+
+@dataclass(frozen=True)
+class FieldPose:
+    """How the worker holds the phone: where, aimed at what, rolled how much."""
+
+    position: tuple[float, float, float]
+    aim: tuple[float, float, float]
+    roll_deg: float
+    posture: str
+
+    def camera_to_world(self) -> np.ndarray:
+        return look_at(self.position, self.aim, roll_deg=self.roll_deg)
+
+    def to_dict(self) -> dict:
+        return {"position_m": list(self.position), "aim_m": list(self.aim), "roll_deg": self.roll_deg,
+                "posture": self.posture}
+
+
+@dataclass
+class FrameContext:
+    """Everything a measurement hook needs for one frame (Blender objects by name only)."""
+
+    scene: Any
+    camera: Any
+    built: Any
+    plan: Any
+    target: dict
+    pose: FieldPose
+    extras: dict = field(default_factory=dict)
+
+
+class Environment:
+    name: str = ""
+    scene_kind: str = ""
+    poses_per_scene: int = 4
+    prompt_parts: PromptParts
+
+    def draw_scene(self, rng: np.random.Generator):
+        raise NotImplementedError
+
+    def build(self, scene, plan, rng: np.random.Generator):
+        raise NotImplementedError
+
+    def draw_target(self, plan, rng: np.random.Generator) -> dict:
+        raise NotImplementedError
+
+    def draw_pose(self, plan, target: dict, rng: np.random.Generator) -> FieldPose:
+        raise NotImplementedError
+
+    def target_point(self, plan, target: dict) -> np.ndarray:
+        raise NotImplementedError
+
+    def measure(self, ctx: FrameContext) -> dict:
+        raise NotImplementedError
+
+    def measure_image(self, ctx: FrameContext, frame, display: np.ndarray) -> dict:
+        return {}
+
+    def ground_truth(self, ctx: FrameContext) -> dict:
+        raise NotImplementedError
+
+    def unscored_reason(self, plan, target: dict) -> Optional[str]:
+        return None
+
+    def describe_scene(self, plan) -> dict:
+        """A compact summary of the scene for the frame's record (the plan itself rebuilds from the id)."""
+        return {}
+
+    def mask_targets(self, ctx: FrameContext) -> list[str]:
+        """Objects whose render mask is the frame's target (for checks and overlays)."""
+        return []

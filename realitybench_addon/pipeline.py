@@ -1,0 +1,175 @@
+"""One frame, end to end: draw it (pure), build its scene, place the phone, measure, render, score.
+
+A frame is a pure function of (set seed, environment, stratum, index):
+  scene  = scene_rng(seed, env/stratum, index // poses_per_scene)  -> scene plan, phone
+  frame  = frame_rng(seed, env, stratum, index)                     -> target, pose, capture, post
+Frames of one scene share the built scene (and its BVH); `SceneCache` rebuilds only when
+the scene changes.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+from . import __version__
+from .core import postprocess
+from .core.phone import Capture, Phone, camera_settings, draw_capture, draw_phone
+from .core.presets import Preset, load_environment_preset
+from .core.prompt import build_prompt
+from .core.rng import frame_id, frame_rng, scene_rng, stage_rng
+from .core.terms import Verdict, evaluate
+from .envs import registry
+from .envs.base import Environment, FieldPose, FrameContext
+
+
+@dataclass(frozen=True)
+class FrameSpec:
+    """Every draw of one frame (no Blender needed to make it)."""
+
+    frame_id: str
+    set_seed: int
+    environment: str
+    stratum: str
+    index: int
+    scene_index: int
+    plan: Any
+    target: dict
+    phone: Phone
+    capture: Capture
+    pose: FieldPose
+    post: postprocess.PostParams
+
+
+def plan_frame(environment: str, set_seed: int, stratum: str, index: int) -> FrameSpec:
+    env = registry.get(environment)
+    scene_index = index // env.poses_per_scene
+    srng = scene_rng(set_seed, f"{environment}/{stratum}", scene_index)
+    plan = env.draw_scene(stage_rng(srng, "scene"))
+    phone = draw_phone(stage_rng(srng, "phone"))
+    frng = frame_rng(set_seed, environment, stratum, index)
+    target = env.draw_target(plan, stage_rng(frng, "target"))
+    pose = env.draw_pose(plan, target, stage_rng(frng, "pose"))
+    capture = draw_capture(stage_rng(frng, "capture"), phone)
+    post = postprocess.draw_post_params(stage_rng(frng, "post"))
+    return FrameSpec(frame_id(set_seed, environment, stratum, index), set_seed, environment, stratum, index,
+                     scene_index, plan, target, phone, capture, pose, post)
+
+
+@dataclass
+class SceneCache:
+    """The built scene of the last frame; reused by the next frame of the same scene."""
+
+    key: Optional[tuple] = None
+    built: Any = None
+    build_s: float = 0.0
+
+    def get(self, spec: FrameSpec):
+        import bpy
+
+        from .bl.analytic import reset_scene
+
+        key = (spec.environment, spec.set_seed, spec.stratum, spec.scene_index)
+        if key != self.key or self.built is None or bpy.data.objects.get("RB_Sun") is None:
+            t = time.perf_counter()
+            scene = reset_scene()
+            env = registry.get(spec.environment)
+            srng = scene_rng(spec.set_seed, f"{spec.environment}/{spec.stratum}", spec.scene_index)
+            self.built = env.build(scene, spec.plan, stage_rng(srng, "build"))
+            self.key = key
+            self.build_s = time.perf_counter() - t
+        return self.built
+
+
+_CACHE = SceneCache()
+
+
+@dataclass
+class FrameResult:
+    spec: FrameSpec
+    record: dict
+    jpeg: Optional[bytes] = None
+    timings: dict = field(default_factory=dict)
+
+
+def place_camera(spec: FrameSpec, long_side_px: int):
+    import bpy
+
+    from .bl.camera import apply_capture, ensure_camera
+
+    env = registry.get(spec.environment)
+    scene = bpy.context.scene
+    camera = ensure_camera(scene)
+    distance = float(np.linalg.norm(np.asarray(spec.pose.position) - env.target_point(spec.plan, spec.target)))
+    settings = camera_settings(spec.phone, spec.capture, max(distance, 0.05), long_side_px)
+    apply_capture(scene, camera, settings, spec.capture, spec.phone, spec.pose.camera_to_world())
+    return camera, settings
+
+
+def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True, samples: int = 16,
+              preset: Optional[Preset] = None, cache: SceneCache = _CACHE) -> FrameResult:
+    import bpy
+
+    from .bl.render import render_frame
+
+    env: Environment = registry.get(spec.environment)
+    preset = preset or load_environment_preset(spec.environment)
+    timings = {}
+    built = cache.get(spec)
+    timings["scene_build_s"] = cache.build_s
+    t = time.perf_counter()
+    camera, settings = place_camera(spec, long_side_px)
+    scene = bpy.context.scene
+    ctx = FrameContext(scene, camera, built, spec.plan, spec.target, spec.pose)
+    measurements = env.measure(ctx)
+    timings["geometric_s"] = time.perf_counter() - t
+    jpeg = None
+    if render:
+        t = time.perf_counter()
+        frame = render_frame(scene, camera, samples=samples)
+        timings["render_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        jpeg, display = postprocess.process(frame.linear_rgb, spec.post)
+        measurements.update(env.measure_image(ctx, frame, display))
+        mask = frame.mask(env.mask_targets(ctx))
+        measurements["target_mask_pixels"] = int(mask.sum())
+        timings["image_terms_s"] = time.perf_counter() - t
+    unscored = env.unscored_reason(spec.plan, spec.target)
+    if not preset.acceptability_scored:
+        unscored = unscored or f"acceptability is not scored for {spec.environment}"
+    results, verdict = evaluate(preset.terms, measurements, unscored)
+    record = {
+        "frame_id": spec.frame_id,
+        "file_name": f"{spec.frame_id}.jpg" if render else None,
+        "environment": spec.environment,
+        "stratum": spec.stratum,
+        "set_seed": spec.set_seed,
+        "index": spec.index,
+        "scene_index": spec.scene_index,
+        "target": spec.target,
+        "scene": env.describe_scene(spec.plan),
+        "phone": spec.phone.to_dict(),
+        "capture": spec.capture.to_dict(),
+        "camera": {**settings.to_dict(), "pose": spec.pose.to_dict(),
+                   "camera_to_world": np.asarray(spec.pose.camera_to_world()).round(6).tolist()},
+        "postprocess": spec.post.to_dict(),
+        "render": {"rendered": render, "samples": samples if render else None, "resolution": list(settings.resolution)},
+        "terms": [r.to_dict() for r in results],
+        "measurements": measurements,
+        "verdict": verdict.verdict.value,
+        "scored": verdict.scored,
+        "failing_terms": list(verdict.failing),
+        "gray_terms": list(verdict.gray),
+        "unscored_reason": verdict.unscored_reason,
+        "ground_truth": env.ground_truth(ctx),
+        "prompt": build_prompt(env.prompt_parts),
+        "versions": {"realitybench": __version__, "blender": bpy.app.version_string,
+                     "preset_hash": preset.content_hash()},
+    }
+    return FrameResult(spec, record, jpeg, timings)
+
+
+def is_accepted(record: dict) -> bool:
+    return record["verdict"] == Verdict.ACCEPT.value
