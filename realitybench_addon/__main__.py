@@ -75,6 +75,17 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--render", action="store_true", help="also render and report the image terms")
     m.add_argument("--render-samples", type=int, default=16, help="Cycles samples with --render (default 16)")
 
+    f = sub.add_parser("frame", help="build, photograph, measure and score one frame of an environment; "
+                                     "write FRAME_ID.jpg + FRAME_ID.json")
+    f.add_argument("--env", required=True, help="environment, e.g. rail_attachment")
+    f.add_argument("--seed", type=int, required=True, help="set seed")
+    f.add_argument("--index", type=int, required=True, help="frame index within the stratum")
+    f.add_argument("--out", required=True, help="output folder")
+    f.add_argument("--stratum", default="random", help="random (default) or positive")
+    f.add_argument("--resolution", default="1600x1200", help="frame size, 4:3; portrait frames swap it (default 1600x1200)")
+    f.add_argument("--samples", type=int, default=16, help="Cycles samples (default 16)")
+    f.add_argument("--no-render", action="store_true", help="geometric terms only: no render, no image, JSON record")
+
     d = sub.add_parser("demo", help="photograph a label in a demo scene with a random phone; write JPEG + JSON")
     d.add_argument("--out", required=True, help="output folder")
     d.add_argument("--seed", type=int, default=0)
@@ -98,6 +109,14 @@ def _run(args) -> dict:
         target = args.target[0] if len(args.target) == 1 else args.target
         return measure(target, args.camera, blend=args.blend, unit_length_m=args.unit_length, axis=args.axis,
                        render=args.render, samples=args.render_samples, n_samples=args.samples_on_target)
+    if args.command == "frame":
+        from .api import frame, parse_resolution
+
+        record = frame(args.env, args.seed, args.index, args.out, stratum=args.stratum,
+                       long_side_px=parse_resolution(args.resolution), samples=args.samples,
+                       render=not args.no_render)
+        return {key: record[key] for key in ("frame_id", "file_name", "environment", "verdict", "failing_terms",
+                                             "gray_terms", "unscored_reason", "ground_truth")}
     if args.command == "demo":
         from .api import demo
 

@@ -165,5 +165,62 @@ def demo(out: str | os.PathLike, *, seed: int = 0, long_side_px: int = 400, samp
               "camera": settings.to_dict(), "postprocess": post.to_dict(), "terms": terms,
               "versions": version_info()}
     _atomic_write(out / f"{fid}.jpg", jpeg)
-    _atomic_write(out / f"{fid}.json", (json.dumps(record, indent=2, default=float) + "\n").encode())
+    _atomic_write(out / f"{fid}.json", (json.dumps(_jsonable(record), indent=2) + "\n").encode())
     return record
+
+
+def parse_resolution(text: str) -> int:
+    """'1600x1200' -> 1600, the long side (the capture's orientation decides landscape or portrait)."""
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise RealityBenchError(f"--resolution must look like 1600x1200, not {text!r}") from None
+    if min(w, h) < 16 or max(w, h) > 8192:
+        raise RealityBenchError(f"--resolution {text} is out of range: each side must be 16-8192 px")
+    if abs(max(w, h) / min(w, h) - 4 / 3) > 0.01:
+        raise RealityBenchError(f"--resolution {text} is not 4:3, the phone sensor's aspect")
+    return max(w, h)
+
+
+def frame(environment: str, seed: int, index: int, out: str | os.PathLike, *, stratum: str = "random",
+          long_side_px: int = 1600, samples: int = 16, render: bool = True) -> dict:
+    """Build, photograph, measure and score one frame; write `<frame id>.jpg` (when rendered) and
+    `<frame id>.json` atomically into `out`. Returns the record."""
+    from .core.rng import STRATA
+    from .envs import registry
+    from .pipeline import plan_frame, run_frame
+
+    try:
+        registry.get(environment)
+    except registry.UnknownEnvironment as exc:
+        raise RealityBenchError(str(exc)) from None
+    if seed < 0 or index < 0:
+        raise RealityBenchError(f"seed and index must be non-negative (got seed {seed}, index {index})")
+    if stratum not in STRATA:
+        raise RealityBenchError(f"unknown stratum {stratum!r}; expected one of {', '.join(STRATA)}")
+    if samples < 1:
+        raise RealityBenchError(f"--samples must be at least 1, got {samples}")
+    out = ensure_writable_dir(out)
+    result = run_frame(plan_frame(environment, seed, stratum, index), long_side_px=long_side_px, render=render,
+                       samples=samples)
+    record = result.record
+    if result.jpeg is not None:
+        _atomic_write(out / record["file_name"], result.jpeg)
+    _atomic_write(out / f"{record['frame_id']}.json", (json.dumps(_jsonable(record), indent=2) + "\n").encode())
+    return record
+
+
+def _jsonable(value):
+    """NaN and infinity become null; numpy scalars become Python numbers."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (np.floating, float)):
+        value = float(value)
+        return value if np.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value

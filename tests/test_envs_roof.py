@@ -1,0 +1,150 @@
+"""The roof environments end to end in the bpy wheel: builds, determinism, ground truth, masks."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+bpy = pytest.importorskip("bpy")
+
+from realitybench_addon import api, pipeline  # noqa: E402
+from realitybench_addon.bl.measure import curve_clearance  # noqa: E402
+from realitybench_addon.bl.scene_data import pinhole_camera  # noqa: E402
+from realitybench_addon.core.presets import PresetError, load_environment_preset  # noqa: E402
+from realitybench_addon.core.roof import INCH  # noqa: E402
+from realitybench_addon.core.tape import blade_axes, module_front_edge  # noqa: E402
+from realitybench_addon.envs import registry  # noqa: E402
+
+ROOF_ENVS = ("rail_attachment", "wire_adequacy", "tape_gap")
+VERDICTS = {"accept", "reject", "gray", "unscored", "pending"}
+
+
+def run(env, index, seed=0, **kw):
+    return pipeline.run_frame(pipeline.plan_frame(env, seed, "random", index), render=kw.pop("render", False),
+                              cache=pipeline.SceneCache(), **kw)
+
+
+@pytest.mark.parametrize("env", ROOF_ENVS)
+def test_builds_for_twenty_seeds_with_every_term_measured(env):
+    preset = load_environment_preset(env)
+    for seed in range(20):
+        record = run(env, 0, seed=seed).record
+        assert record["verdict"] in VERDICTS
+        outcomes = {t["name"]: t["outcome"] for t in record["terms"]}
+        assert set(outcomes) == {t.name for t in preset.terms}
+        geometric = [t.name for t in preset.terms if t.kind == "geometric"]
+        assert all(outcomes[name] in ("pass", "fail", "gray") for name in geometric), outcomes
+        assert set(record["ground_truth"]) == {k.name for k in registry.get(env).prompt_parts.keys}
+
+
+@pytest.mark.parametrize("env", ROOF_ENVS)
+def test_same_seed_same_ground_truth_and_terms(env):
+    a, b = run(env, 5).record, run(env, 5).record
+    for key in ("measurements", "terms", "ground_truth", "verdict", "capture", "camera", "scene"):
+        assert a[key] == b[key], key
+    assert run(env, 6).record["camera"] != a["camera"]
+
+
+def test_tape_reading_reprojects_onto_the_module_edge():
+    """Independent check: the blade point at the ground-truth reading projects onto the image of the
+    module's front-bottom edge."""
+    checked = 0
+    for index in range(12):
+        result = run("tape_gap", index)
+        plan = result.spec.plan
+        camera = pinhole_camera(bpy.context.scene.camera, bpy.context.scene)
+        reading_m = result.record["ground_truth"]["reading_in"] * INCH
+        axis, _, _ = blade_axes(plan.roof, plan.tape)
+        frame = plan.roof.frame
+        point = frame.to_world(np.array([plan.tape.u, plan.tape.v, 0.0]) + reading_m * axis)
+        edge_a, _ = module_front_edge(plan.roof)
+        # two points of the same edge line, either side of the tape (both in front of the camera)
+        a, b = (frame.to_world([plan.tape.u + du, edge_a[1], edge_a[2]]) for du in (-0.1, 0.1))
+        uv, depth = camera.project(np.stack([point, a, b]))
+        if np.any(depth <= 0):
+            continue
+        p, q, r = uv
+        distance_px = abs(np.cross(r - q, p - q)) / np.linalg.norm(r - q)
+        assert distance_px < 0.02  # the stored reading is rounded to 1e-4 in
+        assert result.record["ground_truth"]["gap_in"] == pytest.approx(plan.roof.module_bottom_h / INCH, abs=1e-4)
+        assert result.record["ground_truth"]["tilted"] == (plan.tape.lean_deg > 5)
+        checked += 1
+    assert checked >= 10
+
+
+def test_touching_iff_some_cable_reaches_the_roof():
+    seen = set()
+    for seed in range(8):
+        result = run("wire_adequacy", 0, seed=seed)
+        plan = result.spec.plan
+        clearances = [curve_clearance(w.name, plan.frame.origin, plan.frame.normal)[0] for w in plan.wires]
+        touching = result.record["ground_truth"]["touching"]
+        # Blender stores curve points in float32: "contact" is within a micron of zero
+        assert touching == (min(clearances) <= 1e-6)
+        if not touching:
+            assert min(clearances) > 0.001  # clearly clear, not a rounding accident
+        seen.add(touching)
+    assert seen == {True, False}
+
+
+def test_missing_bolt_or_flashing_makes_the_frame_unscored():
+    seen = {True: 0, False: 0}
+    for index in range(0, 80, 2):
+        result = run("rail_attachment", index)
+        truth = result.record["ground_truth"]
+        missing = not (truth["lag_present"] and truth["flashing_present"])
+        assert (result.record["verdict"] == "unscored") == missing
+        if missing:
+            assert "missing" in result.record["unscored_reason"]
+        seen[missing] += 1
+    assert seen[True] >= 3 and seen[False] >= 10
+
+
+@pytest.mark.parametrize("env,in_frame,unoccluded", [("rail_attachment", "attachment_in_frame", "attachment_unoccluded"),
+                                                    ("wire_adequacy", "wire_in_frame", "wire_unoccluded")])
+def test_a_target_in_frame_has_pixels_in_the_rendered_mask(env, in_frame, unoccluded):
+    for index in range(40):
+        m = run(env, index).record["measurements"]
+        if m[in_frame] >= 0.95 and m[unoccluded] >= 0.6:
+            rendered = run(env, index, render=True, long_side_px=320, samples=1).record["measurements"]
+            assert rendered["target_mask_pixels"] > 0
+            return
+    pytest.fail(f"no {env} frame among 40 had its target in frame and visible")
+
+
+def test_tape_mask_and_wire_image_terms():
+    for index in range(30):
+        m = run("tape_gap", index).record["measurements"]
+        if m["crossing_in_frame"] and m["crossing_unoccluded"]:
+            assert run("tape_gap", index, render=True, long_side_px=320, samples=1).record["measurements"][
+                "target_mask_pixels"] > 0
+            break
+    else:
+        pytest.fail("no tape frame with the crossing in view")
+
+
+def test_out_of_range_threshold_is_a_clear_error(tmp_path):
+    preset = load_environment_preset("rail_attachment")
+    with pytest.raises(PresetError, match=r"terms\.attachment_bbox\.threshold: 1\.5 is out of range"):
+        preset.with_term("attachment_bbox", threshold=1.5)
+    bad = tmp_path / "rail_attachment.toml"
+    bad.write_text(open(preset.source).read().replace("threshold = 1.8", "threshold = -1.8"))
+    with pytest.raises(PresetError, match=r"rail_attachment\.toml: terms\.camera_distance\.threshold: -1\.8"):
+        load_environment_preset("rail_attachment", [tmp_path])
+
+
+def test_frame_api_writes_record_and_rejects_bad_input(tmp_path):
+    record = api.frame("tape_gap", 0, 1, tmp_path, render=False)
+    stored = json.loads((tmp_path / f"{record['frame_id']}.json").read_text())
+    assert stored["frame_id"] == "tape_gap-random-s0-000001" and stored["file_name"] is None
+    assert not list(tmp_path.glob("*.jpg")) and not list(tmp_path.glob(".*partial"))
+    assert {t["name"] for t in stored["terms"]} >= {"tape_tilt", "camera_distance"}
+    assert "JSON object" in stored["prompt"] and '"reading_in"' in stored["prompt"]
+    with pytest.raises(api.RealityBenchError, match="unknown environment 'roof'"):
+        api.frame("roof", 0, 0, tmp_path)
+    with pytest.raises(api.RealityBenchError, match="not built yet"):
+        api.frame("car_view", 0, 0, tmp_path)
+    with pytest.raises(api.RealityBenchError, match="not 4:3"):
+        api.parse_resolution("1600x900")
+    assert api.parse_resolution("1200x1600") == 1600
+    assert math.isfinite(stored["measurements"]["camera_distance"])
