@@ -109,7 +109,7 @@ def place_camera(spec: FrameSpec, long_side_px: int):
 
 
 def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True, samples: int = 16,
-              preset: Optional[Preset] = None, cache: SceneCache = _CACHE) -> FrameResult:
+              denoise: bool = False, preset: Optional[Preset] = None, cache: SceneCache = _CACHE) -> FrameResult:
     import bpy
 
     from .bl.render import render_frame
@@ -128,7 +128,7 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
     jpeg = None
     if render:
         t = time.perf_counter()
-        frame = render_frame(scene, camera, samples=samples)
+        frame = render_frame(scene, camera, samples=samples, denoise=denoise)
         timings["render_s"] = time.perf_counter() - t
         t = time.perf_counter()
         jpeg, display = postprocess.process(frame.linear_rgb, spec.post)
@@ -155,7 +155,8 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
         "camera": {**settings.to_dict(), "pose": spec.pose.to_dict(),
                    "camera_to_world": np.asarray(spec.pose.camera_to_world()).round(6).tolist()},
         "postprocess": spec.post.to_dict(),
-        "render": {"rendered": render, "samples": samples if render else None, "resolution": list(settings.resolution)},
+        "render": {"rendered": render, "samples": samples if render else None, "denoise": denoise if render else None,
+                   "resolution": list(settings.resolution)},
         "terms": [r.to_dict() for r in results],
         "measurements": measurements,
         "verdict": verdict.verdict.value,

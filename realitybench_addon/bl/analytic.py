@@ -9,6 +9,7 @@ from mathutils import Matrix
 
 from . import compat
 from .camera import look_at
+from .meshes import curve_object
 
 
 def reset_scene():
@@ -86,18 +87,7 @@ def add_box(scene, name: str, size, location, material=None):
 
 def add_wire(scene, name: str, points, radius: float, material=None):
     """A cable: a poly curve through `points` with a round bevel of `radius`."""
-    curve = bpy.data.curves.new(name, "CURVE")
-    curve.dimensions = "3D"
-    curve.bevel_depth = radius
-    curve.bevel_resolution = 4
-    curve.use_fill_caps = True
-    spline = curve.splines.new("POLY")
-    spline.points.add(len(points) - 1)
-    for p, co in zip(spline.points, points):
-        p.co = (*map(float, co), 1.0)
-    if material:
-        curve.materials.append(material)
-    return _link(scene, bpy.data.objects.new(name, curve))
+    return curve_object(name, np.asarray(points, float), radius, scene.collection, material=material)
 
 
 def add_camera(scene, name: str, position, target, *, focal_mm: float = 26.0, sensor_width_mm: float = 36.0,

@@ -102,10 +102,17 @@ def brick(name: str, color):
     tex.inputs["Mortar Size"].default_value = 0.01
     tex.inputs["Brick Width"].default_value = 0.2
     tex.inputs["Row Height"].default_value = 0.067
-    # brick courses follow world height on every wall: map (x + y, z)
-    mapping = nodes.new("ShaderNodeMapping")
-    links.new(coord.outputs["Object"], mapping.inputs["Vector"])
-    links.new(mapping.outputs["Vector"], tex.inputs["Vector"])
+    # brick courses follow the height on every vertical wall: texture coordinates (x + y, z)
+    sep = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(coord.outputs["Object"], sep.inputs[0])
+    along = nodes.new("ShaderNodeMath")
+    along.operation = "ADD"
+    links.new(sep.outputs["X"], along.inputs[0])
+    links.new(sep.outputs["Y"], along.inputs[1])
+    combine = nodes.new("ShaderNodeCombineXYZ")
+    links.new(along.outputs[0], combine.inputs["X"])
+    links.new(sep.outputs["Z"], combine.inputs["Y"])
+    links.new(combine.outputs["Vector"], tex.inputs["Vector"])
     links.new(tex.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
     compat.principled_input(bsdf, "Roughness").default_value = 0.9
     mat.diffuse_color = (*color, 1.0)

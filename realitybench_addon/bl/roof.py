@@ -147,7 +147,7 @@ def build_roof_scene(scene, plan: RoofPlan, rng: np.random.Generator) -> BuiltRo
     _build_wires(scene, plan, built)
 
     ground = mats.principled("RB_Lawn", (0.09, 0.13, 0.05), roughness=1.0, specular=0.1)
-    gv, gq = boxes([-40, -40, -0.05], [40 + L, 40 + 2 * ridge_y, 0.0])
+    gv, gq = boxes([-400, -400, -0.05], [400 + L, 400 + 2 * ridge_y, 0.0])  # far enough that its edge is below the horizon
     mesh_object("Ground", gv, gq, col, materials=[ground])
     return built
 
