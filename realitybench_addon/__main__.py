@@ -86,6 +86,34 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--samples", type=int, default=16, help="Cycles samples (default 16)")
     f.add_argument("--no-render", action="store_true", help="geometric terms only: no render, no image, JSON record")
 
+    e = sub.add_parser("export", help="export a labeled set (random + positive strata) as a Hugging Face "
+                                      "imagefolder; rerun the same command to resume")
+    e.add_argument("--env", required=True, help="ENV[,ENV...] or all")
+    e.add_argument("--random", type=int, default=100, help="random-pose frames per environment (default 100)")
+    e.add_argument("--positive", type=int, default=50,
+                   help="scorer-accepted frames per environment where random frames are rarely acceptable (default 50)")
+    e.add_argument("--seed", type=int, default=0, help="set seed (default 0)")
+    e.add_argument("--out", required=True, help="output folder")
+    e.add_argument("--resolution", default="1600x1200", help="frame size, 4:3 (default 1600x1200)")
+    e.add_argument("--samples", type=int, default=16, help="Cycles samples (default 16)")
+    e.add_argument("--no-denoise", action="store_true", help="skip Cycles' denoiser")
+    e.add_argument("--device", choices=("cpu", "gpu", "auto"), default="cpu", help="render device (default cpu)")
+    e.add_argument("--shard", default="0/1", help="K/N: export the slots with slot %% N == K (default 0/1)")
+
+    r = sub.add_parser("replay", help="rebuild the scene and camera of any frame from its id; save a .blend")
+    r.add_argument("frame_id", help="e.g. tape_gap-random-s0-000002")
+    r.add_argument("--out", required=True, help="the .blend file to write")
+    r.add_argument("--resolution", default="1600x1200")
+
+    rs = sub.add_parser("rescore", help="re-apply presets to a set's stored term values; report verdict flips")
+    rs.add_argument("directory", help="an exported set")
+    rs.add_argument("--presets", action="append", default=[], help="folder of preset TOML files (repeatable; "
+                                                                    "environments without one use the shipped preset)")
+
+    mg = sub.add_parser("merge", help="join the shard folders of one export into a complete set")
+    mg.add_argument("shards", nargs="+", help="shard folders")
+    mg.add_argument("--out", required=True, help="an empty output folder")
+
     d = sub.add_parser("demo", help="photograph a label in a demo scene with a random phone; write JPEG + JSON")
     d.add_argument("--out", required=True, help="output folder")
     d.add_argument("--seed", type=int, default=0)
@@ -117,6 +145,26 @@ def _run(args) -> dict:
                        render=not args.no_render)
         return {key: record[key] for key in ("frame_id", "file_name", "environment", "verdict", "failing_terms",
                                              "gray_terms", "unscored_reason", "ground_truth")}
+    if args.command == "export":
+        from .api import export, parse_resolution
+
+        manifest = export(args.env, out=args.out, random=args.random, positive=args.positive, seed=args.seed,
+                          long_side_px=parse_resolution(args.resolution), samples=args.samples,
+                          denoise=not args.no_denoise, device=args.device, shard=args.shard,
+                          command=" ".join(["python -m realitybench_addon", *sys.argv[1:]]))
+        return {key: manifest[key] for key in ("complete", "expected_frames", "counts", "stats")}
+    if args.command == "replay":
+        from .api import parse_resolution, replay
+
+        return replay(args.frame_id, args.out, long_side_px=parse_resolution(args.resolution))
+    if args.command == "rescore":
+        from .api import rescore
+
+        return rescore(args.directory, args.presets)
+    if args.command == "merge":
+        from .api import merge
+
+        return merge(args.shards, args.out)
     if args.command == "demo":
         from .api import demo
 

@@ -224,3 +224,142 @@ def _jsonable(value):
     if isinstance(value, np.bool_):
         return bool(value)
     return value
+
+
+def export(environments, *, out, random: int = 100, positive: int = 50, seed: int = 0, long_side_px: int = 1600,
+           samples: int = 16, denoise: bool = True, device: str = "cpu", shard: str = "0/1", command: str = "",
+           progress=None) -> dict:
+    """Export (or resume) a labeled set; the defaults reproduce the paper's set shape. Returns the manifest."""
+    from .export import ExportConfig, ExportError, export as run_export, parse_shard, resolve_environments, validate
+
+    try:
+        config = ExportConfig(resolve_environments(environments), random, positive, seed, long_side_px, samples,
+                              denoise, device, parse_shard(shard))
+        validate(config)  # before anything touches the disk
+        if device == "gpu":
+            from .bl.render import cycles_device
+
+            try:
+                cycles_device("gpu")
+            except RuntimeError as exc:
+                raise ExportError(str(exc)) from None
+        out = ensure_writable_dir(out)
+        return run_export(config, out, command=command, progress=progress)
+    except ExportError as exc:
+        raise RealityBenchError(str(exc)) from None
+
+
+def replay(frame_id_text: str, out_blend: str | os.PathLike, *, long_side_px: int = 1600) -> dict:
+    """Rebuild the scene and camera of any frame from its id and save them as a .blend."""
+    from .core.rng import parse_frame_id
+    from .pipeline import SceneCache, place_camera, plan_frame
+
+    try:
+        seed, environment, stratum, index = parse_frame_id(frame_id_text)
+    except ValueError as exc:
+        raise RealityBenchError(str(exc)) from None
+    try:
+        from .envs import registry
+
+        registry.get(environment)
+    except LookupError as exc:
+        raise RealityBenchError(str(exc)) from None
+    out_blend = Path(out_blend)
+    ensure_writable_dir(out_blend.parent)
+    spec = plan_frame(environment, seed, stratum, index)
+    SceneCache().get(spec)
+    _, settings = place_camera(spec, long_side_px)
+    bpy = _bpy()
+    bpy.ops.file.pack_all()
+    bpy.ops.wm.save_as_mainfile(filepath=str(out_blend), compress=True)
+    return {"frame_id": frame_id_text, "blend": str(out_blend), "camera": "RB_Phone",
+            "resolution": list(settings.resolution)}
+
+
+def rescore(directory: str | os.PathLike, presets: Sequence[str | os.PathLike] = ()) -> dict:
+    """Re-apply (changed) presets to a set's stored measurements; no rendering. Reports verdict flips."""
+    from .core.presets import PresetError, load_environment_preset
+    from .core.terms import evaluate
+    from .setio import read_rows
+
+    directory = Path(directory)
+    rows = read_rows(directory)
+    if not rows:
+        raise RealityBenchError(f"{directory} holds no exported frames (no metadata.jsonl rows)")
+    loaded, flips, totals = {}, [], {}
+    for row in rows:
+        env = row["environment"]
+        if env not in loaded:
+            try:
+                loaded[env] = load_environment_preset(env, [Path(p) for p in presets])
+            except PresetError as exc:
+                raise RealityBenchError(f"bad preset: {exc}") from None
+        preset = loaded[env]
+        unscored = row.get("unscored_reason")
+        if unscored and unscored.startswith("acceptability is not scored"):
+            unscored = None
+        if not preset.acceptability_scored:
+            unscored = unscored or f"acceptability is not scored for {env}"
+        _, verdict = evaluate(preset.terms, row["measurements"], unscored)
+        totals[env] = totals.get(env, 0) + 1
+        if verdict.verdict.value != row["verdict"]:
+            flips.append({"frame_id": row["frame_id"], "from": row["verdict"], "to": verdict.verdict.value,
+                          "failing": list(verdict.failing), "gray": list(verdict.gray)})
+    by_env = {env: sum(1 for f in flips if f["frame_id"].startswith(env + "-")) for env in totals}
+    return {"frames": len(rows), "flipped": len(flips), "flipped_by_environment": by_env, "flips": flips,
+            "preset_hashes": {env: p.content_hash() for env, p in loaded.items()}}
+
+
+def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> dict:
+    """Join shard folders (same settings, shards K/N for every K) into one complete set."""
+    import shutil
+
+    from .export import ExportConfig, wants_positive
+    from .core.presets import load_environment_preset
+    from .setio import append_row, read_manifest, read_rows, write_manifest
+
+    manifests = []
+    for d in shard_dirs:
+        m = read_manifest(Path(d))
+        if m is None:
+            raise RealityBenchError(f"{d} is not an exported set (no manifest.json)")
+        if not m.get("complete"):
+            raise RealityBenchError(f"{d} is an unfinished shard; resume it first")
+        manifests.append(m)
+    base = {k: v for k, v in manifests[0]["config"].items() if k != "shard"}
+    shards = set()
+    for d, m in zip(shard_dirs, manifests):
+        mine = {k: v for k, v in m["config"].items() if k != "shard"}
+        if mine != base:
+            raise RealityBenchError(f"{d} was exported with different settings from {shard_dirs[0]}")
+        shards.add(tuple(m["config"]["shard"]))
+    n = manifests[0]["config"]["shard"][1]
+    if shards != {(k, n) for k in range(n)}:
+        missing = sorted({(k, n) for k in range(n)} - shards)
+        raise RealityBenchError(f"shards missing or repeated: have {sorted(shards)}, missing {missing}")
+    out = ensure_writable_dir(out)
+    if (out / "metadata.jsonl").exists():
+        raise RealityBenchError(f"{out} already holds a set; merge into an empty folder")
+    seen = set()
+    for d in shard_dirs:
+        for row in read_rows(Path(d)):
+            key = (row["environment"], row["stratum"], row["slot"])
+            if key in seen:
+                raise RealityBenchError(f"frame slot {key} appears in two shards")
+            seen.add(key)
+            target = out / row["file_name"]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(Path(d) / row["file_name"], target)
+            append_row(out, row)
+    config = ExportConfig(tuple(base["environments"]), base["random"], base["positive"], base["seed"],
+                          base["long_side_px"], base["samples"], base["denoise"], base["device"], (0, 1))
+    expected = 0
+    for env in config.environments:
+        expected += config.random + (config.positive if wants_positive(load_environment_preset(env)) else 0)
+    if len(seen) != expected:
+        raise RealityBenchError(f"merged set has {len(seen)} frames, expected {expected}")
+    manifest = {"command": "merge", "config": config.identity(), "config_hash": config.content_hash(),
+                "complete": True, "expected_frames": expected, "merged_from": [str(d) for d in shard_dirs],
+                "shard_manifests": manifests}
+    write_manifest(out, manifest)
+    return {"frames": len(seen), "out": str(out)}

@@ -20,6 +20,7 @@ from .core.phone import Capture, Phone, camera_settings, draw_capture, draw_phon
 from .core.presets import Preset, load_environment_preset
 from .core.prompt import build_prompt
 from .core.rng import frame_id, frame_rng, scene_rng, stage_rng
+from .core.sanity import image_discard_reason
 from .core.terms import Verdict, evaluate
 from .envs import registry
 from .envs.base import Environment, FieldPose, FrameContext
@@ -64,7 +65,7 @@ class SceneCache:
 
     key: Optional[tuple] = None
     built: Any = None
-    build_s: float = 0.0
+    build_s: float = 0.0  # time of the last call: 0 when the scene was reused
 
     def get(self, spec: FrameSpec):
         import bpy
@@ -72,6 +73,7 @@ class SceneCache:
         from .bl.analytic import reset_scene
 
         key = (spec.environment, spec.set_seed, spec.stratum, spec.scene_index)
+        self.build_s = 0.0
         if key != self.key or self.built is None or bpy.data.objects.get("RB_Sun") is None:
             t = time.perf_counter()
             scene = reset_scene()
@@ -92,6 +94,8 @@ class FrameResult:
     record: dict
     jpeg: Optional[bytes] = None
     timings: dict = field(default_factory=dict)
+    display: Optional[np.ndarray] = None  # the decoded JPEG in [0, 1]
+    discard_reason: Optional[str] = None  # render sanity: why no phone would have taken this frame
 
 
 def place_camera(spec: FrameSpec, long_side_px: int):
@@ -109,7 +113,8 @@ def place_camera(spec: FrameSpec, long_side_px: int):
 
 
 def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True, samples: int = 16,
-              denoise: bool = False, preset: Optional[Preset] = None, cache: SceneCache = _CACHE) -> FrameResult:
+              denoise: bool = False, device: str = "cpu", preset: Optional[Preset] = None,
+              cache: SceneCache = _CACHE) -> FrameResult:
     import bpy
 
     from .bl.render import render_frame
@@ -125,13 +130,19 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
     ctx = FrameContext(scene, camera, built, spec.plan, spec.target, spec.pose)
     measurements = env.measure(ctx)
     timings["geometric_s"] = time.perf_counter() - t
-    jpeg = None
+    jpeg = display = None
+    discard = None
+    from .bl.raycast import inside_geometry
+
+    if inside_geometry(scene, np.asarray(spec.pose.position)):
+        discard = "camera inside a mesh"
     if render:
         t = time.perf_counter()
-        frame = render_frame(scene, camera, samples=samples, denoise=denoise)
+        frame = render_frame(scene, camera, samples=samples, denoise=denoise, device=device)
         timings["render_s"] = time.perf_counter() - t
         t = time.perf_counter()
         jpeg, display = postprocess.process(frame.linear_rgb, spec.post)
+        discard = discard or image_discard_reason(display)
         measurements.update(env.measure_image(ctx, frame, display))
         mask = frame.mask(env.mask_targets(ctx))
         measurements["target_mask_pixels"] = int(mask.sum())
@@ -169,7 +180,8 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
         "versions": {"realitybench": __version__, "blender": bpy.app.version_string,
                      "preset_hash": preset.content_hash()},
     }
-    return FrameResult(spec, record, jpeg, timings)
+    record["discard_reason"] = discard
+    return FrameResult(spec, record, jpeg, timings, display, discard)
 
 
 def is_accepted(record: dict) -> bool:

@@ -108,3 +108,18 @@ def on_depsgraph_update(scene, depsgraph) -> None:
     """Handler: drop the scene's BVH when any geometry changed (never writes Blender data)."""
     if scene.name in _CACHE and any(u.is_updated_geometry for u in depsgraph.updates):
         invalidate(scene.name)
+
+
+def inside_geometry(scene, point, reach_m: float = 2.0) -> bool:
+    """Is `point` enclosed by geometry? Cast six axis rays; most of them hitting a back face
+    (the surface normal pointing away from the ray's origin) within `reach_m` means inside."""
+    bvh = scene_bvh(scene)
+    origin = Vector(tuple(float(c) for c in point))
+    back = 0
+    for axis in range(3):
+        for sign in (1.0, -1.0):
+            direction = Vector(tuple(sign if i == axis else 0.0 for i in range(3)))
+            location, normal, _index, _dist = bvh.tree.ray_cast(origin, direction, reach_m)
+            if location is not None and normal.dot(direction) > 0:
+                back += 1
+    return back >= 4

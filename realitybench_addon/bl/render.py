@@ -28,9 +28,35 @@ class RenderedFrame:
         return np.isin(self.object_index, ids)
 
 
-def configure_cycles(scene, samples: int = 16, denoise: bool = False, device: str = "CPU") -> None:
+GPU_BACKENDS = ("OPTIX", "CUDA", "HIP", "METAL", "ONEAPI")
+
+
+def cycles_device(kind: str) -> str:
+    """'cpu' -> CPU; 'gpu' -> the first GPU backend with a device (an error if none); 'auto' -> GPU if any."""
+    if kind == "cpu":
+        return "CPU"
+    addon = bpy.context.preferences.addons.get("cycles")
+    prefs = addon.preferences if addon is not None else None
+    for backend in GPU_BACKENDS if prefs is not None else ():
+        try:
+            prefs.compute_device_type = backend
+        except TypeError:  # this build has no such backend
+            continue
+        prefs.get_devices()
+        devices = [d for d in prefs.devices if d.type == backend]
+        if devices:
+            for d in devices:
+                d.use = True
+            return "GPU"
+    if kind == "gpu":
+        raise RuntimeError("--device gpu: Cycles finds no GPU on this machine (tried "
+                           f"{', '.join(GPU_BACKENDS)}); use --device cpu or auto")
+    return "CPU"
+
+
+def configure_cycles(scene, samples: int = 16, denoise: bool = False, device: str = "cpu") -> None:
     scene.render.engine = "CYCLES"
-    scene.cycles.device = device
+    scene.cycles.device = cycles_device(device)
     scene.cycles.samples = samples
     scene.cycles.use_denoising = denoise
     if hasattr(scene.cycles, "use_adaptive_sampling"):
@@ -53,12 +79,13 @@ def _read_exr(path: str) -> np.ndarray:
         bpy.data.images.remove(img)
 
 
-def render_frame(scene, camera_obj=None, *, samples: int = 16, denoise: bool = False) -> RenderedFrame:
+def render_frame(scene, camera_obj=None, *, samples: int = 16, denoise: bool = False,
+                 device: str = "cpu") -> RenderedFrame:
     if camera_obj is not None:
         scene.camera = camera_obj
     if scene.camera is None:
         raise LookupError(f"scene {scene.name!r} has no camera to render from")
-    configure_cycles(scene, samples=samples, denoise=denoise)
+    configure_cycles(scene, samples=samples, denoise=denoise, device=device)
     view_layer = scene.view_layers[0]
     saved_pass = view_layer.use_pass_object_index
     saved_use_nodes = scene.use_nodes

@@ -1,0 +1,173 @@
+"""Batch export end to end: the set on disk, a real consumer, resume after SIGKILL, shards, replay, rescore."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("bpy")
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = ["--resolution", "96x72", "--samples", "1", "--no-denoise"]
+BASE = ["--env", "rail_attachment,tape_gap", "--random", "3", "--positive", "2", "--seed", "7", *SMALL]
+
+
+def cli(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "realitybench_addon", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def rows(directory: Path) -> list[dict]:
+    return [json.loads(line) for line in (directory / "metadata.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    out = tmp_path_factory.mktemp("set") / "set"
+    result = cli("export", *BASE, "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    return out, json.loads(result.stdout)
+
+
+def test_set_has_exactly_the_requested_frames(exported):
+    out, summary = exported
+    assert summary["complete"] and summary["expected_frames"] == 10
+    assert summary["counts"] == {"rail_attachment": {"random": 3, "positive": 2},
+                                 "tape_gap": {"random": 3, "positive": 2}}
+    all_rows = rows(out)
+    assert len(all_rows) == 10 and len({r["frame_id"] for r in all_rows}) == 10
+    for r in all_rows:
+        assert (out / r["file_name"]).read_bytes()[:2] == b"\xff\xd8"
+        assert set(r["terms"]) >= {"sharp_at_target", "camera_distance"}
+        assert r["versions"]["preset_hash"] and r["prompt"].startswith("You are reviewing")
+    positives = [r for r in all_rows if r["stratum"] == "positive"]
+    assert all(r["verdict"] == "accept" for r in positives)
+    search = summary["stats"]["positive_search"]
+    for env in ("rail_attachment", "tape_gap"):
+        assert search[env]["accepted"] == 2 and search[env]["renders"] >= 2
+        assert search[env]["candidates"] == search[env]["geometric_rejects"] + search[env]["renders"]
+    assert not list(out.rglob(".*partial"))
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["command"].startswith("python -m realitybench_addon export")
+    assert manifest["config"]["seed"] == 7 and manifest["versions"]["preset_hashes"]["tape_gap"]
+
+
+def test_huggingface_imagefolder_loads_the_labels(exported):
+    datasets = pytest.importorskip("datasets")
+    out, _ = exported
+    ds = datasets.load_dataset("imagefolder", data_dir=str(out), split="train")
+    assert ds.num_rows == 10
+    assert {"image", "frame_id", "environment", "stratum", "verdict", "terms", "ground_truth", "prompt",
+            "capture", "phone", "camera"} <= set(ds.column_names)
+    first = ds[0]
+    assert first["image"].size in ((96, 72), (72, 96))
+    by_id = {r["frame_id"]: r for r in rows(out)}
+    for item in ds:
+        stored = by_id[item["frame_id"]]
+        assert item["verdict"] == stored["verdict"]
+        for key, value in stored["ground_truth"].items():
+            assert item["ground_truth"][key] == value
+
+
+def test_killed_export_resumes_to_the_same_set(exported, tmp_path):
+    reference, _ = exported
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "realitybench_addon", "export", *BASE, "--out", str(out)],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        metadata = out / "metadata.jsonl"
+        if metadata.exists() and len(metadata.read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert len(rows(out)) < 10, "the export finished before it could be killed"
+    resumed = cli("export", *BASE, "--out", str(out))
+    assert resumed.returncode == 0, resumed.stderr
+    got, want = rows(out), rows(reference)
+    assert sorted(r["frame_id"] for r in got) == sorted(r["frame_id"] for r in want)
+    want_by_id = {r["frame_id"]: r for r in want}
+    for r in got:
+        assert {k: v for k, v in r.items()} == want_by_id[r["frame_id"]]
+        assert (out / r["file_name"]).read_bytes() == (reference / r["file_name"]).read_bytes()
+    assert not list(out.rglob(".*partial"))
+
+
+def test_bad_input_is_a_clear_error_before_any_work(exported, tmp_path):
+    out, _ = exported
+    checks = [
+        (["--env", "nope", "--out", str(tmp_path / "a")], "unknown environment 'nope'"),
+        (["--env", "tape_gap", "--random", "-1", "--out", str(tmp_path / "b")], "counts must be non-negative"),
+        (["--env", "tape_gap", "--shard", "3/2", "--out", str(tmp_path / "c")], "need 0 <= K < N"),
+        ([*[a if a != "7" else "8" for a in BASE], "--out", str(out)], "different settings (seed)"),
+    ]
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    checks.append((["--env", "tape_gap", "--out", str(blocker / "sub")], "cannot create output folder"))
+    for args, message in checks:
+        result = cli("export", *args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert message in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_shards_merge_into_the_unsharded_set(exported, tmp_path):
+    reference, _ = exported
+    shards = []
+    for k in range(2):
+        shard = tmp_path / f"shard{k}"
+        result = cli("export", *BASE, "--shard", f"{k}/2", "--out", str(shard))
+        assert result.returncode == 0, result.stderr
+        shards.append(shard)
+    assert {r["slot"] % 2 for r in rows(shards[1])} == {1}
+    incomplete = cli("merge", str(shards[0]), "--out", str(tmp_path / "partial"))
+    assert incomplete.returncode == 2 and "missing [(1, 2)]" in incomplete.stderr
+    merged = cli("merge", *map(str, shards), "--out", str(tmp_path / "merged"))
+    assert merged.returncode == 0, merged.stderr
+    got = {r["frame_id"]: r for r in rows(tmp_path / "merged")}
+    want = {r["frame_id"]: r for r in rows(reference)}
+    assert set(got) == set(want)
+    for fid, r in got.items():
+        assert r["ground_truth"] == want[fid]["ground_truth"] and r["measurements"] == want[fid]["measurements"]
+        assert (tmp_path / "merged" / r["file_name"]).read_bytes() == (reference / r["file_name"]).read_bytes()
+
+
+def test_replay_rebuilds_scene_and_camera(exported, tmp_path):
+    out, _ = exported
+    row = rows(out)[0]
+    blend = tmp_path / "replay.blend"
+    result = cli("replay", row["frame_id"], "--out", str(blend))
+    assert result.returncode == 0, result.stderr
+    script = f"""
+import bpy, json
+bpy.ops.wm.open_mainfile(filepath={str(blend)!r})
+cam = bpy.data.objects["RB_Phone"]
+print(json.dumps({{"matrix": [list(r) for r in cam.matrix_world], "lens": cam.data.lens,
+                   "objects": len(bpy.data.objects)}}))
+"""
+    probe = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    info = json.loads([ln for ln in probe.stdout.splitlines() if ln.startswith("{")][-1])
+    want = row["camera"]["camera_to_world"]
+    assert all(abs(a - b) < 1e-4 for ra, rb in zip(info["matrix"], want) for a, b in zip(ra, rb))
+    assert abs(info["lens"] - row["camera"]["focal_mm"]) < 1e-4 and info["objects"] > 50
+    bad = cli("replay", "not-a-frame", "--out", str(blend))
+    assert bad.returncode == 2 and "malformed frame id" in bad.stderr
+
+
+def test_rescore_reports_flips_without_rendering(exported, tmp_path):
+    out, _ = exported
+    same = cli("rescore", str(out))
+    assert same.returncode == 0 and json.loads(same.stdout)["flipped"] == 0
+    from realitybench_addon.core.presets import load_environment_preset, save_preset
+
+    strict = load_environment_preset("tape_gap").with_term("camera_distance", threshold=0.01)
+    save_preset(strict, tmp_path / "tape_gap.toml")
+    report = json.loads(cli("rescore", str(out), "--presets", str(tmp_path)).stdout)
+    accepted = [r for r in rows(out) if r["environment"] == "tape_gap" and r["verdict"] == "accept"]
+    assert report["flipped_by_environment"] == {"rail_attachment": 0, "tape_gap": len(accepted)}
+    assert all(f["to"] == "reject" and "camera_distance" in f["failing"] for f in report["flips"])
