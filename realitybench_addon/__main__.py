@@ -99,6 +99,17 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--no-denoise", action="store_true", help="skip Cycles' denoiser")
     e.add_argument("--device", choices=("cpu", "gpu", "auto"), default="cpu", help="render device (default cpu)")
     e.add_argument("--shard", default="0/1", help="K/N: export the slots with slot %% N == K (default 0/1)")
+    e.add_argument("--extras", action="store_true",
+                   help="also write each frame's target mask and a debug overlay, and a contact sheet per environment "
+                        "(under OUT/extras/)")
+    e.add_argument("--recycle-every", type=int, default=100, metavar="N",
+                   help="run the export in worker processes of N frames each, so memory cannot creep over a long "
+                        "export (default 100; 0: all in this process)")
+    e.add_argument("--max-frames", type=int, default=None, help=argparse.SUPPRESS)  # one worker's share
+    e.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="local (this process) or ray (shards as Ray tasks, merged into --out)")
+    e.add_argument("--address", default=None, help="Ray cluster address (default: start a local one)")
+    e.add_argument("--workers", type=int, default=2, help="shards to run on Ray (default 2)")
 
     r = sub.add_parser("replay", help="rebuild the scene and camera of any frame from its id; save a .blend")
     r.add_argument("frame_id", help="e.g. tape_gap-random-s0-000002")
@@ -145,13 +156,18 @@ def _run(args) -> dict:
                        render=not args.no_render)
         return {key: record[key] for key in ("frame_id", "file_name", "environment", "verdict", "failing_terms",
                                              "gray_terms", "unscored_reason", "ground_truth")}
+    if args.command == "export" and args.engine == "ray":
+        return _export_on_ray(args)
+    if args.command == "export" and args.recycle_every > 0 and args.max_frames is None:
+        return _export_in_workers(args)
     if args.command == "export":
         from .api import export, parse_resolution
 
         manifest = export(args.env, out=args.out, random=args.random, positive=args.positive, seed=args.seed,
                           long_side_px=parse_resolution(args.resolution), samples=args.samples,
                           denoise=not args.no_denoise, device=args.device, shard=args.shard,
-                          command=" ".join(["python -m realitybench_addon", *sys.argv[1:]]))
+                          command=" ".join(["python -m realitybench_addon", *_user_argv()]),
+                          max_frames=args.max_frames, extras=args.extras)
         return {key: manifest[key] for key in ("complete", "expected_frames", "counts", "stats")}
     if args.command == "replay":
         from .api import parse_resolution, replay
@@ -172,6 +188,83 @@ def _run(args) -> dict:
         return {"frame_id": record["frame_id"], "file_name": record["file_name"], "out": str(args.out),
                 "terms": record["terms"]}
     raise RealityBenchError(f"unknown command {args.command!r}")
+
+
+def _user_argv() -> list[str]:
+    """The command line as the user typed it (without the worker-only options)."""
+    argv, skip = [], False
+    for arg in sys.argv[1:]:
+        if skip:
+            skip = False
+        elif arg == "--max-frames":
+            skip = True
+        else:
+            argv.append(arg)
+    return argv
+
+
+def _die_with_parent() -> None:
+    """In a worker: be killed when the parent dies (Linux), so a killed export leaves no orphan writing."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _export_in_workers(args) -> dict:
+    """Recycle the worker: run the export in child processes of --recycle-every frames each until done.
+    Each child resumes where the last stopped, so the set is the same as one long run."""
+    import subprocess
+
+    from .api import RealityBenchError
+
+    argv = _user_argv()
+    while True:
+        child = subprocess.run([sys.executable, "-m", "realitybench_addon", *argv, "--max-frames",
+                                str(args.recycle_every)], stdout=subprocess.PIPE, text=True,
+                               preexec_fn=_die_with_parent)
+        if child.returncode != 0:
+            if child.returncode == 2:
+                raise SystemExit(2)  # the child already printed the one-line error
+            raise RealityBenchError(f"export worker exited with code {child.returncode}; rerun to resume")
+        summary = json.loads(child.stdout)
+        if summary["complete"]:
+            return summary
+
+
+def _export_on_ray(args) -> dict:
+    from pathlib import Path
+
+    from .api import RealityBenchError, ensure_writable_dir, parse_resolution
+    from .distributed import export_on_ray
+
+    if args.shard != "0/1":
+        raise RealityBenchError("--engine ray makes its own shards; leave out --shard")
+    if args.workers < 1:
+        raise RealityBenchError(f"--workers must be at least 1, got {args.workers}")
+    argv = ["--env", args.env, "--random", str(args.random), "--positive", str(args.positive), "--seed",
+            str(args.seed), "--resolution", args.resolution, "--samples", str(args.samples), "--device", args.device]
+    if args.no_denoise:
+        argv.append("--no-denoise")
+    if args.extras:
+        argv.append("--extras")
+    # the same checks as a local export, before any task starts
+    from .export import ExportConfig, ExportError, parse_shard, resolve_environments, validate
+
+    try:
+        validate(ExportConfig(resolve_environments(args.env), args.random, args.positive, args.seed,
+                              parse_resolution(args.resolution), args.samples, not args.no_denoise, args.device,
+                              parse_shard("0/1"), args.extras))
+    except ExportError as exc:
+        raise RealityBenchError(str(exc)) from None
+    out = ensure_writable_dir(args.out)
+    try:
+        manifest = export_on_ray(argv, Path(out), workers=args.workers, address=args.address)
+    except RuntimeError as exc:
+        raise RealityBenchError(str(exc)) from None
+    return {"complete": manifest["complete"], "expected_frames": manifest["expected_frames"],
+            "frames": manifest.get("frames"), "ray": manifest.get("ray")}
 
 
 def main(argv=None) -> int:

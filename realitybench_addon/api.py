@@ -228,13 +228,13 @@ def _jsonable(value):
 
 def export(environments, *, out, random: int = 100, positive: int = 50, seed: int = 0, long_side_px: int = 1600,
            samples: int = 16, denoise: bool = True, device: str = "cpu", shard: str = "0/1", command: str = "",
-           progress=None) -> dict:
+           progress=None, max_frames: Optional[int] = None, extras: bool = False) -> dict:
     """Export (or resume) a labeled set; the defaults reproduce the paper's set shape. Returns the manifest."""
     from .export import ExportConfig, ExportError, export as run_export, parse_shard, resolve_environments, validate
 
     try:
         config = ExportConfig(resolve_environments(environments), random, positive, seed, long_side_px, samples,
-                              denoise, device, parse_shard(shard))
+                              denoise, device, parse_shard(shard), extras)
         validate(config)  # before anything touches the disk
         if device == "gpu":
             from .bl.render import cycles_device
@@ -244,7 +244,7 @@ def export(environments, *, out, random: int = 100, positive: int = 50, seed: in
             except RuntimeError as exc:
                 raise ExportError(str(exc)) from None
         out = ensure_writable_dir(out)
-        return run_export(config, out, command=command, progress=progress)
+        return run_export(config, out, command=command, progress=progress, max_frames=max_frames)
     except ExportError as exc:
         raise RealityBenchError(str(exc)) from None
 
@@ -350,9 +350,15 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> di
             target = out / row["file_name"]
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(Path(d) / row["file_name"], target)
+            for kind, suffix in (("masks", ".png"), ("overlays", ".jpg")):
+                extra = Path(d) / "extras" / kind / row["environment"] / f"{row['frame_id']}{suffix}"
+                if extra.exists():
+                    (out / "extras" / kind / row["environment"]).mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(extra, out / "extras" / kind / row["environment"] / extra.name)
             append_row(out, row)
     config = ExportConfig(tuple(base["environments"]), base["random"], base["positive"], base["seed"],
-                          base["long_side_px"], base["samples"], base["denoise"], base["device"], (0, 1))
+                          base["long_side_px"], base["samples"], base["denoise"], base["device"], (0, 1),
+                          base.get("extras", False))
     expected = 0
     for env in config.environments:
         expected += config.random + (config.positive if wants_positive(load_environment_preset(env)) else 0)
@@ -362,4 +368,8 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> di
                 "complete": True, "expected_frames": expected, "merged_from": [str(d) for d in shard_dirs],
                 "shard_manifests": manifests}
     write_manifest(out, manifest)
+    if config.extras:
+        from .export import write_contact_sheets
+
+        write_contact_sheets(out)
     return {"frames": len(seen), "out": str(out)}

@@ -22,10 +22,12 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from . import __version__
+from .core import overlay
 from .core.presets import PresetError, load_environment_preset
 from .envs import registry
 from .setio import append_row, atomic_write, read_manifest, read_rows, remove_partials, write_manifest
 
+EXTRAS = "extras"  # masks/, overlays/, contact_sheets/ (beside the set's images)
 POSITIVE_BLOCK = 1000
 REPLACEMENT_BASE = 10_000_000
 REPLACEMENTS = 16
@@ -49,6 +51,7 @@ class ExportConfig:
     denoise: bool = True
     device: str = "cpu"
     shard: tuple[int, int] = (0, 1)
+    extras: bool = False  # per-frame target mask and debug overlay, a contact sheet per environment
 
     def identity(self) -> dict:
         """What a resumed export must share with the one that started the folder."""
@@ -144,8 +147,10 @@ def metadata_row(record: dict, slot: int, config_hash: str) -> dict:
     return row
 
 
-def export(config: ExportConfig, out: Path, *, command: str = "", progress: Optional[Callable] = None) -> dict:
-    """Run (or resume) an export into `out`; returns the manifest."""
+def export(config: ExportConfig, out: Path, *, command: str = "", progress: Optional[Callable] = None,
+           max_frames: Optional[int] = None) -> dict:
+    """Run (or resume) an export into `out`; returns the manifest. With `max_frames`, stop after that
+    many new frames (the manifest then says complete: false; the same call resumes)."""
     from . import pipeline
 
     presets = validate(config)
@@ -173,6 +178,11 @@ def export(config: ExportConfig, out: Path, *, command: str = "", progress: Opti
         if wants_positive(presets[env]):
             work += [(env, "positive", s) for s in _slots(config.positive, config.shard)]
     todo = [w for w in work if w not in done]
+    if max_frames is not None:
+        remaining = len(todo)
+        todo = todo[:max_frames]
+    else:
+        remaining = len(todo)
     tracker = Progress(len(todo), report=progress)
 
     def save_manifest(complete: bool) -> dict:
@@ -198,12 +208,29 @@ def export(config: ExportConfig, out: Path, *, command: str = "", progress: Opti
             result = _random_frame(pipeline, config, preset, env, slot, discards, timings)
         else:
             result = _positive_frame(pipeline, config, preset, env, slot, discards, search[env], timings)
-        atomic_write(out / env / f"{result.record['frame_id']}.jpg", result.jpeg)
-        append_row(out, metadata_row(result.record, slot, config_hash))
+        fid = result.record["frame_id"]
+        row = metadata_row(result.record, slot, config_hash)
+        if config.extras:
+            atomic_write(out / EXTRAS / "masks" / env / f"{fid}.png", overlay.mask_png(result.mask))
+            atomic_write(out / EXTRAS / "overlays" / env / f"{fid}.jpg",
+                         overlay.overlay_jpeg(result.jpeg, result.mask, row))
+        atomic_write(out / env / f"{fid}.jpg", result.jpeg)
+        append_row(out, row)
         timings["wall_s"] += time.perf_counter() - started
         save_manifest(complete=False)
         tracker.step(f"{env} {stratum} slot {slot}: {result.record['verdict']}")
-    return save_manifest(complete=True)
+    complete = len(todo) == remaining
+    if complete and config.extras:
+        write_contact_sheets(out)
+    return save_manifest(complete=complete)
+
+
+def write_contact_sheets(out: Path) -> None:
+    by_env: dict[str, list] = {}
+    for r in read_rows(out):
+        by_env.setdefault(r["environment"], []).append(((out / r["file_name"]).read_bytes(), r["verdict"]))
+    for env, items in by_env.items():
+        atomic_write(out / EXTRAS / "contact_sheets" / f"{env}.jpg", overlay.contact_sheet(items))
 
 
 def _render(pipeline, config, preset, spec, timings):

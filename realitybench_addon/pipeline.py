@@ -95,6 +95,7 @@ class FrameResult:
     jpeg: Optional[bytes] = None
     timings: dict = field(default_factory=dict)
     display: Optional[np.ndarray] = None  # the decoded JPEG in [0, 1]
+    mask: Optional[np.ndarray] = None  # the target's pixels in the object-index pass
     discard_reason: Optional[str] = None  # render sanity: why no phone would have taken this frame
 
 
@@ -130,7 +131,7 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
     ctx = FrameContext(scene, camera, built, spec.plan, spec.target, spec.pose)
     measurements = env.measure(ctx)
     timings["geometric_s"] = time.perf_counter() - t
-    jpeg = display = None
+    jpeg = display = mask = None
     discard = None
     from .bl.raycast import inside_geometry
 
@@ -181,7 +182,7 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
                      "preset_hash": preset.content_hash()},
     }
     record["discard_reason"] = discard
-    return FrameResult(spec, record, jpeg, timings, display, discard)
+    return FrameResult(spec, record, jpeg, timings, display=display, mask=mask, discard_reason=discard)
 
 
 def is_accepted(record: dict) -> bool:

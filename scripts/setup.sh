@@ -38,7 +38,7 @@ fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 
 if [ "$with_tests" = 1 ]; then
-  .venv/bin/python -m pip install --quiet -e ".[bpy,test]"
+  .venv/bin/python -m pip install --quiet -e ".[bpy,test,ray]"
   # Its own folder: on the venv's path it would hijack every pytest run (see pyproject.toml).
   if [ ! -d .venv/pytest-blender/pytest_blender ]; then
     .venv/bin/python -m pip install --quiet --no-deps --target .venv/pytest-blender pytest-blender==3.0.8

@@ -12,15 +12,32 @@ from .camera import look_at
 from .meshes import curve_object
 
 
-def reset_scene():
-    """An empty file with one scene (no default cube, camera or light).
+# Data kinds a RealityBench scene creates; `reset_scene` empties all of them.
+_SCENE_DATA = ("objects", "meshes", "curves", "materials", "lights", "cameras", "worlds", "node_groups",
+               "actions", "collections", "textures")
 
-    `read_homefile(use_factory_startup=True)` rather than `read_factory_settings`: the
-    latter also resets the preferences, which disables the running add-on itself.
+
+def reset_scene():
+    """Empty the current scene and the data blocks scenes are built from; return the scene.
+
+    Not `read_homefile`/`read_factory_settings`: loading a file from inside an operator (the
+    export and build operators call this) hangs or crashes Blender, and the factory reset
+    also disables the running add-on.
     """
-    bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
     scene = bpy.context.scene
+    for other in [s for s in bpy.data.scenes if s != scene]:
+        bpy.data.scenes.remove(other)
+    doomed = [block for kind in _SCENE_DATA for block in getattr(bpy.data, kind)]
+    doomed += [img for img in bpy.data.images if img.type not in {"RENDER_RESULT", "COMPOSITING"}]
+    bpy.data.batch_remove(doomed)
+    scene.camera = None
+    scene.world = None
+    if scene.node_tree is not None:
+        scene.node_tree.nodes.clear()
+    scene.use_nodes = False
+    scene.frame_set(1)
     scene.render.engine = "CYCLES"
+    scene.render.use_motion_blur = False
     return scene
 
 

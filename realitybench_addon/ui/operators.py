@@ -71,4 +71,54 @@ class RB_OT_demo_scene(bpy.types.Operator):
         return {"FINISHED"}
 
 
-CLASSES = (RB_OT_measure, RB_OT_demo_scene)
+class RB_OT_export(bpy.types.Operator):
+    """Export a labeled set (the same function as `python -m realitybench_addon export`)"""
+
+    bl_idname = "realitybench.export"
+    bl_label = "Export Labeled Set"
+    bl_options = {"REGISTER"}
+
+    environments: bpy.props.StringProperty(name="Environments", default="all",
+                                           description="ENV[,ENV...] or all")
+    random: bpy.props.IntProperty(name="Random frames", default=100, min=0)
+    positive: bpy.props.IntProperty(name="Positive frames", default=50, min=0)
+    seed: bpy.props.IntProperty(name="Seed", default=0, min=0)
+    out: bpy.props.StringProperty(name="Output folder", subtype="DIR_PATH")
+    resolution: bpy.props.StringProperty(name="Resolution", default="1600x1200")
+    samples: bpy.props.IntProperty(name="Samples", default=16, min=1)
+    denoise: bpy.props.BoolProperty(name="Denoise", default=True)
+    device: bpy.props.EnumProperty(name="Device", items=[("cpu", "CPU", ""), ("gpu", "GPU", ""), ("auto", "Auto", "")])
+    shard: bpy.props.StringProperty(name="Shard", default="0/1", description="K/N")
+
+    def execute(self, context):
+        if not self.out:
+            self.report({"ERROR"}, "No output folder: set 'out'")
+            return {"CANCELLED"}
+        wm = context.window_manager
+        started = [False]
+
+        def progress(done, total, line):
+            if not started[0]:
+                wm.progress_begin(0, total)
+                started[0] = True
+            wm.progress_update(done)
+            print(line)
+
+        try:
+            manifest = api.export(self.environments, out=bpy.path.abspath(self.out), random=self.random,
+                                  positive=self.positive, seed=self.seed,
+                                  long_side_px=api.parse_resolution(self.resolution), samples=self.samples,
+                                  denoise=self.denoise, device=self.device, shard=self.shard,
+                                  command="bpy.ops.realitybench.export", progress=progress)
+        except api.RealityBenchError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        finally:
+            if started[0]:
+                wm.progress_end()
+        frames = sum(sum(c.values()) for c in manifest["counts"].values())
+        self.report({"INFO"}, f"Exported {frames} frames to {self.out}")
+        return {"FINISHED"}
+
+
+CLASSES = (RB_OT_measure, RB_OT_demo_scene, RB_OT_export)
