@@ -6,33 +6,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 
 
-def _json_default(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return str(value)
-
-
-def _clean(obj):
-    """NaN and infinity are not JSON: write them as null."""
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
-
-
 def _print_json(data, stream) -> None:
-    stream.write(json.dumps(_clean(data), indent=2, default=_json_default) + "\n")
+    from .setio import jsonable
+
+    stream.write(json.dumps(jsonable(data), indent=2, default=str) + "\n")
     stream.flush()
 
 

@@ -21,6 +21,7 @@ from .core import image_terms as img
 from .core import postprocess
 from .core.phone import camera_settings, draw_capture, draw_phone
 from .core.rng import frame_id, frame_rng, stage_rng
+from .setio import atomic_write, jsonable
 
 
 class RealityBenchError(Exception):
@@ -105,15 +106,6 @@ def measure(target: str | Sequence[str], camera: Optional[str] = None, *, blend:
     return result
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.partial")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
-
-
 def ensure_writable_dir(out: str | os.PathLike) -> Path:
     out = Path(out)
     try:
@@ -164,8 +156,8 @@ def demo(out: str | os.PathLike, *, seed: int = 0, long_side_px: int = 400, samp
     record = {"frame_id": fid, "file_name": f"{fid}.jpg", "phone": phone.to_dict(), "capture": capture.to_dict(),
               "camera": settings.to_dict(), "postprocess": post.to_dict(), "terms": terms,
               "versions": version_info()}
-    _atomic_write(out / f"{fid}.jpg", jpeg)
-    _atomic_write(out / f"{fid}.json", (json.dumps(_jsonable(record), indent=2) + "\n").encode())
+    atomic_write(out / f"{fid}.jpg", jpeg)
+    atomic_write(out / f"{fid}.json", (json.dumps(jsonable(record), indent=2) + "\n").encode())
     return record
 
 
@@ -205,25 +197,9 @@ def frame(environment: str, seed: int, index: int, out: str | os.PathLike, *, st
                        samples=samples)
     record = result.record
     if result.jpeg is not None:
-        _atomic_write(out / record["file_name"], result.jpeg)
-    _atomic_write(out / f"{record['frame_id']}.json", (json.dumps(_jsonable(record), indent=2) + "\n").encode())
+        atomic_write(out / record["file_name"], result.jpeg)
+    atomic_write(out / f"{record['frame_id']}.json", (json.dumps(jsonable(record), indent=2) + "\n").encode())
     return record
-
-
-def _jsonable(value):
-    """NaN and infinity become null; numpy scalars become Python numbers."""
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (np.floating, float)):
-        value = float(value)
-        return value if np.isfinite(value) else None
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
 
 
 def export(environments, *, out, random: int = 100, positive: int = 50, seed: int = 0, long_side_px: int = 1600,

@@ -2,21 +2,15 @@
 from __future__ import annotations
 
 import json
-import math
 
 import bpy
 
 from .. import api
+from ..setio import jsonable
 
 
 def _json(data) -> str:
-    def clean(v):
-        if isinstance(v, dict):
-            return {k: clean(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [clean(x) for x in v]
-        return None if isinstance(v, float) and not math.isfinite(v) else v
-    return json.dumps(clean(data))
+    return json.dumps(jsonable(data))
 
 
 class RB_OT_measure(bpy.types.Operator):
