@@ -349,3 +349,57 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> di
 
         write_contact_sheets(out)
     return {"frames": len(seen), "out": str(out)}
+
+
+def build_frame(environment: str, seed: int = 0, index: int = 0, *, stratum: str = "random",
+                long_side_px: int = 1600) -> dict:
+    """Build a frame's scene and place its phone camera (no render); returns the geometric record."""
+    from .envs import registry
+    from .pipeline import plan_frame, run_frame
+
+    try:
+        registry.get(environment)
+    except LookupError as exc:
+        raise RealityBenchError(str(exc)) from None
+    if seed < 0 or index < 0:
+        raise RealityBenchError(f"seed and index must be non-negative (got seed {seed}, index {index})")
+    return run_frame(plan_frame(environment, seed, stratum, index), long_side_px=long_side_px, render=False).record
+
+
+def check_active(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,
+                 stratum: str = "random", render: bool = True, samples: int = 8, resolution_scale: float = 0.5,
+                 preset=None, build: bool = True) -> dict:
+    """Score the built scene of (environment, seed, index) from `camera` (default: the scene camera, which
+    may have been moved or made by hand). A quick render (default 50% resolution, 8 samples) gives the
+    image terms."""
+    from .pipeline import check_camera, plan_frame
+
+    scene, cam = _scene_and_camera(camera)
+    try:
+        return check_camera(plan_frame(environment, seed, stratum, index), cam, render=render, samples=samples,
+                            resolution_scale=resolution_scale, preset=preset, build=build)
+    except LookupError as exc:
+        raise RealityBenchError(str(exc)) from None
+
+
+def redraw_camera(environment: str, seed: int, index: int, *, pose_draw: Optional[int] = None,
+                  capture_draw: Optional[int] = None, stratum: str = "random", long_side_px: int = 1600) -> dict:
+    """Place the phone again in the built scene of (environment, seed, index) with a new pose and/or a new
+    capture, drawn from the environment's own distributions (numbered draws: repeatable)."""
+    from dataclasses import replace
+
+    from .core.rng import frame_rng
+    from .envs import registry
+    from .pipeline import _CACHE, place_camera, plan_frame
+
+    spec = plan_frame(environment, seed, stratum, index)
+    env = registry.get(environment)
+    if pose_draw is not None:
+        spec = replace(spec, pose=env.draw_pose(spec.plan, spec.target,
+                                                stage_rng(frame_rng(seed, environment, "demo", pose_draw), "pose")))
+    if capture_draw is not None:
+        spec = replace(spec, capture=draw_capture(stage_rng(frame_rng(seed, environment, "demo", capture_draw),
+                                                            "capture"), spec.phone))
+    _CACHE.get(spec)
+    _, settings = place_camera(spec, long_side_px)
+    return {"pose": spec.pose.to_dict(), "capture": spec.capture.to_dict(), "camera": settings.to_dict()}

@@ -67,7 +67,8 @@ class SceneCache:
     built: Any = None
     build_s: float = 0.0  # time of the last call: 0 when the scene was reused
 
-    def get(self, spec: FrameSpec):
+    def get(self, spec: FrameSpec, build: bool = True):
+        """The built scene of `spec`; with build=False, a LookupError instead of a (re)build."""
         import bpy
 
         from .bl.analytic import reset_scene
@@ -75,6 +76,8 @@ class SceneCache:
         key = (spec.environment, spec.set_seed, spec.stratum, spec.scene_index)
         self.build_s = 0.0
         if key != self.key or self.built is None or bpy.data.objects.get("RB_Sun") is None:
+            if not build:
+                raise LookupError(f"the scene of {spec.frame_id} is not built; build it first")
             t = time.perf_counter()
             scene = reset_scene()
             env = registry.get(spec.environment)
@@ -187,3 +190,41 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
 
 def is_accepted(record: dict) -> bool:
     return record["verdict"] == Verdict.ACCEPT.value
+
+
+def check_camera(spec: FrameSpec, camera, *, render: bool = False, samples: int = 8, resolution_scale: float = 1.0,
+                 preset: Optional[Preset] = None, cache: SceneCache = _CACHE, build: bool = True) -> dict:
+    """Every term, the verdict, the ground truth and the prompt of `spec`'s scene seen by `camera`,
+    any camera, hand-placed included (the sidebar's readouts and "Check acceptability").
+
+    With `render`, a quick render at `resolution_scale` of the scene's resolution gives the image
+    terms; geometric terms are always read at the full resolution.
+    """
+    import bpy
+
+    from .bl.render import render_frame
+
+    env: Environment = registry.get(spec.environment)
+    preset = preset or load_environment_preset(spec.environment)
+    built = cache.get(spec, build=build)
+    scene = bpy.context.scene
+    ctx = FrameContext(scene, camera, built, spec.plan, spec.target, spec.pose)
+    measurements = env.measure(ctx)
+    if render:
+        saved = scene.render.resolution_percentage
+        scene.render.resolution_percentage = max(1, int(round(saved * resolution_scale)))
+        try:
+            frame = render_frame(scene, camera, samples=samples)
+        finally:
+            scene.render.resolution_percentage = saved
+        _, display = postprocess.process(frame.linear_rgb, spec.post)
+        measurements.update(env.measure_image(ctx, frame, display))
+    unscored = env.unscored_reason(spec.plan, spec.target)
+    if not preset.acceptability_scored:
+        unscored = unscored or f"acceptability is not scored for {spec.environment}"
+    results, verdict = evaluate(preset.terms, measurements, unscored)
+    return {"frame_id": spec.frame_id, "camera": camera.name, "terms": [r.to_dict() for r in results],
+            "measurements": measurements, "verdict": verdict.verdict.value, "failing_terms": list(verdict.failing),
+            "gray_terms": list(verdict.gray), "pending_terms": list(verdict.pending),
+            "unscored_reason": verdict.unscored_reason, "ground_truth": env.ground_truth(ctx),
+            "prompt": build_prompt(env.prompt_parts), "rendered": render}

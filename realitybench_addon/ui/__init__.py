@@ -4,10 +4,12 @@ from __future__ import annotations
 import bpy
 
 from ..bl import raycast
-from . import operators, panels, properties
+from . import live, operators, panels, properties
 
 CLASSES = (*properties.CLASSES, *operators.CLASSES, *panels.CLASSES)
-HANDLERS = ((bpy.app.handlers.depsgraph_update_post, raycast.on_depsgraph_update),)
+HANDLERS = ((bpy.app.handlers.depsgraph_update_post, raycast.on_depsgraph_update),
+            (bpy.app.handlers.depsgraph_update_post, live.on_depsgraph_update),
+            (bpy.app.handlers.load_post, live.on_load_post))
 
 
 def register():
@@ -27,3 +29,6 @@ def unregister():
     for cls in reversed(CLASSES):
         bpy.utils.unregister_class(cls)
     raycast.invalidate()
+    live.unbind()
+    if bpy.app.timers.is_registered(live._deferred_refresh):
+        bpy.app.timers.unregister(live._deferred_refresh)

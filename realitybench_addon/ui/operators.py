@@ -115,4 +115,93 @@ class RB_OT_export(bpy.types.Operator):
         return {"FINISHED"}
 
 
-CLASSES = (RB_OT_measure, RB_OT_demo_scene, RB_OT_export)
+class RB_OT_build_scene(bpy.types.Operator):
+    """Build the chosen environment's scene for the seed and place the phone at the frame's pose"""
+
+    bl_idname = "realitybench.build_scene"
+    bl_label = "Build Scene"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        from . import live
+
+        s = context.window_manager.realitybench
+        live.unbind()  # the readouts must not follow the old scene while the new one is built
+        try:
+            record = api.build_frame(s.environment, s.seed, s.index)
+        except api.RealityBenchError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        live.bind(s.environment, s.seed, s.index)
+        live.refresh()
+        s.last_check = ""
+        self.report({"INFO"}, f"{record['frame_id']}: {record['verdict']} (geometric terms)")
+        return {"FINISHED"}
+
+
+class RB_OT_randomize_scene(bpy.types.Operator):
+    """Draw a new scene: the next seed"""
+
+    bl_idname = "realitybench.randomize_scene"
+    bl_label = "Randomize Scene"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        context.window_manager.realitybench.seed += 1
+        return bpy.ops.realitybench.build_scene()
+
+
+class RB_OT_randomize_camera(bpy.types.Operator):
+    """Place the phone again: a new pose from the environment's field-pose distribution, or a new capture
+    (lens, zoom, orientation, mode) with the scene's phone"""
+
+    bl_idname = "realitybench.randomize_camera"
+    bl_label = "Randomize Camera"
+    bl_options = {"REGISTER", "UNDO"}
+
+    what: bpy.props.EnumProperty(name="What", items=[("POSE", "Pose", ""), ("PHONE", "Phone", "")], default="POSE")
+
+    def execute(self, context):
+        from . import live
+
+        s = context.window_manager.realitybench
+        s.draw_count += 1
+        kwargs = {"pose_draw": s.draw_count} if self.what == "POSE" else {"capture_draw": s.draw_count}
+        live.unbind()
+        try:
+            placed = api.redraw_camera(s.environment, s.seed, s.index, **kwargs)
+        except api.RealityBenchError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        live.bind(s.environment, s.seed, s.index)
+        live.refresh()
+        self.report({"INFO"}, f"{self.what.lower()} redrawn: {placed['pose']['posture']}, "
+                              f"{placed['capture']['lens']} lens, {placed['capture']['mode']}")
+        return {"FINISHED"}
+
+
+class RB_OT_check(bpy.types.Operator):
+    """Every term for the active camera, image terms from a quick render (50% resolution, 8 samples):
+    the verdict, the failing terms, the ground truth and the prompt"""
+
+    bl_idname = "realitybench.check"
+    bl_label = "Check Acceptability"
+    bl_options = {"REGISTER"}
+
+    render: bpy.props.BoolProperty(name="Render", default=True, description="Quick render for the image terms")
+
+    def execute(self, context):
+        s = context.window_manager.realitybench
+        try:
+            result = api.check_active(s.environment, s.seed, s.index, render=self.render)
+        except api.RealityBenchError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        s.last_check = _json(result)
+        failing = ", ".join(result["failing_terms"]) or "none"
+        self.report({"INFO"}, f"{result['verdict'].upper()}; failing: {failing}")
+        return {"FINISHED"}
+
+
+CLASSES = (RB_OT_measure, RB_OT_demo_scene, RB_OT_export, RB_OT_build_scene, RB_OT_randomize_scene,
+           RB_OT_randomize_camera, RB_OT_check)

@@ -18,11 +18,123 @@ READOUTS = (
 )
 
 
-class RB_PT_measure(bpy.types.Panel):
+class _Sidebar:
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "RealityBench"
-    bl_label = "Measure"
+
+
+def _format_value(term: dict) -> str:
+    value = term["value"]
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    unit = term["unit"]
+    if unit == "fraction":
+        return f"{value:.1%}" if value < 0.1 else f"{value:.0%}"
+    if unit in ("weber", "luminance"):
+        return f"{value:.3f}"
+    return f"{value:.2f} {unit}"
+
+
+def _format_threshold(term: dict) -> str:
+    c, t = term["comparator"], term["threshold"]
+    if c in ("is_true", "is_false"):
+        return "yes" if c == "is_true" else "no"
+    unit = "" if term["unit"] in ("fraction", "weber", "luminance") else f" {term['unit']}"
+    if c == "between":
+        return f"{t[0]:g}–{t[1]:g}{unit}"
+    return f"{c} {t:g}{unit}"
+
+
+def draw_terms(layout, terms: list[dict]) -> None:
+    col = layout.column(align=True)
+    for term in terms:
+        row = col.row(align=True)
+        outcome = term["outcome"]
+        row.alert = outcome in ("fail", "not_applicable")
+        icon = {"pass": "CHECKMARK", "fail": "CANCEL", "gray": "QUESTION", "needs_render": "RENDER_STILL",
+                "not_applicable": "CANCEL"}[outcome]
+        split = row.split(factor=0.5)
+        split.label(text=term["label"], icon=icon)
+        value = "needs a render" if outcome == "needs_render" else _format_value(term)
+        split.label(text=f"{value}  ({_format_threshold(term)})")
+
+
+class RB_PT_environment(_Sidebar, bpy.types.Panel):
+    bl_label = "Environment"
+
+    def draw(self, context):
+        s = context.window_manager.realitybench
+        layout = self.layout
+        layout.prop(s, "environment", text="")
+        row = layout.row(align=True)
+        row.prop(s, "seed")
+        row.prop(s, "index")
+        row = layout.row(align=True)
+        row.operator("realitybench.build_scene", icon="SCENE_DATA")
+        row.operator("realitybench.randomize_scene", text="Randomize", icon="FILE_REFRESH")
+        row = layout.row(align=True)
+        row.operator("realitybench.randomize_camera", text="Randomize Pose", icon="CAMERA_DATA").what = "POSE"
+        row.operator("realitybench.randomize_camera", text="Randomize Phone", icon="OUTLINER_OB_CAMERA").what = "PHONE"
+
+
+class RB_PT_readouts(_Sidebar, bpy.types.Panel):
+    bl_label = "Live Readouts"
+
+    def draw(self, context):
+        from .live import STATE
+
+        layout = self.layout
+        if STATE.key is None:
+            layout.label(text="Build a scene to see its terms", icon="INFO")
+            return
+        if STATE.error:
+            layout.label(text=STATE.error, icon="ERROR")
+            return
+        if STATE.result is None:
+            layout.label(text="Computing…")
+            return
+        draw_terms(layout, STATE.result["terms"])
+        layout.label(text=f"Geometric verdict: {STATE.result['verdict']}  ({STATE.compute_s * 1000:.0f} ms)")
+        layout.operator("realitybench.check", icon="RENDER_STILL")
+
+
+class RB_PT_check(_Sidebar, bpy.types.Panel):
+    bl_label = "Acceptability Check"
+
+    @classmethod
+    def poll(cls, context):
+        return bool(context.window_manager.realitybench.last_check)
+
+    def draw(self, context):
+        result = json.loads(context.window_manager.realitybench.last_check)
+        layout = self.layout
+        box = layout.box()
+        box.alert = result["verdict"] == "reject"
+        box.label(text=f"Verdict: {result['verdict'].upper()}", icon="CHECKMARK" if result["verdict"] == "accept"
+                  else "ERROR")
+        if result["failing_terms"]:
+            box.label(text="Failing: " + ", ".join(result["failing_terms"]))
+        if result["gray_terms"]:
+            box.label(text="Gray: " + ", ".join(result["gray_terms"]))
+        if result["unscored_reason"]:
+            box.label(text="Unscored: " + result["unscored_reason"])
+        draw_terms(layout, result["terms"])
+        col = layout.column(align=True)
+        col.label(text="Ground truth:")
+        for key, value in result["ground_truth"].items():
+            col.label(text=f"  {key}: {value}")
+        col.label(text="Prompt (first lines):")
+        for line in result["prompt"].splitlines()[:4]:
+            if line:
+                col.label(text="  " + line[:70])
+
+
+class RB_PT_measure(_Sidebar, bpy.types.Panel):
+    bl_label = "Measure Any Object"
+    bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context):
         settings = context.window_manager.realitybench
@@ -47,4 +159,4 @@ class RB_PT_measure(bpy.types.Panel):
                 split.label(text=fmt.format(value))
 
 
-CLASSES = (RB_PT_measure,)
+CLASSES = (RB_PT_environment, RB_PT_readouts, RB_PT_check, RB_PT_measure)

@@ -4,7 +4,21 @@ from __future__ import annotations
 import bpy
 
 
+def _environment_items(self, context):
+    from ..envs import registry
+
+    return [(name, name, f"The {name} environment") for name in registry.available()]
+
+
 class RB_MeasureSettings(bpy.types.PropertyGroup):
+    environment: bpy.props.EnumProperty(name="Environment", items=_environment_items,
+                                        description="The environment to build")
+    seed: bpy.props.IntProperty(name="Seed", default=0, min=0, description="Set seed")
+    index: bpy.props.IntProperty(name="Frame", default=0, min=0,
+                                 description="Frame index: frames of one scene share it, each with its own pose")
+    draw_count: bpy.props.IntProperty(name="Draws", default=0, min=0,
+                                      description="How many times the camera was redrawn (numbers the draws)")
+    last_check: bpy.props.StringProperty(name="Last check", description="JSON of the last acceptability check")
     target: bpy.props.StringProperty(name="Target", description="Object to measure (several: comma-separated)")
     unit_length_m: bpy.props.FloatProperty(name="Unit length", description="Length whose pixel span is reported",
                                            default=0.01, min=1e-5, soft_max=1.0, unit="LENGTH", precision=4)

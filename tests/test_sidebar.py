@@ -1,0 +1,100 @@
+"""The authoring sidebar's operators, headless in the bpy wheel: each asserts what it changed."""
+import json
+
+import numpy as np
+import pytest
+
+bpy = pytest.importorskip("bpy")
+
+import realitybench_addon  # noqa: E402
+from realitybench_addon import api  # noqa: E402
+from realitybench_addon.ui import live  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def addon():
+    realitybench_addon.register()
+    yield bpy.context.window_manager.realitybench
+    realitybench_addon.unregister()  # also: the bpy wheel hangs at exit with operators registered
+    assert live.on_depsgraph_update not in bpy.app.handlers.depsgraph_update_post
+    assert live.on_load_post not in bpy.app.handlers.load_post
+
+
+def camera_matrix():
+    return np.array([list(r) for r in bpy.context.scene.camera.matrix_world])
+
+
+def test_build_scene_places_the_frames_camera_and_fills_the_readouts(addon):
+    addon.environment, addon.seed, addon.index = "tape_gap", 0, 2
+    assert bpy.ops.realitybench.build_scene() == {"FINISHED"}
+    record = api.build_frame("tape_gap", 0, 2)
+    assert np.allclose(camera_matrix(), record["camera"]["camera_to_world"], atol=1e-5)
+    assert live.STATE.key == ("tape_gap", 0, 2)
+    readout = {t["name"]: t for t in live.STATE.result["terms"]}
+    assert readout["camera_distance"]["value"] == pytest.approx(record["measurements"]["camera_distance"])
+    assert set(readout) == {t["name"] for t in record["terms"]}
+
+
+def test_live_readouts_follow_a_hand_moved_camera(addon):
+    addon.environment, addon.seed, addon.index = "rail_attachment", 1, 0
+    bpy.ops.realitybench.build_scene()
+    before = {t["name"]: t["value"] for t in live.STATE.result["terms"]}["camera_distance"]
+    camera = bpy.context.scene.camera
+    live.STATE.computed_at = 0.0  # past the debounce window
+    camera.location.z += 1.0
+    bpy.context.view_layer.update()  # runs depsgraph_update_post, as a viewport drag does
+    after = {t["name"]: t["value"] for t in live.STATE.result["terms"]}["camera_distance"]
+    assert after != pytest.approx(before)
+    direct = api.check_active("rail_attachment", 1, 0, render=False)
+    assert {t["name"]: t["value"] for t in direct["terms"]}["camera_distance"] == pytest.approx(after)
+
+
+def test_unrelated_changes_do_not_recompute(addon):
+    addon.environment, addon.seed, addon.index = "tape_gap", 0, 2
+    bpy.ops.realitybench.build_scene()
+    stamp = live.STATE.computed_at
+    bpy.data.objects["Ground"].location.x += 0.1
+    bpy.context.view_layer.update()
+    assert live.STATE.computed_at == stamp
+
+
+def test_check_acceptability_equals_the_api(addon):
+    addon.environment, addon.seed, addon.index = "tape_gap", 0, 2
+    bpy.ops.realitybench.build_scene()
+    bpy.context.scene.render.resolution_percentage = 10  # keep the quick render tiny in tests
+    assert bpy.ops.realitybench.check() == {"FINISHED"}
+    shown = json.loads(addon.last_check)
+    direct = api.check_active("tape_gap", 0, 2, render=True)
+    assert shown["verdict"] == direct["verdict"] and shown["ground_truth"] == direct["ground_truth"]
+    assert [t["outcome"] for t in shown["terms"]] == [t["outcome"] for t in direct["terms"]]
+    assert "JSON object" in shown["prompt"] and shown["rendered"]
+    bpy.context.scene.render.resolution_percentage = 100
+
+
+def test_randomize_pose_and_phone_are_repeatable_draws(addon):
+    addon.environment, addon.seed, addon.index = "wire_adequacy", 2, 0
+    bpy.ops.realitybench.build_scene()
+    start, lens = camera_matrix(), bpy.context.scene.camera.data.lens
+    addon.draw_count = 0
+    assert bpy.ops.realitybench.randomize_camera(what="POSE") == {"FINISHED"}
+    first = camera_matrix()
+    assert not np.allclose(first, start)
+    addon.draw_count = 0
+    bpy.ops.realitybench.randomize_camera(what="POSE")
+    assert np.allclose(camera_matrix(), first)
+    bpy.ops.realitybench.randomize_camera(what="PHONE")
+    capture = json.loads(bpy.context.scene.camera["realitybench_capture"])
+    expected = api.redraw_camera("wire_adequacy", 2, 0, capture_draw=addon.draw_count)["capture"]
+    assert capture == json.loads(json.dumps(expected))
+    assert live.STATE.result is not None and bpy.context.scene.camera.data.lens > 0 and lens > 0
+
+
+def test_randomize_scene_moves_to_the_next_seed(addon):
+    addon.environment, addon.seed, addon.index = "rail_attachment", 4, 0
+    assert bpy.ops.realitybench.randomize_scene() == {"FINISHED"}
+    assert addon.seed == 5 and live.STATE.key == ("rail_attachment", 5, 0)
+
+
+def test_bad_environment_is_reported_not_raised(addon):
+    with pytest.raises(RuntimeError, match="not built yet"):
+        bpy.ops.realitybench.export(environments="car_view", out="/tmp/rb-never-written")
