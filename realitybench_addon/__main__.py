@@ -80,6 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--no-denoise", action="store_true", help="skip Cycles' denoiser")
     e.add_argument("--device", choices=("cpu", "gpu", "auto"), default="cpu", help="render device (default cpu)")
     e.add_argument("--shard", default="0/1", help="K/N: export the slots with slot %% N == K (default 0/1)")
+    e.add_argument("--presets", action="append", default=[], metavar="DIR",
+                   help="folder of preset TOML files searched before the shipped ones (repeatable)")
     e.add_argument("--extras", action="store_true",
                    help="also write each frame's target mask and a debug overlay, and a contact sheet per environment "
                         "(under OUT/extras/)")
@@ -148,7 +150,7 @@ def _run(args) -> dict:
                           long_side_px=parse_resolution(args.resolution), samples=args.samples,
                           denoise=not args.no_denoise, device=args.device, shard=args.shard,
                           command=" ".join(["python -m realitybench_addon", *_user_argv()]),
-                          max_frames=args.max_frames, extras=args.extras)
+                          max_frames=args.max_frames, extras=args.extras, presets=args.presets)
         return {key: manifest[key] for key in ("complete", "expected_frames", "counts", "stats")}
     if args.command == "replay":
         from .api import parse_resolution, replay
@@ -230,13 +232,15 @@ def _export_on_ray(args) -> dict:
         argv.append("--no-denoise")
     if args.extras:
         argv.append("--extras")
+    for directory in args.presets:
+        argv += ["--presets", directory]
     # the same checks as a local export, before any task starts
     from .export import ExportConfig, ExportError, parse_shard, resolve_environments, validate
 
     try:
         validate(ExportConfig(resolve_environments(args.env), args.random, args.positive, args.seed,
                               parse_resolution(args.resolution), args.samples, not args.no_denoise, args.device,
-                              parse_shard("0/1"), args.extras))
+                              parse_shard("0/1"), args.extras, tuple(args.presets)))
     except ExportError as exc:
         raise RealityBenchError(str(exc)) from None
     out = ensure_writable_dir(args.out)

@@ -204,13 +204,15 @@ def frame(environment: str, seed: int, index: int, out: str | os.PathLike, *, st
 
 def export(environments, *, out, random: int = 100, positive: int = 50, seed: int = 0, long_side_px: int = 1600,
            samples: int = 16, denoise: bool = True, device: str = "cpu", shard: str = "0/1", command: str = "",
-           progress=None, max_frames: Optional[int] = None, extras: bool = False) -> dict:
+           progress=None, max_frames: Optional[int] = None, extras: bool = False,
+           presets: Sequence[str | os.PathLike] = ()) -> dict:
     """Export (or resume) a labeled set; the defaults reproduce the paper's set shape. Returns the manifest."""
     from .export import ExportConfig, ExportError, export as run_export, parse_shard, resolve_environments, validate
 
     try:
         config = ExportConfig(resolve_environments(environments), random, positive, seed, long_side_px, samples,
-                              denoise, device, parse_shard(shard), extras)
+                              denoise, device, parse_shard(shard), extras,
+                              tuple(str(Path(p).resolve()) for p in presets))
         validate(config)  # before anything touches the disk
         if device == "gpu":
             from .bl.render import cycles_device
@@ -334,10 +336,11 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> di
             append_row(out, row)
     config = ExportConfig(tuple(base["environments"]), base["random"], base["positive"], base["seed"],
                           base["long_side_px"], base["samples"], base["denoise"], base["device"], (0, 1),
-                          base.get("extras", False))
+                          base.get("extras", False), tuple(base.get("preset_dirs", ())))
     expected = 0
     for env in config.environments:
-        expected += config.random + (config.positive if wants_positive(load_environment_preset(env)) else 0)
+        preset = load_environment_preset(env, [Path(d) for d in config.preset_dirs])
+        expected += config.random + (config.positive if wants_positive(preset) else 0)
     if len(seen) != expected:
         raise RealityBenchError(f"merged set has {len(seen)} frames, expected {expected}")
     manifest = {"command": "merge", "config": config.identity(), "config_hash": config.content_hash(),

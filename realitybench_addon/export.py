@@ -52,6 +52,7 @@ class ExportConfig:
     device: str = "cpu"
     shard: tuple[int, int] = (0, 1)
     extras: bool = False  # per-frame target mask and debug overlay, a contact sheet per environment
+    preset_dirs: tuple[str, ...] = ()  # user preset folders, searched before the shipped presets
 
     def identity(self) -> dict:
         """What a resumed export must share with the one that started the folder."""
@@ -98,10 +99,13 @@ def validate(config: ExportConfig) -> dict:
         raise ExportError(f"--samples must be at least 1, got {config.samples}")
     if config.device not in ("cpu", "gpu", "auto"):
         raise ExportError(f"--device must be cpu, gpu or auto, not {config.device!r}")
+    for directory in config.preset_dirs:
+        if not Path(directory).is_dir():
+            raise ExportError(f"--presets {directory}: no such folder")
     presets = {}
     for env in config.environments:
         try:
-            presets[env] = load_environment_preset(env)
+            presets[env] = load_environment_preset(env, [Path(d) for d in config.preset_dirs])
         except PresetError as exc:
             raise ExportError(f"bad preset: {exc}") from None
     return presets

@@ -108,12 +108,25 @@ def test_bad_input_is_a_clear_error_before_any_work(exported, tmp_path):
     ]
     blocker = tmp_path / "file"
     blocker.write_text("x")
+    bad_presets = tmp_path / "presets"
+    bad_presets.mkdir()
+    (bad_presets / "tape_gap.toml").write_text('environment = "tape_gap"\nblur_limit_px = 5.0\n[terms.x\n')
+    checks.append((["--env", "tape_gap", "--presets", str(bad_presets), "--out", str(tmp_path / "d")],
+                   "tape_gap.toml: <toml>: is not valid TOML"))
+    out_of_range = tmp_path / "presets2"
+    out_of_range.mkdir()
+    from realitybench_addon.core.presets import load_environment_preset, preset_to_toml
+
+    text = preset_to_toml(load_environment_preset("tape_gap")).replace("threshold = 0.65", "threshold = 2000.0")
+    (out_of_range / "tape_gap.toml").write_text(text)
+    checks.append((["--env", "tape_gap", "--presets", str(out_of_range), "--out", str(tmp_path / "e")],
+                   "terms.camera_distance.threshold: 2000 is out of range"))
     checks.append((["--env", "tape_gap", "--out", str(blocker / "sub")], "cannot create output folder"))
     for args, message in checks:
         result = cli("export", *args)
         assert result.returncode == 2, (args, result.stderr)
         assert message in result.stderr and "Traceback" not in result.stderr
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    assert not any((tmp_path / d).exists() for d in "abde")
 
 
 def test_shards_merge_into_the_unsharded_set(exported, tmp_path):
@@ -233,3 +246,17 @@ def test_recycled_workers_and_extras_give_the_same_set(exported, tmp_path):
         assert (out / "extras" / "contact_sheets" / f"{env}.jpg").read_bytes()[:2] == b"\xff\xd8"
     # the extras do not disturb the imagefolder consumer
     assert datasets.load_dataset("imagefolder", data_dir=str(out), split="train").num_rows == 10
+
+
+def test_user_presets_drive_the_export(tmp_path):
+    from realitybench_addon.core.presets import load_environment_preset, save_preset
+
+    strict = load_environment_preset("tape_gap").with_term("camera_distance", threshold=0.01)
+    save_preset(strict, tmp_path / "presets" / "tape_gap.toml")
+    out = tmp_path / "set"
+    result = cli("export", "--env", "tape_gap", "--random", "2", "--positive", "0", *SMALL,
+                 "--presets", str(tmp_path / "presets"), "--out", str(out))
+    assert result.returncode == 0, result.stderr[-2000:]
+    for r in rows(out):
+        assert r["versions"]["preset_hash"] == strict.content_hash()
+        assert r["terms"]["camera_distance"]["threshold"] == 0.01 and r["verdict"] != "accept"
