@@ -98,3 +98,51 @@ def test_randomize_scene_moves_to_the_next_seed(addon):
 def test_bad_environment_is_reported_not_raised(addon):
     with pytest.raises(RuntimeError, match="not built yet"):
         bpy.ops.realitybench.export(environments="car_view", out="/tmp/rb-never-written")
+
+
+def test_tuning_changes_readouts_and_saves_loads_reverts(addon, tmp_path, monkeypatch):
+    from realitybench_addon.core.presets import load_preset
+    from realitybench_addon.ui import tuning
+
+    monkeypatch.setattr(tuning, "user_presets_dir", lambda: tmp_path)
+    addon.environment, addon.seed, addon.index = "tape_gap", 0, 2
+    bpy.ops.realitybench.build_scene()
+    item = next(i for i in addon.terms if i.name == "camera_distance")
+    assert item.threshold == pytest.approx(0.65)
+    item.threshold = 0.01
+    assert bpy.ops.realitybench.preset(action="APPLY") == {"FINISHED"}
+    readout = {t["name"]: t for t in live.STATE.result["terms"]}
+    assert readout["camera_distance"]["threshold"] == pytest.approx(0.01)
+    assert readout["camera_distance"]["outcome"] == "fail"
+    assert bpy.ops.realitybench.preset(action="SAVE") == {"FINISHED"}
+    saved = load_preset(tmp_path / "tape_gap.toml")
+    assert saved.term("camera_distance").threshold == pytest.approx(0.01)
+    assert bpy.ops.realitybench.preset(action="REVERT") == {"FINISHED"}
+    assert next(i for i in addon.terms if i.name == "camera_distance").threshold == pytest.approx(0.65)
+    assert {t["name"]: t for t in live.STATE.result["terms"]}["camera_distance"]["threshold"] == pytest.approx(0.65)
+    assert bpy.ops.realitybench.preset(action="LOAD") == {"FINISHED"}
+    assert live.STATE.preset.content_hash() == saved.content_hash()
+    # an out-of-range edit is refused with the preset loader's message
+    next(i for i in addon.terms if i.name == "camera_distance").threshold = -3.0
+    with pytest.raises(RuntimeError, match="camera_distance.threshold: -3 is out of range"):
+        bpy.ops.realitybench.preset(action="APPLY")
+    bpy.ops.realitybench.preset(action="REVERT")
+
+
+def test_rescore_from_the_sidebar_counts_flips(addon, tmp_path):
+    out = tmp_path / "set"
+    api.export(["tape_gap"], out=out, random=3, positive=0, long_side_px=96, samples=1, denoise=False)
+    addon.environment, addon.seed, addon.index = "tape_gap", 0, 2
+    bpy.ops.realitybench.build_scene()
+    addon.rescore_dir = str(out)
+    bpy.ops.realitybench.preset(action="REVERT")
+    assert bpy.ops.realitybench.rescore_set() == {"FINISHED"}
+    assert json.loads(addon.last_rescore)["flipped"] == 0
+    next(i for i in addon.terms if i.name == "camera_distance").threshold = 0.0001
+    bpy.ops.realitybench.preset(action="APPLY")
+    bpy.ops.realitybench.rescore_set()
+    report = json.loads(addon.last_rescore)
+    direct = api.rescore(out)
+    accepted = sum(1 for line in (out / "metadata.jsonl").read_text().splitlines() if '"verdict":"accept"' in line)
+    assert report["frames"] == direct["frames"] == 3 and report["flipped"] == accepted
+    bpy.ops.realitybench.preset(action="REVERT")

@@ -22,6 +22,7 @@ class LiveState:
     error: str = ""
     stale: bool = True
     busy: bool = False  # computing: ignore the updates the computation itself causes
+    preset: object = None  # the sidebar's edited preset (None: the shipped one)
     computed_at: float = 0.0
     compute_s: float = 0.0
     timings: list = field(default_factory=list)
@@ -32,6 +33,8 @@ STATE = LiveState()
 
 def bind(environment: str, seed: int, index: int) -> None:
     """Readouts now follow this frame's scene."""
+    if STATE.preset is not None and STATE.preset.environment != environment:
+        STATE.preset = None
     STATE.key = (environment, seed, index)
     STATE.result = None
     STATE.stale = True
@@ -53,7 +56,7 @@ def refresh() -> Optional[dict]:
     STATE.busy = True
     try:
         # never builds: a handler must not change the scene it is watching
-        STATE.result = api.check_active(environment, seed, index, render=False, build=False)
+        STATE.result = api.check_active(environment, seed, index, render=False, build=False, preset=STATE.preset)
         STATE.error = ""
     except api.RealityBenchError as exc:
         STATE.result, STATE.error = None, str(exc)

@@ -6,6 +6,7 @@ import json
 import bpy
 
 from .. import api
+from . import tuning
 from ..setio import jsonable
 
 
@@ -133,6 +134,7 @@ class RB_OT_build_scene(bpy.types.Operator):
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
         live.bind(s.environment, s.seed, s.index)
+        tuning.fill(s, live.STATE.preset or tuning.shipped(s.environment))
         live.refresh()
         s.last_check = ""
         self.report({"INFO"}, f"{record['frame_id']}: {record['verdict']} (geometric terms)")
@@ -191,9 +193,11 @@ class RB_OT_check(bpy.types.Operator):
     render: bpy.props.BoolProperty(name="Render", default=True, description="Quick render for the image terms")
 
     def execute(self, context):
+        from . import live
+
         s = context.window_manager.realitybench
         try:
-            result = api.check_active(s.environment, s.seed, s.index, render=self.render)
+            result = api.check_active(s.environment, s.seed, s.index, render=self.render, preset=live.STATE.preset)
         except api.RealityBenchError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
@@ -203,5 +207,80 @@ class RB_OT_check(bpy.types.Operator):
         return {"FINISHED"}
 
 
+class RB_OT_preset(bpy.types.Operator):
+    """Thresholds and gray ranges: apply the sidebar's edits, save them as your preset, load it, or revert to
+    the shipped preset"""
+
+    bl_idname = "realitybench.preset"
+    bl_label = "Preset"
+    bl_options = {"REGISTER"}
+
+    action: bpy.props.EnumProperty(items=[("APPLY", "Apply", ""), ("SAVE", "Save", ""), ("LOAD", "Load", ""),
+                                          ("REVERT", "Revert", "")], default="APPLY")
+
+    def execute(self, context):
+        from ..core.presets import PresetError, save_preset
+        from . import live
+
+        s = context.window_manager.realitybench
+        try:
+            if self.action in ("APPLY", "SAVE"):
+                live.STATE.preset = tuning.edited(s, tuning.shipped(s.environment))
+                message = "thresholds applied"
+                if self.action == "SAVE":
+                    path = save_preset(live.STATE.preset, tuning.user_presets_dir() / f"{s.environment}.toml")
+                    message = f"saved {path}"
+            elif self.action == "LOAD":
+                loaded = tuning.saved(s.environment)
+                if loaded is None:
+                    self.report({"ERROR"}, f"no saved preset for {s.environment} in {tuning.user_presets_dir()}")
+                    return {"CANCELLED"}
+                live.STATE.preset = loaded
+                tuning.fill(s, loaded)
+                message = f"loaded {loaded.source}"
+            else:
+                live.STATE.preset = None
+                tuning.fill(s, tuning.shipped(s.environment))
+                message = "shipped preset restored"
+        except PresetError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        if live.STATE.key is not None:
+            live.refresh()
+        self.report({"INFO"}, message)
+        return {"FINISHED"}
+
+
+class RB_OT_rescore_set(bpy.types.Operator):
+    """How many frames of an exported set flip verdict under the edited thresholds (no rendering)"""
+
+    bl_idname = "realitybench.rescore_set"
+    bl_label = "Rescore Set"
+    bl_options = {"REGISTER"}
+
+    def execute(self, context):
+        import tempfile
+        from pathlib import Path
+
+        from ..core.presets import save_preset
+        from . import live
+
+        s = context.window_manager.realitybench
+        if not s.rescore_dir:
+            self.report({"ERROR"}, "choose an exported set first")
+            return {"CANCELLED"}
+        with tempfile.TemporaryDirectory() as tmp:
+            if live.STATE.preset is not None:
+                save_preset(live.STATE.preset, Path(tmp) / f"{live.STATE.preset.environment}.toml")
+            try:
+                report = api.rescore(bpy.path.abspath(s.rescore_dir), [tmp])
+            except api.RealityBenchError as exc:
+                self.report({"ERROR"}, str(exc))
+                return {"CANCELLED"}
+        s.last_rescore = _json({k: report[k] for k in ("frames", "flipped", "flipped_by_environment")})
+        self.report({"INFO"}, f"{report['flipped']} of {report['frames']} frames flip verdict")
+        return {"FINISHED"}
+
+
 CLASSES = (RB_OT_measure, RB_OT_demo_scene, RB_OT_export, RB_OT_build_scene, RB_OT_randomize_scene,
-           RB_OT_randomize_camera, RB_OT_check)
+           RB_OT_randomize_camera, RB_OT_check, RB_OT_preset, RB_OT_rescore_set)

@@ -132,6 +132,39 @@ class RB_PT_check(_Sidebar, bpy.types.Panel):
                 col.label(text="  " + line[:70])
 
 
+class RB_PT_tuning(_Sidebar, bpy.types.Panel):
+    bl_label = "Thresholds"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        s = context.window_manager.realitybench
+        layout = self.layout
+        if not len(s.terms):
+            layout.label(text="Build a scene to tune its thresholds", icon="INFO")
+            return
+        for item in s.terms:
+            box = layout.box()
+            row = box.row(align=True)
+            row.label(text=f"{item.label} ({item.comparator} {item.unit})")
+            row = box.row(align=True)
+            row.prop(item, "threshold", text="")
+            if item.comparator == "between":
+                row.prop(item, "threshold_hi", text="")
+            row.prop(item, "has_gray", text="Gray")
+            if item.has_gray:
+                row.prop(item, "gray_lo", text="")
+                row.prop(item, "gray_hi", text="")
+        row = layout.row(align=True)
+        for action, icon in (("APPLY", "CHECKMARK"), ("SAVE", "FILE_TICK"), ("LOAD", "FILE_FOLDER"),
+                             ("REVERT", "LOOP_BACK")):
+            row.operator("realitybench.preset", text=action.title(), icon=icon).action = action
+        layout.prop(s, "rescore_dir")
+        layout.operator("realitybench.rescore_set", icon="FILE_REFRESH")
+        if s.last_rescore:
+            report = json.loads(s.last_rescore)
+            layout.label(text=f"{report['flipped']} of {report['frames']} frames flip verdict")
+
+
 class RB_PT_measure(_Sidebar, bpy.types.Panel):
     bl_label = "Measure Any Object"
     bl_options = {"DEFAULT_CLOSED"}
@@ -159,4 +192,4 @@ class RB_PT_measure(_Sidebar, bpy.types.Panel):
                 split.label(text=fmt.format(value))
 
 
-CLASSES = (RB_PT_environment, RB_PT_readouts, RB_PT_check, RB_PT_measure)
+CLASSES = (RB_PT_environment, RB_PT_readouts, RB_PT_check, RB_PT_tuning, RB_PT_measure)

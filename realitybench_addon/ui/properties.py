@@ -4,6 +4,19 @@ from __future__ import annotations
 import bpy
 
 
+class RB_TermSetting(bpy.types.PropertyGroup):
+    """One term's threshold and gray range, as edited in the sidebar."""
+
+    label: bpy.props.StringProperty()
+    unit: bpy.props.StringProperty()
+    comparator: bpy.props.StringProperty()
+    threshold: bpy.props.FloatProperty(name="Threshold", precision=3)
+    threshold_hi: bpy.props.FloatProperty(name="Upper", precision=3)
+    has_gray: bpy.props.BoolProperty(name="Gray", description="Values in the gray range are unscored, not failing")
+    gray_lo: bpy.props.FloatProperty(name="Gray from", precision=3)
+    gray_hi: bpy.props.FloatProperty(name="Gray to", precision=3)
+
+
 def _environment_items(self, context):
     from ..envs import registry
 
@@ -19,6 +32,10 @@ class RB_MeasureSettings(bpy.types.PropertyGroup):
     draw_count: bpy.props.IntProperty(name="Draws", default=0, min=0,
                                       description="How many times the camera was redrawn (numbers the draws)")
     last_check: bpy.props.StringProperty(name="Last check", description="JSON of the last acceptability check")
+    terms: bpy.props.CollectionProperty(type=RB_TermSetting)
+    rescore_dir: bpy.props.StringProperty(name="Set", subtype="DIR_PATH",
+                                          description="An exported set to rescore with the edited thresholds")
+    last_rescore: bpy.props.StringProperty(name="Last rescore")
     target: bpy.props.StringProperty(name="Target", description="Object to measure (several: comma-separated)")
     unit_length_m: bpy.props.FloatProperty(name="Unit length", description="Length whose pixel span is reported",
                                            default=0.01, min=1e-5, soft_max=1.0, unit="LENGTH", precision=4)
@@ -26,7 +43,7 @@ class RB_MeasureSettings(bpy.types.PropertyGroup):
     last_result: bpy.props.StringProperty(name="Last result", description="JSON of the last measurement")
 
 
-CLASSES = (RB_MeasureSettings,)
+CLASSES = (RB_TermSetting, RB_MeasureSettings)
 
 
 def attach():
