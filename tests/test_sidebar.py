@@ -146,3 +146,25 @@ def test_rescore_from_the_sidebar_counts_flips(addon, tmp_path):
     accepted = sum(1 for line in (out / "metadata.jsonl").read_text().splitlines() if '"verdict":"accept"' in line)
     assert report["frames"] == direct["frames"] == 3 and report["flipped"] == accepted
     bpy.ops.realitybench.preset(action="REVERT")
+
+
+def test_suggest_a_pose_reaches_passing_geometric_terms(addon):
+    # a steady capture whose pose fails geometric terms (so the pose, not the hand, is the problem)
+    from realitybench_addon import pipeline
+
+    for index in range(60):
+        spec = pipeline.plan_frame("rail_attachment", 0, "random", index)
+        if spec.capture.mode != "steady" or spec.capture.lens != "main":
+            continue
+        record = pipeline.run_frame(spec, render=False).record
+        if record["verdict"] == "reject" and "sharp_at_target" not in record["failing_terms"]:
+            break
+    addon.environment, addon.seed, addon.index = "rail_attachment", 0, index
+    bpy.ops.realitybench.build_scene()
+    before = camera_matrix()
+    assert bpy.ops.realitybench.suggest_pose() == {"FINISHED"}
+    after = api.check_active("rail_attachment", 0, index, render=False)
+    geometric_failing = [t["name"] for t in after["terms"] if t["kind"] == "geometric" and t["outcome"] == "fail"]
+    assert geometric_failing == [] and after["verdict"] in ("accept", "unscored")
+    assert not np.allclose(camera_matrix(), before)
+    assert live.STATE.result["verdict"] == after["verdict"]

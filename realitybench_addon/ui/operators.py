@@ -207,6 +207,37 @@ class RB_OT_check(bpy.types.Operator):
         return {"FINISHED"}
 
 
+class RB_OT_suggest_pose(bpy.types.Operator):
+    """Move the active camera to a nearby pose that the geometric terms accept (Undo restores it)"""
+
+    bl_idname = "realitybench.suggest_pose"
+    bl_label = "Suggest a Pose"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        from . import live
+
+        s = context.window_manager.realitybench
+        live.STATE.busy = True  # the search moves the camera many times: refresh once at the end
+        try:
+            result = api.suggest_pose(s.environment, s.seed, s.index)
+        except api.RealityBenchError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        finally:
+            live.STATE.busy = False
+        live.refresh()
+        closer = result["closer_by_m"]
+        change = (f"{'closer' if closer >= 0 else 'farther'} by {abs(closer):.2f} m, orbit {result['orbit_deg']:+.0f} deg, "
+                  f"height {result['height_change_m']:+.2f} m")
+        if result["geometric_pass"]:
+            self.report({"INFO"}, f"Geometric terms pass: {change}")
+        else:
+            self.report({"WARNING"}, f"No nearby pose passes every geometric term; still failing "
+                                     f"{', '.join(result['failing_after'])} ({change})")
+        return {"FINISHED"}
+
+
 class RB_OT_preset(bpy.types.Operator):
     """Thresholds and gray ranges: apply the sidebar's edits, save them as your preset, load it, or revert to
     the shipped preset"""
@@ -283,4 +314,4 @@ class RB_OT_rescore_set(bpy.types.Operator):
 
 
 CLASSES = (RB_OT_measure, RB_OT_demo_scene, RB_OT_export, RB_OT_build_scene, RB_OT_randomize_scene,
-           RB_OT_randomize_camera, RB_OT_check, RB_OT_preset, RB_OT_rescore_set)
+           RB_OT_randomize_camera, RB_OT_check, RB_OT_suggest_pose, RB_OT_preset, RB_OT_rescore_set)

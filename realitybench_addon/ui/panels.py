@@ -98,7 +98,9 @@ class RB_PT_readouts(_Sidebar, bpy.types.Panel):
             return
         draw_terms(layout, STATE.result["terms"])
         layout.label(text=f"Geometric verdict: {STATE.result['verdict']}  ({STATE.compute_s * 1000:.0f} ms)")
-        layout.operator("realitybench.check", icon="RENDER_STILL")
+        row = layout.row(align=True)
+        row.operator("realitybench.check", icon="RENDER_STILL")
+        row.operator("realitybench.suggest_pose", icon="VIEW_CAMERA")
 
 
 class RB_PT_check(_Sidebar, bpy.types.Panel):
