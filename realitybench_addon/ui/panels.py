@@ -49,17 +49,19 @@ def _format_threshold(term: dict) -> str:
 
 
 def draw_terms(layout, terms: list[dict]) -> None:
+    """Two lines a term (the sidebar is narrow): the term with its outcome icon, then value and threshold."""
     col = layout.column(align=True)
     for term in terms:
-        row = col.row(align=True)
         outcome = term["outcome"]
-        row.alert = outcome in ("fail", "not_applicable")
         icon = {"pass": "CHECKMARK", "fail": "CANCEL", "gray": "QUESTION", "needs_render": "RENDER_STILL",
                 "not_applicable": "CANCEL"}[outcome]
-        split = row.split(factor=0.5)
-        split.label(text=term["label"], icon=icon)
+        row = col.row(align=True)
+        row.alert = outcome in ("fail", "not_applicable")
+        row.label(text=term["label"], icon=icon)
         value = "needs a render" if outcome == "needs_render" else _format_value(term)
-        split.label(text=f"{value}  ({_format_threshold(term)})")
+        detail = col.row(align=True)
+        detail.alert = row.alert
+        detail.label(text=f"      {value}   ({_format_threshold(term)})")
 
 
 class RB_PT_environment(_Sidebar, bpy.types.Panel):

@@ -1,0 +1,81 @@
+"""Drive the RealityBench sidebar in a real Blender window and save a screenshot.
+
+Run by tests/test_gui_sidebar.py and scripts/screenshot_sidebar.sh inside Debian's Blender
+under Xvfb:  blender --factory-startup --window-geometry 0 0 1600 1000 EMPTY.blend --python THIS -- OUT.png
+(opening a file skips the splash screen).
+Steps run from a timer (the UI must draw between them): open the sidebar on our tab, build
+a tape_gap scene and look through the phone, nudge the camera (live readouts), check
+acceptability, screenshot, quit. Any Python error prints "RB-GUI-FAILED" and quits.
+"""
+import os
+import subprocess
+import sys
+import traceback
+
+import bpy
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, REPO)
+import realitybench_addon  # noqa: E402
+
+OUT = sys.argv[sys.argv.index("--") + 1]
+STATE = {"step": 0}
+
+
+def view3d():
+    for window in bpy.context.window_manager.windows:
+        for area in window.screen.areas:
+            if area.type == "VIEW_3D":
+                return window, area
+    raise RuntimeError("no 3D viewport")
+
+
+def step():
+    try:
+        window, area = view3d()
+        settings = bpy.context.window_manager.realitybench
+        n = STATE["step"]
+        if n == 0:
+            space = area.spaces.active
+            space.show_region_ui = True
+            for region in area.regions:
+                if region.type == "UI" and hasattr(region, "active_panel_category"):  # Blender 4.x
+                    region.active_panel_category = "RealityBench"
+            settings.environment, settings.seed, settings.index = "tape_gap", 0, 24
+            with bpy.context.temp_override(window=window, area=area):
+                assert bpy.ops.realitybench.build_scene() == {"FINISHED"}
+            space.region_3d.view_perspective = "CAMERA"
+            space.shading.type = "SOLID"
+        elif n == 1:
+            bpy.context.scene.camera.location.z += 0.005  # a hand move: the readouts follow
+            ui = next(r for r in area.regions if r.type == "UI")
+            if not hasattr(ui, "active_panel_category"):
+                # Blender 3.4 cannot pick a sidebar tab from Python: click it, as a person would.
+                # Tabs run down the region's right edge: Tool, View, RealityBench.
+                x = window.x + ui.x + ui.width - 8
+                y = window.height - (ui.y + ui.height) + 140
+                subprocess.run(["xdotool", "mousemove", str(x), str(y), "click", "1"], check=True)
+        elif n == 2:
+            with bpy.context.temp_override(window=window, area=area):
+                assert bpy.ops.realitybench.check(render=True) == {"FINISHED"}
+            print("RB-GUI-CHECK", settings.last_check[:200], flush=True)
+        elif n == 4:
+            with bpy.context.temp_override(window=window, area=area):
+                bpy.ops.screen.screenshot(filepath=OUT)
+            print("RB-GUI-SCREENSHOT", OUT, flush=True)
+        elif n == 5:
+            realitybench_addon.unregister()
+            print("RB-GUI-DONE", flush=True)
+            bpy.ops.wm.quit_blender()
+            return None
+        STATE["step"] += 1
+        return 1.0
+    except Exception:
+        traceback.print_exc()
+        print("RB-GUI-FAILED", flush=True)
+        bpy.ops.wm.quit_blender()
+        return None
+
+
+realitybench_addon.register()
+bpy.app.timers.register(step, first_interval=2.0)
