@@ -202,6 +202,22 @@ def frame(environment: str, seed: int, index: int, out: str | os.PathLike, *, st
     return record
 
 
+def export_config(environments, *, random: int = 100, positive: int = 50, seed: int = 0, long_side_px: int = 1600,
+                  samples: int = 16, denoise: bool = True, device: str = "cpu", shard: str = "0/1",
+                  extras: bool = False, presets: Sequence[str | os.PathLike] = ()):
+    """A validated export configuration (a RealityBenchError names what is wrong)."""
+    from .export import ExportConfig, ExportError, parse_shard, resolve_environments, validate
+
+    try:
+        config = ExportConfig(resolve_environments(environments), random, positive, seed, long_side_px, samples,
+                              denoise, device, parse_shard(shard), extras,
+                              tuple(str(Path(p).resolve()) for p in presets))
+        validate(config)
+    except ExportError as exc:
+        raise RealityBenchError(str(exc)) from None
+    return config
+
+
 def export(environments, *, out, random: int = 100, positive: int = 50, seed: int = 0, long_side_px: int = 1600,
            samples: int = 16, denoise: bool = True, device: str = "cpu", shard: str = "0/1", command: str = "",
            progress=None, max_frames: Optional[int] = None, extras: bool = False,

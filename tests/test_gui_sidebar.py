@@ -27,6 +27,7 @@ def test_sidebar_in_a_real_window(tmp_path):
     errors = [ln for ln in output.splitlines() if re.match(r"^(Error|.*Python: )", ln) and "Not freed memory" not in ln]
     assert errors == [], errors
     assert '"frame_id": "tape_gap-random-s0-000024"' in output
+    assert "RB-GUI-EXPORT 2" in output  # the modal export (a background Blender) wrote its two frames
     from PIL import Image
 
     with Image.open(shot) as im:

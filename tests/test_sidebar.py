@@ -29,7 +29,7 @@ def test_build_scene_places_the_frames_camera_and_fills_the_readouts(addon):
     assert bpy.ops.realitybench.build_scene() == {"FINISHED"}
     record = api.build_frame("tape_gap", 0, 2)
     assert np.allclose(camera_matrix(), record["camera"]["camera_to_world"], atol=1e-5)
-    assert live.STATE.key == ("tape_gap", 0, 2)
+    assert live.STATE.key == ("tape_gap", 0, 2, "random")
     readout = {t["name"]: t for t in live.STATE.result["terms"]}
     assert readout["camera_distance"]["value"] == pytest.approx(record["measurements"]["camera_distance"])
     assert set(readout) == {t["name"] for t in record["terms"]}
@@ -92,7 +92,7 @@ def test_randomize_pose_and_phone_are_repeatable_draws(addon):
 def test_randomize_scene_moves_to_the_next_seed(addon):
     addon.environment, addon.seed, addon.index = "rail_attachment", 4, 0
     assert bpy.ops.realitybench.randomize_scene() == {"FINISHED"}
-    assert addon.seed == 5 and live.STATE.key == ("rail_attachment", 5, 0)
+    assert addon.seed == 5 and live.STATE.key == ("rail_attachment", 5, 0, "random")
 
 
 def test_bad_environment_is_reported_not_raised(addon):
@@ -168,3 +168,21 @@ def test_suggest_a_pose_reaches_passing_geometric_terms(addon):
     assert geometric_failing == [] and after["verdict"] in ("accept", "unscored")
     assert not np.allclose(camera_matrix(), before)
     assert live.STATE.result["verdict"] == after["verdict"]
+
+
+def test_frame_browser_rebuilds_a_frame_whose_live_terms_match_the_stored_ones(addon, tmp_path):
+    out = tmp_path / "set"
+    api.export(["tape_gap"], out=out, random=2, positive=1, long_side_px=96, samples=1, denoise=False)
+    addon.browse_dir, addon.browse_position = str(out), 0
+    assert bpy.ops.realitybench.browse(step=0) == {"FINISHED"}
+    assert json.loads(addon.browse_row)["count"] == 3
+    bpy.ops.realitybench.browse(step=5)  # clamped to the last frame: the positive one
+    stored = json.loads(addon.browse_row)
+    assert stored["position"] == 2 and stored["stratum"] == "positive"
+    assert bpy.ops.realitybench.browse(step=0, rebuild=True) == {"FINISHED"}
+    assert (addon.environment, addon.stratum) == ("tape_gap", "positive")
+    assert live.STATE.result["frame_id"] == stored["frame_id"]
+    for term in live.STATE.result["terms"]:
+        if term["kind"] == "geometric":
+            assert term["value"] == pytest.approx(stored["terms"][term["name"]]["value"]), term["name"]
+    addon.stratum = "random"

@@ -17,7 +17,7 @@ DEBOUNCE_S = 0.1
 
 @dataclass
 class LiveState:
-    key: Optional[tuple] = None  # (environment, seed, index): the scene the readouts belong to
+    key: Optional[tuple] = None  # (environment, seed, index, stratum): the scene the readouts belong to
     result: Optional[dict] = None
     error: str = ""
     stale: bool = True
@@ -31,11 +31,11 @@ class LiveState:
 STATE = LiveState()
 
 
-def bind(environment: str, seed: int, index: int) -> None:
+def bind(environment: str, seed: int, index: int, stratum: str = "random") -> None:
     """Readouts now follow this frame's scene."""
     if STATE.preset is not None and STATE.preset.environment != environment:
         STATE.preset = None
-    STATE.key = (environment, seed, index)
+    STATE.key = (environment, seed, index, stratum)
     STATE.result = None
     STATE.stale = True
 
@@ -51,12 +51,13 @@ def refresh() -> Optional[dict]:
 
     if STATE.key is None:
         return None
-    environment, seed, index = STATE.key
+    environment, seed, index, stratum = STATE.key
     t = time.perf_counter()
     STATE.busy = True
     try:
         # never builds: a handler must not change the scene it is watching
-        STATE.result = api.check_active(environment, seed, index, render=False, build=False, preset=STATE.preset)
+        STATE.result = api.check_active(environment, seed, index, stratum=stratum, render=False, build=False,
+                                        preset=STATE.preset)
         STATE.error = ""
     except api.RealityBenchError as exc:
         STATE.result, STATE.error = None, str(exc)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import bpy
 
@@ -85,7 +86,13 @@ class RB_OT_export(bpy.types.Operator):
     device: bpy.props.EnumProperty(name="Device", items=[("cpu", "CPU", ""), ("gpu", "GPU", ""), ("auto", "Auto", "")])
     shard: bpy.props.StringProperty(name="Shard", default="0/1", description="K/N")
 
+    def _config(self):
+        return api.export_config(self.environments, random=self.random, positive=self.positive, seed=self.seed,
+                                 long_side_px=api.parse_resolution(self.resolution), samples=self.samples,
+                                 denoise=self.denoise, device=self.device, shard=self.shard)
+
     def execute(self, context):
+        """Headless (`blender -b`): the whole export, blocking, with Blender's progress indicator."""
         if not self.out:
             self.report({"ERROR"}, "No output folder: set 'out'")
             return {"CANCELLED"}
@@ -115,6 +122,65 @@ class RB_OT_export(bpy.types.Operator):
         self.report({"INFO"}, f"Exported {frames} frames to {self.out}")
         return {"FINISHED"}
 
+    def invoke(self, context, event):
+        """In the UI: the export runs in a background Blender process, so this scene and the interface
+        stay as they are; progress shows in the status bar; Esc stops it (rerun to resume)."""
+        import os
+        import subprocess
+        import sys
+
+        if not self.out:
+            self.report({"ERROR"}, "No output folder: set 'out'")
+            return {"CANCELLED"}
+        try:
+            self._config()  # the same checks as the headless path, before anything starts
+            out = api.ensure_writable_dir(bpy.path.abspath(self.out))
+        except api.RealityBenchError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        options = {k: getattr(self, k) for k in ("environments", "random", "positive", "seed", "resolution",
+                                                   "samples", "denoise", "device", "shard")}
+        script = (f"import sys; sys.path.insert(0, {os.path.dirname(package_dir)!r}); "
+                  f"import importlib, bpy; rb = importlib.import_module({os.path.basename(package_dir)!r}); "
+                  f"rb.register(); bpy.ops.realitybench.export(out={str(out)!r}, **{options!r}); rb.unregister()")
+        self._out = out
+        self._proc = subprocess.Popen([bpy.app.binary_path or sys.executable, "-b", "--factory-startup",
+                                       "--python-exit-code", "1", "--python-expr", script],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self._timer = context.window_manager.event_timer_add(0.5, window=context.window)
+        context.window_manager.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context, event):
+        from ..setio import read_manifest, read_rows
+
+        if event.type == "ESC":
+            self._proc.kill()
+            self._finish(context)
+            self.report({"WARNING"}, "Export stopped; run it again to resume")
+            return {"CANCELLED"}
+        if event.type != "TIMER":
+            return {"PASS_THROUGH"}
+        manifest = read_manifest(self._out) or {}
+        total = manifest.get("expected_frames", 0)
+        done = len(read_rows(self._out))
+        context.workspace.status_text_set(f"RealityBench export: {done}/{total or '?'} frames (Esc stops)")
+        code = self._proc.poll()
+        if code is None:
+            return {"RUNNING_MODAL"}
+        self._finish(context)
+        if code != 0:
+            last = (self._proc.stderr.read().strip().splitlines() or ["no message"])[-1]
+            self.report({"ERROR"}, f"Export failed: {last}")
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Exported {done} frames to {self._out}")
+        return {"FINISHED"}
+
+    def _finish(self, context):
+        context.window_manager.event_timer_remove(self._timer)
+        context.workspace.status_text_set(None)
+
 
 class RB_OT_build_scene(bpy.types.Operator):
     """Build the chosen environment's scene for the seed and place the phone at the frame's pose"""
@@ -124,21 +190,26 @@ class RB_OT_build_scene(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
-        from . import live
-
-        s = context.window_manager.realitybench
-        live.unbind()  # the readouts must not follow the old scene while the new one is built
         try:
-            record = api.build_frame(s.environment, s.seed, s.index)
+            record = build_and_bind(context.window_manager.realitybench)
         except api.RealityBenchError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
-        live.bind(s.environment, s.seed, s.index)
-        tuning.fill(s, live.STATE.preset or tuning.shipped(s.environment))
-        live.refresh()
-        s.last_check = ""
         self.report({"INFO"}, f"{record['frame_id']}: {record['verdict']} (geometric terms)")
         return {"FINISHED"}
+
+
+def build_and_bind(s, long_side_px: int = 1600) -> dict:
+    """Build the sidebar's frame, point the live readouts and the threshold editor at it."""
+    from . import live
+
+    live.unbind()  # the readouts must not follow the old scene while the new one is built
+    record = api.build_frame(s.environment, s.seed, s.index, stratum=s.stratum, long_side_px=long_side_px)
+    live.bind(s.environment, s.seed, s.index, s.stratum)
+    tuning.fill(s, live.STATE.preset or tuning.shipped(s.environment))
+    live.refresh()
+    s.last_check = ""
+    return record
 
 
 class RB_OT_randomize_scene(bpy.types.Operator):
@@ -171,11 +242,11 @@ class RB_OT_randomize_camera(bpy.types.Operator):
         kwargs = {"pose_draw": s.draw_count} if self.what == "POSE" else {"capture_draw": s.draw_count}
         live.unbind()
         try:
-            placed = api.redraw_camera(s.environment, s.seed, s.index, **kwargs)
+            placed = api.redraw_camera(s.environment, s.seed, s.index, stratum=s.stratum, **kwargs)
         except api.RealityBenchError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
-        live.bind(s.environment, s.seed, s.index)
+        live.bind(s.environment, s.seed, s.index, s.stratum)
         live.refresh()
         self.report({"INFO"}, f"{self.what.lower()} redrawn: {placed['pose']['posture']}, "
                               f"{placed['capture']['lens']} lens, {placed['capture']['mode']}")
@@ -197,7 +268,8 @@ class RB_OT_check(bpy.types.Operator):
 
         s = context.window_manager.realitybench
         try:
-            result = api.check_active(s.environment, s.seed, s.index, render=self.render, preset=live.STATE.preset)
+            result = api.check_active(s.environment, s.seed, s.index, stratum=s.stratum, render=self.render,
+                                      preset=live.STATE.preset)
         except api.RealityBenchError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
@@ -220,7 +292,7 @@ class RB_OT_suggest_pose(bpy.types.Operator):
         s = context.window_manager.realitybench
         live.STATE.busy = True  # the search moves the camera many times: refresh once at the end
         try:
-            result = api.suggest_pose(s.environment, s.seed, s.index)
+            result = api.suggest_pose(s.environment, s.seed, s.index, stratum=s.stratum)
         except api.RealityBenchError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
@@ -235,6 +307,41 @@ class RB_OT_suggest_pose(bpy.types.Operator):
         else:
             self.report({"WARNING"}, f"No nearby pose passes every geometric term; still failing "
                                      f"{', '.join(result['failing_after'])} ({change})")
+        return {"FINISHED"}
+
+
+class RB_OT_browse(bpy.types.Operator):
+    """Step through an exported set; Rebuild puts the frame's scene and phone camera in this file, so its
+    stored terms can be compared with the live ones"""
+
+    bl_idname = "realitybench.browse"
+    bl_label = "Browse Set"
+    bl_options = {"REGISTER", "UNDO"}
+
+    step: bpy.props.IntProperty(name="Step", default=0)
+    rebuild: bpy.props.BoolProperty(name="Rebuild", default=False)
+
+    def execute(self, context):
+        from ..core.rng import parse_frame_id
+        from ..setio import read_rows
+
+        s = context.window_manager.realitybench
+        rows = read_rows(Path(bpy.path.abspath(s.browse_dir))) if s.browse_dir else []
+        if not rows:
+            self.report({"ERROR"}, f"no exported frames in {s.browse_dir or '(no folder chosen)'}")
+            return {"CANCELLED"}
+        s.browse_position = max(0, min(len(rows) - 1, s.browse_position + self.step))
+        row = rows[s.browse_position]
+        keep = ("frame_id", "environment", "stratum", "verdict", "failing_terms", "ground_truth", "terms", "render")
+        s.browse_row = _json({k: row[k] for k in keep} | {"position": s.browse_position, "count": len(rows)})
+        if self.rebuild:
+            seed, environment, stratum, index = parse_frame_id(row["frame_id"])
+            s.environment, s.seed, s.index, s.stratum = environment, seed, index, stratum
+            try:  # at the set's own resolution: px terms must compare
+                build_and_bind(s, long_side_px=max(row["render"]["resolution"]))
+            except api.RealityBenchError as exc:
+                self.report({"ERROR"}, str(exc))
+                return {"CANCELLED"}
         return {"FINISHED"}
 
 
@@ -314,4 +421,4 @@ class RB_OT_rescore_set(bpy.types.Operator):
 
 
 CLASSES = (RB_OT_measure, RB_OT_demo_scene, RB_OT_export, RB_OT_build_scene, RB_OT_randomize_scene,
-           RB_OT_randomize_camera, RB_OT_check, RB_OT_suggest_pose, RB_OT_preset, RB_OT_rescore_set)
+           RB_OT_randomize_camera, RB_OT_check, RB_OT_suggest_pose, RB_OT_browse, RB_OT_preset, RB_OT_rescore_set)

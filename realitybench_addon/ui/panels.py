@@ -169,6 +169,38 @@ class RB_PT_tuning(_Sidebar, bpy.types.Panel):
             layout.label(text=f"{report['flipped']} of {report['frames']} frames flip verdict")
 
 
+class RB_PT_browser(_Sidebar, bpy.types.Panel):
+    bl_label = "Frame Browser"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        from .live import STATE
+
+        s = context.window_manager.realitybench
+        layout = self.layout
+        layout.prop(s, "browse_dir")
+        row = layout.row(align=True)
+        row.operator("realitybench.browse", text="", icon="TRIA_LEFT").step = -1
+        row.operator("realitybench.browse", text="Show").step = 0
+        row.operator("realitybench.browse", text="", icon="TRIA_RIGHT").step = 1
+        if not s.browse_row:
+            return
+        stored = json.loads(s.browse_row)
+        layout.label(text=f"{stored['position'] + 1}/{stored['count']}  {stored['frame_id']}")
+        layout.label(text=f"Stored verdict: {stored['verdict']}")
+        op = layout.operator("realitybench.browse", text="Rebuild Scene and Camera", icon="SCENE_DATA")
+        op.step, op.rebuild = 0, True
+        live_terms = {}
+        if STATE.result is not None and STATE.result["frame_id"] == stored["frame_id"]:
+            live_terms = {t["name"]: t for t in STATE.result["terms"]}
+            layout.label(text=f"Live verdict: {STATE.result['verdict']}")
+        col = layout.column(align=True)
+        for name, term in stored["terms"].items():
+            live = live_terms.get(name)
+            now = f" | live {_format_value(live)}" if live else ""
+            col.label(text=f"{term['label']}: {_format_value(term)}{now}")
+
+
 class RB_PT_measure(_Sidebar, bpy.types.Panel):
     bl_label = "Measure Any Object"
     bl_options = {"DEFAULT_CLOSED"}
@@ -196,4 +228,4 @@ class RB_PT_measure(_Sidebar, bpy.types.Panel):
                 split.label(text=fmt.format(value))
 
 
-CLASSES = (RB_PT_environment, RB_PT_readouts, RB_PT_check, RB_PT_tuning, RB_PT_measure)
+CLASSES = (RB_PT_environment, RB_PT_readouts, RB_PT_check, RB_PT_tuning, RB_PT_browser, RB_PT_measure)

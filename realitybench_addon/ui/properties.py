@@ -29,6 +29,11 @@ class RB_MeasureSettings(bpy.types.PropertyGroup):
     seed: bpy.props.IntProperty(name="Seed", default=0, min=0, description="Set seed")
     index: bpy.props.IntProperty(name="Frame", default=0, min=0,
                                  description="Frame index: frames of one scene share it, each with its own pose")
+    stratum: bpy.props.EnumProperty(name="Stratum", items=[("random", "Random", ""), ("positive", "Positive", "")],
+                                    default="random")
+    browse_dir: bpy.props.StringProperty(name="Set", subtype="DIR_PATH", description="An exported set to browse")
+    browse_position: bpy.props.IntProperty(name="Position", default=0, min=0)
+    browse_row: bpy.props.StringProperty(name="Browsed frame", description="JSON of the browsed frame's stored row")
     draw_count: bpy.props.IntProperty(name="Draws", default=0, min=0,
                                       description="How many times the camera was redrawn (numbers the draws)")
     last_check: bpy.props.StringProperty(name="Last check", description="JSON of the last acceptability check")

@@ -59,11 +59,26 @@ def step():
             with bpy.context.temp_override(window=window, area=area):
                 assert bpy.ops.realitybench.check(render=True) == {"FINISHED"}
             print("RB-GUI-CHECK", settings.last_check[:200], flush=True)
+        elif n == 3:
+            # the export from the UI: a background Blender process, the interface stays live
+            with bpy.context.temp_override(window=window, area=area):
+                started = bpy.ops.realitybench.export("INVOKE_DEFAULT", environments="tape_gap", random=2,
+                                                      positive=0, out=OUT + ".set", resolution="96x72", samples=1,
+                                                      denoise=False)
+            assert started == {"RUNNING_MODAL"}, started
         elif n == 4:
+            manifest = os.path.join(OUT + ".set", "manifest.json")
+            STATE["waits"] = STATE.get("waits", 0) + 1
+            if not (os.path.exists(manifest) and '"complete": true' in open(manifest).read()):
+                assert STATE["waits"] < 120, "the export from the UI did not finish"
+                return 1.0  # stay on this step while the export runs
+            rows = open(os.path.join(OUT + ".set", "metadata.jsonl")).read().splitlines()
+            print("RB-GUI-EXPORT", len(rows), flush=True)
+        elif n == 5:
             with bpy.context.temp_override(window=window, area=area):
                 bpy.ops.screen.screenshot(filepath=OUT)
             print("RB-GUI-SCREENSHOT", OUT, flush=True)
-        elif n == 5:
+        elif n == 6:
             realitybench_addon.unregister()
             print("RB-GUI-DONE", flush=True)
             bpy.ops.wm.quit_blender()
