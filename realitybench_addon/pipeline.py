@@ -227,4 +227,4 @@ def check_camera(spec: FrameSpec, camera, *, render: bool = False, samples: int 
             "measurements": measurements, "verdict": verdict.verdict.value, "failing_terms": list(verdict.failing),
             "gray_terms": list(verdict.gray), "pending_terms": list(verdict.pending),
             "unscored_reason": verdict.unscored_reason, "ground_truth": env.ground_truth(ctx),
-            "prompt": build_prompt(env.prompt_parts), "rendered": render}
+            "prompt": build_prompt(env.prompt_parts), "rendered": render, "targets": env.mask_targets(ctx)}

@@ -37,3 +37,13 @@ def compositor_tree(scene):
 
 def file_output_slots(node):
     return node.file_slots
+
+
+def uniform_color_shader():
+    """The flat-colour line shader: 'UNIFORM_COLOR' in 4.x, '3D_UNIFORM_COLOR' in 3.x."""
+    import gpu
+
+    try:
+        return gpu.shader.from_builtin("UNIFORM_COLOR")
+    except ValueError:
+        return gpu.shader.from_builtin("3D_UNIFORM_COLOR")

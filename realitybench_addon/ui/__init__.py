@@ -4,7 +4,7 @@ from __future__ import annotations
 import bpy
 
 from ..bl import raycast
-from . import live, operators, panels, properties
+from . import live, operators, overlay, panels, properties
 
 CLASSES = (*properties.CLASSES, *operators.CLASSES, *panels.CLASSES)
 HANDLERS = ((bpy.app.handlers.depsgraph_update_post, raycast.on_depsgraph_update),
@@ -19,9 +19,11 @@ def register():
     for handler_list, fn in HANDLERS:
         if fn not in handler_list:
             handler_list.append(fn)
+    overlay.register()
 
 
 def unregister():
+    overlay.unregister()
     for handler_list, fn in HANDLERS:
         while fn in handler_list:
             handler_list.remove(fn)

@@ -82,6 +82,34 @@ class RB_PT_environment(_Sidebar, bpy.types.Panel):
         row.operator("realitybench.randomize_camera", text="Randomize Phone", icon="OUTLINER_OB_CAMERA").what = "PHONE"
 
 
+class RB_PT_phone(_Sidebar, bpy.types.Panel):
+    bl_label = "Phone Camera"
+
+    def draw(self, context):
+        layout = self.layout
+        camera = context.scene.camera
+        if camera is None or camera.type != "CAMERA":
+            layout.label(text="No active camera", icon="INFO")
+            return
+        cam = camera.data
+        col = layout.column(align=True)
+        col.label(text=f"Camera: {camera.name}", icon="CAMERA_DATA")
+        capture = json.loads(camera.get("realitybench_capture", "null") or "null")
+        phone = json.loads(camera.get("realitybench_phone", "null") or "null")
+        if phone and capture:
+            lens = phone.get(capture["lens"]) or phone["main"]
+            col.label(text=f"Lens: {capture['lens']} {lens['equivalent_focal_mm']:.0f} mm equiv., "
+                           f"f/{lens['f_number']:.1f}")
+            col.label(text=f"Sensor {lens['sensor_width_mm']:.1f} mm, zoom {capture['zoom']:.1f}x")
+            col.label(text=f"{capture['orientation'].title()}, {capture['mode'].replace('_', ' ')}")
+            col.label(text=f"Shutter 1/{1 / capture['shutter_s']:.0f} s")
+        else:
+            col.label(text="A hand-made camera: its own lens settings are measured")
+        col.label(text=f"Focal length {cam.lens:.2f} mm")
+        if cam.dof.use_dof:
+            col.label(text=f"Focus: {cam.dof.focus_distance:.2f} m at f/{cam.dof.aperture_fstop:.1f}")
+
+
 class RB_PT_readouts(_Sidebar, bpy.types.Panel):
     bl_label = "Live Readouts"
 
@@ -103,6 +131,7 @@ class RB_PT_readouts(_Sidebar, bpy.types.Panel):
         row = layout.row(align=True)
         row.operator("realitybench.check", icon="RENDER_STILL")
         row.operator("realitybench.suggest_pose", icon="VIEW_CAMERA")
+        layout.prop(context.window_manager.realitybench, "show_overlay", text="Outline targets in the viewport")
 
 
 class RB_PT_check(_Sidebar, bpy.types.Panel):
@@ -201,6 +230,27 @@ class RB_PT_browser(_Sidebar, bpy.types.Panel):
             col.label(text=f"{term['label']}: {_format_value(term)}{now}")
 
 
+class RB_PT_export(_Sidebar, bpy.types.Panel):
+    bl_label = "Export"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        s = context.window_manager.realitybench
+        layout = self.layout
+        layout.prop(s, "export_environments")
+        row = layout.row(align=True)
+        row.prop(s, "export_random")
+        row.prop(s, "export_positive")
+        row = layout.row(align=True)
+        row.prop(s, "export_resolution", text="")
+        row.prop(s, "export_samples")
+        layout.prop(s, "seed")
+        layout.prop(s, "export_out")
+        op = layout.operator("realitybench.export", icon="EXPORT")
+        op.environments, op.random, op.positive = s.export_environments, s.export_random, s.export_positive
+        op.resolution, op.samples, op.seed, op.out = s.export_resolution, s.export_samples, s.seed, s.export_out
+
+
 class RB_PT_measure(_Sidebar, bpy.types.Panel):
     bl_label = "Measure Any Object"
     bl_options = {"DEFAULT_CLOSED"}
@@ -228,4 +278,5 @@ class RB_PT_measure(_Sidebar, bpy.types.Panel):
                 split.label(text=fmt.format(value))
 
 
-CLASSES = (RB_PT_environment, RB_PT_readouts, RB_PT_check, RB_PT_tuning, RB_PT_browser, RB_PT_measure)
+CLASSES = (RB_PT_environment, RB_PT_phone, RB_PT_readouts, RB_PT_check, RB_PT_tuning, RB_PT_browser, RB_PT_export,
+           RB_PT_measure)

@@ -34,6 +34,16 @@ class RB_MeasureSettings(bpy.types.PropertyGroup):
     browse_dir: bpy.props.StringProperty(name="Set", subtype="DIR_PATH", description="An exported set to browse")
     browse_position: bpy.props.IntProperty(name="Position", default=0, min=0)
     browse_row: bpy.props.StringProperty(name="Browsed frame", description="JSON of the browsed frame's stored row")
+    export_environments: bpy.props.StringProperty(name="Environments", default="all",
+                                                  description="ENV[,ENV...] or all")
+    export_random: bpy.props.IntProperty(name="Random", default=100, min=0, description="Random frames per environment")
+    export_positive: bpy.props.IntProperty(name="Positive", default=50, min=0,
+                                           description="Scorer-accepted frames where random ones are rarely acceptable")
+    export_resolution: bpy.props.StringProperty(name="Resolution", default="1600x1200")
+    export_samples: bpy.props.IntProperty(name="Samples", default=16, min=1)
+    export_out: bpy.props.StringProperty(name="Output", subtype="DIR_PATH")
+    show_overlay: bpy.props.BoolProperty(name="Overlay", default=False,
+                                         description="Outline the targets in the viewport and write the verdict")
     draw_count: bpy.props.IntProperty(name="Draws", default=0, min=0,
                                       description="How many times the camera was redrawn (numbers the draws)")
     last_check: bpy.props.StringProperty(name="Last check", description="JSON of the last acceptability check")

@@ -46,6 +46,7 @@ def step():
                 assert bpy.ops.realitybench.build_scene() == {"FINISHED"}
             space.region_3d.view_perspective = "CAMERA"
             space.shading.type = "SOLID"
+            settings.show_overlay = True  # exercise the overlay's draw code in the real window
         elif n == 1:
             bpy.context.scene.camera.location.z += 0.005  # a hand move: the readouts follow
             ui = next(r for r in area.regions if r.type == "UI")
