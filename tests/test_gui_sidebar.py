@@ -1,7 +1,8 @@
 """The sidebar in a real window: Debian's Blender 3.4.1 under Xvfb, driven by tests/gui/sidebar_screenshot.py.
 
-Builds a scene, moves the camera, checks acceptability and takes a screenshot; fails on any
-Python error in draw code, handlers or operators.
+Builds a scene, moves the camera, checks acceptability, exports from the UI, takes a screenshot,
+then clicks Suggest a Pose and undoes it with Ctrl+Z; fails on any Python error in draw code,
+handlers or operators.
 """
 import re
 import shutil
@@ -28,6 +29,8 @@ def test_sidebar_in_a_real_window(tmp_path):
     assert errors == [], errors
     assert '"frame_id": "tape_gap-random-s0-000024"' in output
     assert "RB-GUI-EXPORT 2" in output  # the modal export (a background Blender) wrote its two frames
+    # a click on Suggest a Pose moved the camera, and Ctrl+Z put it back where the hand had left it
+    assert "RB-GUI-UNDO moved restored" in output
     from PIL import Image
 
     with Image.open(shot) as im:

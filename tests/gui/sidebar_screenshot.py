@@ -5,7 +5,9 @@ under Xvfb:  blender --factory-startup --window-geometry 0 0 1600 1000 EMPTY.ble
 (opening a file skips the splash screen).
 Steps run from a timer (the UI must draw between them): open the sidebar on our tab, build
 a tape_gap scene and look through the phone, nudge the camera (live readouts), check
-acceptability, screenshot, quit. Any Python error prints "RB-GUI-FAILED" and quits.
+acceptability, export from the UI, screenshot, then move the phone away, click Suggest a Pose
+and press Ctrl+Z (clicks and keys through xdotool: operators called from Python push no undo
+step), quit. Any Python error prints "RB-GUI-FAILED" and quits.
 """
 import os
 import subprocess
@@ -19,6 +21,7 @@ sys.path.insert(0, REPO)
 import realitybench_addon  # noqa: E402
 
 OUT = sys.argv[sys.argv.index("--") + 1]
+SUGGEST_BUTTON_FROM_TOP = 660  # px below the sidebar's top: the Live Readouts panel's button row
 STATE = {"step": 0}
 
 
@@ -80,6 +83,26 @@ def step():
                 bpy.ops.screen.screenshot(filepath=OUT)
             print("RB-GUI-SCREENSHOT", OUT, flush=True)
         elif n == 6:
+            # Undo after Suggest a Pose, as a person does it: move the phone away, click the button, Ctrl+Z
+            camera = bpy.context.scene.camera
+            camera.location = camera.location + type(camera.location)((0.0, -2.5, 1.2))
+            with bpy.context.temp_override(window=window, area=area):
+                bpy.ops.ed.undo_push(message="moved the phone away")
+            STATE["moved"] = [tuple(r) for r in camera.matrix_world]
+        elif n == 7:
+            ui = next(r for r in area.regions if r.type == "UI")
+            x = window.x + ui.x + ui.width - 60  # "Suggest a Pose", right of "Check Acceptability"
+            y = window.height - (ui.y + ui.height) + SUGGEST_BUTTON_FROM_TOP
+            subprocess.run(["xdotool", "mousemove", str(x), str(y), "click", "1"], check=True)
+        elif n == 8:
+            STATE["suggested"] = [tuple(r) for r in bpy.context.scene.camera.matrix_world]
+            subprocess.run(["xdotool", "mousemove", "600", "500", "key", "ctrl+z"], check=True)
+        elif n == 9:
+            restored = [tuple(r) for r in bpy.data.objects["RB_Phone"].matrix_world]
+            close = lambda a, b: all(abs(x - y) < 1e-5 for ra, rb in zip(a, b) for x, y in zip(ra, rb))
+            print("RB-GUI-UNDO", "not-moved" if close(STATE["moved"], STATE["suggested"]) else "moved",
+                  "restored" if close(STATE["moved"], restored) else "not-restored", flush=True)
+        elif n == 10:
             realitybench_addon.unregister()
             print("RB-GUI-DONE", flush=True)
             bpy.ops.wm.quit_blender()
