@@ -109,7 +109,9 @@ def test_tuning_changes_readouts_and_saves_loads_reverts(addon, tmp_path, monkey
     bpy.ops.realitybench.build_scene()
     item = next(i for i in addon.terms if i.name == "camera_distance")
     assert item.threshold == pytest.approx(0.65)
-    item.threshold = 0.01
+    item.threshold = 0.01  # the readouts follow the edit at once, before any Apply
+    readout = {t["name"]: t for t in live.STATE.result["terms"]}
+    assert readout["camera_distance"]["threshold"] == pytest.approx(0.01)
     assert bpy.ops.realitybench.preset(action="APPLY") == {"FINISHED"}
     readout = {t["name"]: t for t in live.STATE.result["terms"]}
     assert readout["camera_distance"]["threshold"] == pytest.approx(0.01)

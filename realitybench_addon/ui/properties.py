@@ -4,17 +4,33 @@ from __future__ import annotations
 import bpy
 
 
+def _term_edited(self, context):
+    """Readouts and verdict follow an edit at once; an invalid edit waits (Apply reports why)."""
+    from ..core.presets import PresetError
+    from . import live, tuning
+
+    settings = context.window_manager.realitybench
+    if getattr(_term_edited, "filling", False) or not live.STATE.key:
+        return
+    try:
+        live.STATE.preset = tuning.edited(settings, tuning.shipped(settings.environment))
+    except PresetError:
+        return
+    live.refresh()
+
+
 class RB_TermSetting(bpy.types.PropertyGroup):
     """One term's threshold and gray range, as edited in the sidebar."""
 
     label: bpy.props.StringProperty()
     unit: bpy.props.StringProperty()
     comparator: bpy.props.StringProperty()
-    threshold: bpy.props.FloatProperty(name="Threshold", precision=3)
-    threshold_hi: bpy.props.FloatProperty(name="Upper", precision=3)
-    has_gray: bpy.props.BoolProperty(name="Gray", description="Values in the gray range are unscored, not failing")
-    gray_lo: bpy.props.FloatProperty(name="Gray from", precision=3)
-    gray_hi: bpy.props.FloatProperty(name="Gray to", precision=3)
+    threshold: bpy.props.FloatProperty(name="Threshold", precision=3, update=_term_edited)
+    threshold_hi: bpy.props.FloatProperty(name="Upper", precision=3, update=_term_edited)
+    has_gray: bpy.props.BoolProperty(name="Gray", description="Values in the gray range are unscored, not failing",
+                                     update=_term_edited)
+    gray_lo: bpy.props.FloatProperty(name="Gray from", precision=3, update=_term_edited)
+    gray_hi: bpy.props.FloatProperty(name="Gray to", precision=3, update=_term_edited)
 
 
 def _environment_items(self, context):

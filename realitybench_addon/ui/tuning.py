@@ -18,7 +18,17 @@ def user_presets_dir() -> Path:
 
 
 def fill(settings, preset: Preset) -> None:
-    """Show `preset`'s numeric terms in the sidebar for editing."""
+    """Show `preset`'s numeric terms in the sidebar for editing (without triggering the live update)."""
+    from . import properties
+
+    properties._term_edited.filling = True
+    try:
+        _fill(settings, preset)
+    finally:
+        properties._term_edited.filling = False
+
+
+def _fill(settings, preset: Preset) -> None:
     settings.terms.clear()
     for term in preset.terms:
         if term.comparator in ("is_true", "is_false"):
