@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from . import __version__
-from .core import overlay
+from .core import debug_images
 from .core.presets import PresetError, load_environment_preset
 from .envs import registry
 from .setio import append_row, atomic_write, read_manifest, read_rows, remove_partials, write_manifest
@@ -215,9 +215,9 @@ def export(config: ExportConfig, out: Path, *, command: str = "", progress: Opti
         fid = result.record["frame_id"]
         row = metadata_row(result.record, slot, config_hash)
         if config.extras:
-            atomic_write(out / EXTRAS / "masks" / env / f"{fid}.png", overlay.mask_png(result.mask))
+            atomic_write(out / EXTRAS / "masks" / env / f"{fid}.png", debug_images.mask_png(result.mask))
             atomic_write(out / EXTRAS / "overlays" / env / f"{fid}.jpg",
-                         overlay.overlay_jpeg(result.jpeg, result.mask, row))
+                         debug_images.overlay_jpeg(result.jpeg, result.mask, row))
         atomic_write(out / env / f"{fid}.jpg", result.jpeg)
         append_row(out, row)
         timings["wall_s"] += time.perf_counter() - started
@@ -234,7 +234,7 @@ def write_contact_sheets(out: Path) -> None:
     for r in read_rows(out):
         by_env.setdefault(r["environment"], []).append(((out / r["file_name"]).read_bytes(), r["verdict"]))
     for env, items in by_env.items():
-        atomic_write(out / EXTRAS / "contact_sheets" / f"{env}.jpg", overlay.contact_sheet(items))
+        atomic_write(out / EXTRAS / "contact_sheets" / f"{env}.jpg", debug_images.contact_sheet(items))
 
 
 def _render(pipeline, config, preset, spec, timings):

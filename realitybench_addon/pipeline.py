@@ -21,7 +21,7 @@ from .core.presets import Preset, load_environment_preset
 from .core.prompt import build_prompt
 from .core.rng import frame_id, frame_rng, scene_rng, stage_rng
 from .core.sanity import image_discard_reason
-from .core.terms import Verdict, evaluate
+from .core.terms import evaluate
 from .envs import registry
 from .envs.base import Environment, FieldPose, FrameContext
 
@@ -186,10 +186,6 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
     }
     record["discard_reason"] = discard
     return FrameResult(spec, record, jpeg, timings, display=display, mask=mask, discard_reason=discard)
-
-
-def is_accepted(record: dict) -> bool:
-    return record["verdict"] == Verdict.ACCEPT.value
 
 
 def check_camera(spec: FrameSpec, camera, *, render: bool = False, samples: int = 8, resolution_scale: float = 1.0,

@@ -14,7 +14,6 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
@@ -76,10 +75,6 @@ def read_rows(directory: Path, *, repair: bool = False) -> list[dict]:
         with open(path, "r+b") as fh:
             fh.truncate(good_end)
     return rows
-
-
-def iter_rows(directory: Path) -> Iterator[dict]:
-    yield from read_rows(directory)
 
 
 def write_manifest(directory: Path, manifest: dict) -> None:
