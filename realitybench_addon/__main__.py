@@ -219,7 +219,7 @@ def _export_in_workers(args) -> dict:
 def _export_on_ray(args) -> dict:
     from pathlib import Path
 
-    from .api import RealityBenchError, ensure_writable_dir, parse_resolution
+    from .api import RealityBenchError, ensure_writable_dir, export_config, parse_resolution
     from .distributed import export_on_ray
 
     if args.shard != "0/1":
@@ -235,14 +235,9 @@ def _export_on_ray(args) -> dict:
     for directory in args.presets:
         argv += ["--presets", directory]
     # the same checks as a local export, before any task starts
-    from .export import ExportConfig, ExportError, parse_shard, resolve_environments, validate
-
-    try:
-        validate(ExportConfig(resolve_environments(args.env), args.random, args.positive, args.seed,
-                              parse_resolution(args.resolution), args.samples, not args.no_denoise, args.device,
-                              parse_shard("0/1"), args.extras, tuple(args.presets)))
-    except ExportError as exc:
-        raise RealityBenchError(str(exc)) from None
+    export_config(args.env, random=args.random, positive=args.positive, seed=args.seed,
+                  long_side_px=parse_resolution(args.resolution), samples=args.samples, denoise=not args.no_denoise,
+                  device=args.device, extras=args.extras, presets=args.presets)
     out = ensure_writable_dir(args.out)
     try:
         manifest = export_on_ray(argv, Path(out), workers=args.workers, address=args.address)

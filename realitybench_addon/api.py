@@ -223,21 +223,20 @@ def export(environments, *, out, random: int = 100, positive: int = 50, seed: in
            progress=None, max_frames: Optional[int] = None, extras: bool = False,
            presets: Sequence[str | os.PathLike] = ()) -> dict:
     """Export (or resume) a labeled set; the defaults reproduce the paper's set shape. Returns the manifest."""
-    from .export import ExportConfig, ExportError, export as run_export, parse_shard, resolve_environments, validate
+    from .export import ExportError, export as run_export
 
+    config = export_config(environments, random=random, positive=positive, seed=seed, long_side_px=long_side_px,
+                           samples=samples, denoise=denoise, device=device, shard=shard, extras=extras,
+                           presets=presets)  # validated before anything touches the disk
+    if device == "gpu":
+        from .bl.render import cycles_device
+
+        try:
+            cycles_device("gpu")
+        except RuntimeError as exc:
+            raise RealityBenchError(str(exc)) from None
+    out = ensure_writable_dir(out)
     try:
-        config = ExportConfig(resolve_environments(environments), random, positive, seed, long_side_px, samples,
-                              denoise, device, parse_shard(shard), extras,
-                              tuple(str(Path(p).resolve()) for p in presets))
-        validate(config)  # before anything touches the disk
-        if device == "gpu":
-            from .bl.render import cycles_device
-
-            try:
-                cycles_device("gpu")
-            except RuntimeError as exc:
-                raise ExportError(str(exc)) from None
-        out = ensure_writable_dir(out)
         return run_export(config, out, command=command, progress=progress, max_frames=max_frames)
     except ExportError as exc:
         raise RealityBenchError(str(exc)) from None
@@ -350,9 +349,7 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> di
                     (out / "extras" / kind / row["environment"]).mkdir(parents=True, exist_ok=True)
                     shutil.copy2(extra, out / "extras" / kind / row["environment"] / extra.name)
             append_row(out, row)
-    config = ExportConfig(tuple(base["environments"]), base["random"], base["positive"], base["seed"],
-                          base["long_side_px"], base["samples"], base["denoise"], base["device"], (0, 1),
-                          base.get("extras", False), tuple(base.get("preset_dirs", ())))
+    config = ExportConfig.from_dict({**base, "shard": (0, 1)})
     expected = 0
     for env in config.environments:
         preset = load_environment_preset(env, [Path(d) for d in config.preset_dirs])

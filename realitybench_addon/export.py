@@ -58,6 +58,11 @@ class ExportConfig:
         """What a resumed export must share with the one that started the folder."""
         return asdict(self)
 
+    @staticmethod
+    def from_dict(data: dict) -> "ExportConfig":
+        """The config a manifest stored (JSON lists back to tuples)."""
+        return ExportConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+
     def content_hash(self) -> str:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:16]
 
