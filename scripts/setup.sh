@@ -44,7 +44,8 @@ if [ "$with_tests" = 1 ]; then
     .venv/bin/python -m pip install --quiet --no-deps --target .venv/pytest-blender pytest-blender==3.0.8
   fi
   # Debian's Blender runs on the system Python, so its modules come from Debian too.
-  apt_packages="blender xvfb xdotool python3-numpy python3-pil python3-pytest"
+  # tesseract-ocr and libzbar0: the OCR engine and barcode reader that check our lettering and Code 128.
+  apt_packages="blender xvfb xdotool python3-numpy python3-pil python3-pytest tesseract-ocr libzbar0"
   missing=$(dpkg-query -W -f='${Package} ${Status}\n' $apt_packages 2>/dev/null | grep -vc "install ok installed" || true)
   if ! dpkg-query -W $apt_packages >/dev/null 2>&1 || [ "$missing" != 0 ]; then
     sudo_cmd=""
