@@ -1,6 +1,6 @@
 """Calibration: do the field-pose distributions give the paper's share of acceptable frames?
 
-Run:  .venv/bin/python benchmarks/calibrate_envs.py [--env rail_attachment,wire_adequacy,tape_gap]
+Run:  .venv/bin/python benchmarks/calibrate_envs.py [--env slope_gauge,equipment_label] (default: all built)
                                                     [--frames 300] [--seed 0] [--image-long-side 800]
 
 For each environment it draws N random frames, measures the geometric terms at the
@@ -9,7 +9,8 @@ all pass and that have image terms (the funnel: a frame that fails geometry is r
 whatever the image says), and prints the accept / reject / gray / unscored shares, each
 term's failure rate, and the paper's accept share with the +-40% band the issue asks for.
 Image terms come from renders at --image-long-side px (pixel shares are per frame area).
-Also prints scene build and per-frame geometric check times.
+Also prints scene build and per-frame geometric check times. Blender's own output goes to
+/dev/null (--verbose: to stderr), so stdout is the report alone.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from realitybench_addon import pipeline  # noqa: E402
+from realitybench_addon.__main__ import _claim_stdout  # noqa: E402
 from realitybench_addon.core.presets import load_environment_preset  # noqa: E402
 from realitybench_addon.core.terms import Outcome, evaluate  # noqa: E402
 from realitybench_addon.envs import registry  # noqa: E402
@@ -55,6 +57,10 @@ def calibrate(env_name: str, frames: int, seed: int, image_long_side: int) -> No
     share = {k: verdicts[k] / frames for k in ("accept", "reject", "gray", "unscored", "pending")}
     paper = preset.paper_accept_share
     print(f"\n{env_name}: {frames} random frames (seed {seed}), {renders} rendered at {image_long_side} px")
+    px_terms = [t.name for t in preset.terms if t.kind == "image" and t.unit == "px"]
+    if px_terms and image_long_side != 1600:
+        print(f"  note: {', '.join(px_terms)} count pixels; read at {image_long_side} px they are not the reference "
+              "frame's: use --image-long-side 1600")
     print("  verdicts: " + ", ".join(f"{k} {v:.3f}" for k, v in share.items() if v or k != "pending"))
     if paper is not None:
         lo, hi = paper * 0.6, paper * 1.4
@@ -72,11 +78,14 @@ def spec_poses(env_name: str) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="rail_attachment,wire_adequacy,tape_gap")
+    parser.add_argument("--env", default=",".join(registry.available()))
     parser.add_argument("--frames", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--image-long-side", type=int, default=800)
+    parser.add_argument("--verbose", action="store_true", help="show Blender's output on stderr")
     args = parser.parse_args()
+    sys.stdout = _claim_stdout(args.verbose)
+    sys.stdout.reconfigure(line_buffering=True)
     t = time.time()
     for env_name in args.env.split(","):
         calibrate(env_name, args.frames, args.seed, args.image_long_side)

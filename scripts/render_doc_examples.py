@@ -30,9 +30,14 @@ def small_copy(jpeg: bytes, path: Path, long_side: int = 800) -> None:
 
 
 def first_accepted(env: str, seed: int, limit: int = 200) -> pipeline.FrameSpec:
+    """The first frame the scorer accepts: geometry first, then a quick 2-sample render at the
+    reference size for the image terms (pixel counts are read at the export resolution)."""
     for index in range(limit):
         spec = pipeline.plan_frame(env, seed, "random", index)
-        if pipeline.run_frame(spec, render=False).record["verdict"] in ("accept", "pending"):
+        verdict = pipeline.run_frame(spec, render=False).record["verdict"]
+        if verdict == "pending":
+            verdict = pipeline.run_frame(spec, render=True, samples=2).record["verdict"]
+        if verdict == "accept":
             return spec
     raise SystemExit(f"no acceptable {env} frame in the first {limit}")
 

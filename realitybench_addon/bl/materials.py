@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import bpy
+import numpy as np
 
 from . import compat
 
@@ -138,6 +139,16 @@ def module_glass(name: str, cell_m: float = 0.166):
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.6
     mat.diffuse_color = (0.02, 0.03, 0.07, 1.0)
     return mat
+
+
+def packed_image(name: str, rgb: np.ndarray):
+    """A Blender image from an RGB uint8 array (row 0 at the top), packed so a saved .blend carries it."""
+    h, w = rgb.shape[:2]
+    image = bpy.data.images.new(name, w, h, alpha=False)
+    rgba = np.concatenate([rgb[::-1].astype(np.float32) / 255.0, np.ones((h, w, 1), np.float32)], axis=2)
+    image.pixels.foreach_set(rgba.ravel())
+    image.pack()
+    return image
 
 
 def image_material(name: str, image, roughness: float = 0.4):

@@ -96,3 +96,22 @@ def curve_object(name: str, points: np.ndarray, radius: float, collection, *, ma
         obj.matrix_world = Matrix(np.asarray(matrix).tolist())
     collection.objects.link(obj)
     return obj
+
+
+def textured_quad(name: str, width: float, height: float, collection, material, *, matrix=None,
+                  center=(0.0, 0.0, 0.0)):
+    """A flat quad in its local XY plane facing +Z, its image mapped once over it upright:
+    image x along +X, image top at +Y (labels, displays, cards at true size)."""
+    cx, cy, cz = map(float, center)
+    w, h = width / 2, height / 2
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata([(cx - w, cy - h, cz), (cx + w, cy - h, cz), (cx + w, cy + h, cz), (cx - w, cy + h, cz)], [],
+                     [(0, 1, 2, 3)])
+    uv = mesh.uv_layers.new(name="UVMap")
+    uv.data.foreach_set("uv", np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32).ravel())
+    mesh.materials.append(material)
+    obj = bpy.data.objects.new(name, mesh)
+    if matrix is not None:
+        obj.matrix_world = Matrix(np.asarray(matrix).tolist())
+    collection.objects.link(obj)
+    return obj

@@ -13,7 +13,7 @@ import numpy as np
 from mathutils import Matrix
 
 from ..core.roof import (BRICK_COLORS, FLASHING_TOP, FOOT_PLATE_LENGTH, FOOT_PLATE_THICKNESS, RAIL_HALF_WIDTH,
-                         SHINGLE_COLORS, SIDING_COLORS, RoofFrame, RoofPlan, bolt_spot_uvh)
+                         SHINGLE_COLORS, SIDING_COLORS, WALL_INSET_M, RoofFrame, RoofPlan, bolt_spot_uvh)
 from . import materials as mats
 from .meshes import boxes, curve_object, mesh_object, ngon_object, prism
 
@@ -155,7 +155,7 @@ def build_roof_scene(scene, plan: RoofPlan, rng: np.random.Generator) -> BuiltRo
 def _build_house(scene, plan: RoofPlan, ridge_y: float, ridge_z: float) -> None:
     col = scene.collection
     p = math.radians(plan.pitch_deg)
-    inset = 0.25
+    inset = WALL_INSET_M
     x0, x1 = inset, plan.eave_length_m - inset
     depth = 2 * ridge_y if plan.style == "gable" else ridge_y
     y0, y1 = inset, depth - inset

@@ -17,15 +17,6 @@ CASE = "Tape_Case"
 HOOK = "Tape_Hook"
 
 
-def _image_from_array(name: str, rgb: np.ndarray):
-    h, w = rgb.shape[:2]
-    image = bpy.data.images.new(name, w, h, alpha=False)
-    rgba = np.concatenate([rgb[::-1].astype(np.float32) / 255.0, np.ones((h, w, 1), np.float32)], axis=2)
-    image.pixels.foreach_set(rgba.ravel())
-    image.pack()  # a saved .blend (replay) carries its own scale
-    return image
-
-
 def tape_matrix(plan: RoofPlan, tape: TapePlan) -> np.ndarray:
     """World matrix of the blade: origin at the hook's zero, X across, Y out of the printed face, Z along."""
     axis, face, width = blade_axes(plan, tape)
@@ -46,7 +37,7 @@ def build_tape(scene, plan: RoofPlan, tape: TapePlan) -> dict:
     mesh_object(BLADE, bv, bq, col, matrix=m, materials=[steel])
     # the printed face: one quad whose UVs map the scale at true size
     length_in = tape.length_m / INCH
-    image = _image_from_array("RB_TapeScale", blade_texture(math.ceil(length_in)))
+    image = mats.packed_image("RB_TapeScale", blade_texture(math.ceil(length_in)))
     face_mat = mats.image_material("RB_TapeFace", image, roughness=0.3)
     mesh = bpy.data.meshes.new(BLADE_FACE)
     mesh.from_pydata([(-half, 0, 0), (half, 0, 0), (half, 0, tape.length_m), (-half, 0, tape.length_m)], [],

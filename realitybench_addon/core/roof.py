@@ -288,6 +288,10 @@ def draw_roof_plan(rng: np.random.Generator, *, partial_install_share: float = 0
     )
 
 
+# The house walls stand this far inside the roof's eave and rake lines (the builder and the wall
+# inverter of equipment_label share it).
+WALL_INSET_M = 0.25
+
 # Attachment geometry (roof coordinates), shared by the builder and the environments.
 RAIL_HALF_WIDTH = 0.02
 FOOT_PLATE_LENGTH = 0.11  # the L-foot's base plate runs downslope from the rail

@@ -21,6 +21,7 @@ class Posture:
     name: str
     share: float
     height_m: tuple[float, float]  # phone height above the roof surface (world Z)
+    reach_m: tuple[float, float] = (0.0, 0.0)  # arm's reach: the phone held out towards the target
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,24 @@ def _standable(plan: RoofPlan, u: float, v: float) -> bool:
     return on_roof and not on_modules(plan, u, v)
 
 
+ARM_CLEARANCE_M = 0.12  # a held-out phone stays this far above the module tops under it
+
+
+def _reach_towards(plan: RoofPlan, position: np.ndarray, target: np.ndarray, reach: float) -> np.ndarray:
+    """The phone moved horizontally up to `reach` towards the target, never closer than 0.1 m to it
+    and never lower than ARM_CLEARANCE_M above the module tops (the roof rises under an outstretched arm)."""
+    flat = np.array([target[0] - position[0], target[1] - position[1], 0.0])
+    horizontal = float(np.linalg.norm(flat))
+    if horizontal < 1e-6:
+        return position
+    top = plan.module_bottom_h + plan.module_thickness_m
+    for step in np.linspace(min(reach, max(horizontal - 0.1, 0.0)), 0.0, 6):
+        moved = position + flat / horizontal * step
+        if plan.frame.to_roof(moved)[2] >= top + ARM_CLEARANCE_M:
+            return moved
+    return position
+
+
 def aim_with_error(rng, position: np.ndarray, target: np.ndarray, sd_deg: float) -> np.ndarray:
     """`target` moved sideways by a hand's angular error (normal, sd_deg per axis)."""
     forward = target - position
@@ -96,6 +115,8 @@ def draw_roof_pose(plan: RoofPlan, target_uvh, model: RoofPoseModel, rng: np.ran
                 break
     height = float(rng.uniform(*posture.height_m))
     position = frame.to_world([u, v, 0.0]) + np.array([0.0, 0.0, height])
+    if posture.reach_m[1] > 0:
+        position = _reach_towards(plan, position, target, float(rng.uniform(*posture.reach_m)))
     if elsewhere is not None and rng.random() < model.miss_share:
         aim = np.asarray(elsewhere(rng), float)
         posture_name = f"{posture.name}, aimed elsewhere"

@@ -32,7 +32,7 @@ class RoofEnvironment(Environment):
 
 
 def group_measurements(ctx: FrameContext, names: list[str], n_samples: int = 1500) -> dict:
-    """in-frame, unoccluded and bbox fractions of a target made of `names`, for the frame's camera."""
+    """in-frame, unoccluded, seen and bbox fractions of a target made of `names`, for the frame's camera."""
     import bpy
 
     from ..bl.measure import sample_target, visibility
@@ -44,6 +44,7 @@ def group_measurements(ctx: FrameContext, names: list[str], n_samples: int = 150
     in_frame = camera.in_frame(points)
     visible = visibility(ctx.scene, camera, points, names, depsgraph)
     return {"in_frame": float(in_frame.mean()), "unoccluded": float(visible.mean()),
+            "seen": float((in_frame & visible).mean()),  # in frame and not hidden: what the photo shows of it
             "bbox": geometry.bbox_fraction(camera, points), "camera": camera}
 
 

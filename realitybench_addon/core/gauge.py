@@ -1,0 +1,249 @@
+"""A digital angle gauge (a digital level) lying on the roof: placement, reading, and its LCD (pure).
+
+The gauge's long axis is yawed by `yaw_deg` from the roof's fall line. Like a real
+inclinometer it shows the tilt of its own long axis, not the roof pitch:
+
+    reading = asin(cos(yaw) * sin(pitch)),  rounded to one decimal place
+
+so a yawed gauge under-reads (90 degrees of yaw reads 0.0). The LCD sits on the top face;
+its digits are upright for a worker standing downslope (digit "up" = the gauge's long
+axis, pointing upslope). The display texture is drawn at true size with seven-segment
+digits, and its layout (digit height, glyph boxes) is what the px-per-digit term measures.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+import numpy as np
+
+from .roof import RoofPlan
+
+# A 9 in digital level (body) with a top LCD window near its middle.
+BODY_LENGTH_M = 0.23
+BODY_WIDTH_M = 0.045
+BODY_HEIGHT_M = 0.028
+WINDOW_ACROSS_M = 0.040  # LCD window along the body's width (the text's line direction)
+WINDOW_ALONG_M = 0.021  # along the long axis (the text's up direction)
+WINDOW_OFFSET_M = 0.035  # window centre from the body centre, along the axis (upslope)
+DIGIT_HEIGHT_M = 0.0125
+LCD_PX_PER_MM = 24  # texture resolution: a 12.5 mm digit is 300 px tall
+
+PLACEMENTS = ("glass", "frame", "roof")
+MODULE_FRAME_BAR_M = 0.035  # the module frame's bar width (bl/roof.py draws the same)
+
+LCD_BACKGROUND = (168, 178, 150)  # reflective gray-green LCD
+LCD_INK = (28, 30, 26)
+LCD_GHOST = (158, 168, 141)  # unlit segments show faintly, as on a real LCD
+
+# Segments a..g of each digit: a top, b top-right, c bottom-right, d bottom, e bottom-left, f top-left, g middle.
+SEVEN_SEGMENT = {"0": "abcdef", "1": "bc", "2": "abdeg", "3": "abcdg", "4": "bcfg", "5": "acdfg", "6": "acdefg",
+                 "7": "abc", "8": "abcdefg", "9": "abcdfg", "-": "g", " ": ""}
+
+
+@dataclass(frozen=True)
+class GaugePlan:
+    placement: str  # glass | frame | roof
+    module: Optional[tuple[int, int]]  # (row, col) it lies on; None on bare roof
+    u: float  # body centre, roof coordinates
+    v: float
+    h: float  # underside of the body above the shingle plane
+    yaw_deg: float  # long axis from the fall line (0: along it, pointing upslope)
+    pitch_deg: float  # of the surface it lies on (modules are parallel to the roof)
+
+    @property
+    def on_module(self) -> bool:
+        return self.placement in ("glass", "frame")
+
+    @property
+    def true_tilt_deg(self) -> float:
+        """The tilt of the gauge's long axis from horizontal (what an ideal sensor measures)."""
+        return gauge_tilt_deg(self.pitch_deg, self.yaw_deg)
+
+    @property
+    def reading_deg(self) -> float:
+        """What the display shows: the tilt rounded to one decimal place."""
+        return round(self.true_tilt_deg, 1)
+
+    @property
+    def display_text(self) -> str:
+        return f"{self.reading_deg:.1f}"
+
+    def axes_uvh(self) -> tuple[np.ndarray, np.ndarray]:
+        """(along, across) unit vectors in roof coordinates: the long axis (digit "up") and the text's line
+        direction (to the right for a reader facing upslope)."""
+        yaw = math.radians(self.yaw_deg)
+        along = np.array([-math.sin(yaw), math.cos(yaw), 0.0])
+        across = np.array([math.cos(yaw), math.sin(yaw), 0.0])
+        return along, across
+
+    def display_center_uvh(self) -> np.ndarray:
+        along, _ = self.axes_uvh()
+        return np.array([self.u, self.v, self.h + BODY_HEIGHT_M]) + WINDOW_OFFSET_M * along
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "reading_deg": self.reading_deg, "on_module": self.on_module}
+
+
+def gauge_tilt_deg(pitch_deg: float, yaw_deg: float) -> float:
+    """Tilt from horizontal of a line in a plane of slope `pitch_deg`, `yaw_deg` off its fall line."""
+    return math.degrees(math.asin(abs(math.cos(math.radians(yaw_deg))) * math.sin(math.radians(pitch_deg))))
+
+
+def _draw_yaw(rng: np.random.Generator) -> float:
+    """Mostly laid along the slope (a few degrees off); a quarter of gauges are yawed 12-60 degrees."""
+    if rng.random() < 0.75:
+        return float(rng.normal(0.0, 5.0))
+    return float(rng.choice([-1.0, 1.0]) * rng.uniform(12.0, 60.0))
+
+
+def _clear_of_chimney(plan: RoofPlan, u: float, v: float, margin: float = 0.3) -> bool:
+    if plan.chimney is None:
+        return True
+    cu, cv, w, d, _ = plan.chimney
+    return not (cu - margin <= u <= cu + w + margin and cv - margin <= v <= cv + d + margin)
+
+
+def draw_gauge(plan: RoofPlan, rng: np.random.Generator) -> GaugePlan:
+    """Where the installer laid the gauge: on a module's glass (70%), along a frame's side bar (15%),
+    or on bare shingles beside or below the array (15%)."""
+    yaw = _draw_yaw(rng)
+    placement = str(rng.choice(PLACEMENTS, p=[0.7, 0.15, 0.15]))
+    top = plan.module_bottom_h + plan.module_thickness_m
+    if placement != "roof" and plan.installed_cols:
+        row, col = int(rng.integers(plan.rows)), int(rng.integers(plan.installed_cols))
+        u0, v0 = plan.module_origin(row, col)
+        if placement == "glass":
+            margin = 0.5 * BODY_LENGTH_M + 0.08
+            u = u0 + rng.uniform(margin, plan.module_width_m - margin)
+            v = v0 + rng.uniform(margin, plan.module_length_m - margin)
+            return GaugePlan("glass", (row, col), float(u), float(v), top - 0.002, yaw, plan.pitch_deg)
+        # along a side bar of the frame: yaw kept small, or it would hang off the bar
+        side = MODULE_FRAME_BAR_M / 2 if rng.random() < 0.5 else plan.module_width_m - MODULE_FRAME_BAR_M / 2
+        v = v0 + rng.uniform(0.5 * BODY_LENGTH_M + 0.05, plan.module_length_m - 0.5 * BODY_LENGTH_M - 0.05)
+        return GaugePlan("frame", (row, col), float(u0 + side), float(v), top, float(np.clip(yaw, -8, 8)),
+                         plan.pitch_deg)
+    spots = []
+    if plan.array_v0 > 0.45:  # below the array
+        spots.append(lambda: (rng.uniform(plan.array_u0, plan.array_u1), rng.uniform(0.2, plan.array_v0 - 0.2)))
+    if plan.array_u0 > 0.8:  # left of it
+        spots.append(lambda: (rng.uniform(0.4, plan.array_u0 - 0.3), rng.uniform(0.3, plan.slope_length_m - 0.5)))
+    if plan.eave_length_m - plan.array_u1 > 0.8:  # right of it
+        spots.append(lambda: (rng.uniform(plan.array_u1 + 0.3, plan.eave_length_m - 0.4),
+                              rng.uniform(0.3, plan.slope_length_m - 0.5)))
+    if not spots:
+        spots.append(lambda: (rng.uniform(0.4, plan.eave_length_m - 0.4), rng.uniform(0.12, 0.3)))
+    for _ in range(32):
+        u, v = spots[int(rng.integers(len(spots)))]()
+        if _clear_of_chimney(plan, u, v):
+            break
+    return GaugePlan("roof", None, float(u), float(v), 0.0015, yaw, plan.pitch_deg)
+
+
+@dataclass(frozen=True)
+class DisplayLayout:
+    """Where the digits are drawn on the LCD texture: what the px-per-digit term measures."""
+
+    text: str
+    digit_height_m: float
+    px_per_mm: int
+    glyph_boxes_px: tuple[tuple[float, float, float, float], ...]  # x0, y_top, x1, y_bottom per character
+    size_px: tuple[int, int]  # width, height
+
+
+def _segment_polygons(x: float, y_top: float, height: float, slant: float) -> dict[str, list[tuple[float, float]]]:
+    """The seven segments of a digit cell as hexagon-ended bars (image coordinates, y down), slanted."""
+    w = 0.52 * height
+    t = 0.12 * height  # segment thickness
+    g = 0.018 * height  # gap between segments
+    half = height / 2
+
+    def pt(px, py):  # slant: the top leans right
+        return (x + px + slant * (height - py), y_top + py)
+
+    def horizontal(py):
+        return [pt(t / 2 + g, py), pt(t + g, py - t / 2), pt(w - t - g, py - t / 2), pt(w - t / 2 - g, py),
+                pt(w - t - g, py + t / 2), pt(t + g, py + t / 2)]
+
+    def vertical(px, p0, p1):
+        return [pt(px, p0 + g), pt(px + t / 2, p0 + t / 2 + g), pt(px + t / 2, p1 - t / 2 - g), pt(px, p1 - g),
+                pt(px - t / 2, p1 - t / 2 - g), pt(px - t / 2, p0 + t / 2 + g)]
+
+    return {"a": horizontal(t / 2), "g": horizontal(half), "d": horizontal(height - t / 2),
+            "f": vertical(t / 2, t / 2, half), "b": vertical(w - t / 2, t / 2, half),
+            "e": vertical(t / 2, half, height - t / 2), "c": vertical(w - t / 2, half, height - t / 2)}
+
+
+def display_texture(text: str, px_per_mm: int = LCD_PX_PER_MM) -> tuple[np.ndarray, DisplayLayout]:
+    """The LCD window as an RGB uint8 image (x across the window, y down = downslope) and its layout.
+
+    Seven-segment digits right-aligned with a decimal point and a degree mark, unlit
+    segments faintly visible. Characters other than digits, '-', '.' and ' ' raise ValueError.
+    """
+    from PIL import Image, ImageDraw
+
+    bad = sorted({c for c in text if c not in SEVEN_SEGMENT and c != "."})
+    if bad:
+        raise ValueError(f"a seven-segment display cannot show {bad!r} (text {text!r})")
+    width, height = int(round(WINDOW_ACROSS_M * 1000 * px_per_mm)), int(round(WINDOW_ALONG_M * 1000 * px_per_mm))
+    image = Image.new("RGB", (width, height), LCD_BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    digit_h = DIGIT_HEIGHT_M * 1000 * px_per_mm
+    cell = 0.66 * digit_h  # digit advance
+    dot = 0.22 * digit_h
+    slant = 0.06
+    y_top = (height - digit_h) / 2
+    glyphs = [c for c in text]
+    total = sum(dot if c == "." else cell for c in glyphs)
+    x = width - 0.2 * digit_h - total  # right-aligned, room for the degree mark
+    boxes = []
+    for c in glyphs:
+        if c == ".":
+            r = 0.07 * digit_h
+            cx, cy = x + dot / 2 - 0.04 * digit_h, y_top + digit_h - r
+            draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=LCD_INK)
+            boxes.append((cx - r, cy - r, cx + r, cy + r))
+            x += dot
+            continue
+        segments = _segment_polygons(x, y_top, digit_h, slant)
+        for name, poly in segments.items():
+            draw.polygon(poly, fill=LCD_INK if name in SEVEN_SEGMENT[c] else LCD_GHOST)
+        boxes.append((x, y_top, x + 0.52 * digit_h + slant * digit_h, y_top + digit_h))
+        x += cell
+    # the degree mark, top right, and a battery icon, top left
+    line = max(2, int(0.035 * digit_h))
+    r = 0.07 * digit_h
+    cx, cy = width - 0.1 * digit_h, y_top + r + 1
+    draw.ellipse([cx - r, cy - r, cx + r, cy + r], outline=LCD_INK, width=line)
+    bx, by, bw, bh = 0.05 * width, 0.08 * height, 0.3 * digit_h, 0.14 * digit_h
+    draw.rectangle([bx, by, bx + bw, by + bh], outline=LCD_INK, width=line)
+    draw.rectangle([bx + bw, by + bh * 0.3, bx + bw + 0.03 * digit_h, by + bh * 0.7], fill=LCD_INK)
+    draw.rectangle([bx + 2 * line, by + 2 * line, bx + bw * 0.7, by + bh - 2 * line], fill=LCD_INK)
+    layout = DisplayLayout(text, DIGIT_HEIGHT_M, px_per_mm, tuple(boxes), (width, height))
+    return np.asarray(image), layout
+
+
+def read_seven_segment(image: np.ndarray, layout: DisplayLayout) -> str:
+    """Read the digits back off a display texture from its layout: which segments are inked.
+
+    The test of the generator: the text drawn equals the ground truth.
+    """
+    lum = np.asarray(image, float)[..., :3].mean(axis=2)
+    ink_level = (np.mean(LCD_INK) + np.mean(LCD_GHOST)) / 2
+    out = []
+    for box in layout.glyph_boxes_px:
+        x0, y0, x1, y1 = box
+        h = y1 - y0
+        if h < 0.5 * layout.digit_height_m * 1000 * layout.px_per_mm:  # the decimal point
+            out.append(".")
+            continue
+        lit = ""
+        for name, poly in _segment_polygons(x0, y0, h, 0.06).items():
+            cx = np.mean([p[0] for p in poly])
+            cy = np.mean([p[1] for p in poly])
+            if lum[int(round(cy)), int(round(cx))] < ink_level:
+                lit += name
+        digit = next((d for d, segs in SEVEN_SEGMENT.items() if set(segs) == set(lit)), "?")
+        out.append(digit)
+    return "".join(out)
