@@ -113,6 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--long-side", type=int, default=400, help="frame long side in px (default 400)")
     d.add_argument("--render-samples", type=int, default=8)
+
+    from .evaluation.cli import add_parser as add_eval_parser
+
+    add_eval_parser(sub)  # `eval run|rescore|report|baseline`: pure Python, no Blender
     return parser
 
 
@@ -164,6 +168,10 @@ def _run(args) -> dict:
         from .api import merge
 
         return merge(args.shards, args.out)
+    if args.command == "eval":
+        from .evaluation.cli import run_command
+
+        return run_command(args)
     if args.command == "demo":
         from .api import demo
 
@@ -250,17 +258,21 @@ def _export_on_ray(args) -> dict:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     from .api import RealityBenchError
+    from .evaluation.errors import EvalError
 
     try:
         result_stream = _claim_stdout(args.verbose)
         _print_json(_run(args), result_stream)
-    except RealityBenchError as exc:
+    except (RealityBenchError, EvalError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:
         if exc.name == "bpy":
             print("error: this command needs Blender's Python module: pip install 'bpy==4.5.*' "
                   "(or run inside Blender)", file=sys.stderr)
+            return 2
+        if exc.name == "requests":
+            print("error: eval run needs the requests package: pip install 'realitybench[eval]'", file=sys.stderr)
             return 2
         raise
     return 0

@@ -48,17 +48,26 @@ def atomic_write(path: Path, data: bytes) -> None:
     tmp.replace(path)
 
 
-def append_row(directory: Path, row: dict) -> None:
+def append_jsonl(path: Path, row: dict) -> None:
+    """Append one JSON line to `path` and fsync it: after a kill the line is whole or torn, never half-synced."""
     line = json.dumps(jsonable(row), ensure_ascii=False, separators=(",", ":")) + "\n"
-    with open(directory / METADATA, "a", encoding="utf-8") as fh:
+    with open(path, "a", encoding="utf-8") as fh:
         fh.write(line)
         fh.flush()
         os.fsync(fh.fileno())
 
 
+def append_row(directory: Path, row: dict) -> None:
+    append_jsonl(directory / METADATA, row)
+
+
 def read_rows(directory: Path, *, repair: bool = False) -> list[dict]:
     """Every whole row; with `repair`, cut a torn last line off the file so appends stay clean."""
-    path = directory / METADATA
+    return read_jsonl(directory / METADATA, repair=repair)
+
+
+def read_jsonl(path: Path, *, repair: bool = False) -> list[dict]:
+    """Every whole line of an append-only JSONL file; with `repair`, cut a torn last line off."""
     if not path.exists():
         return []
     data = path.read_bytes()

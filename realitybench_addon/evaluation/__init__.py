@@ -1,0 +1,26 @@
+"""The evaluation harness: ask vision-language models about an exported set, score them, report.
+
+Pure Python (numpy; `requests` for the HTTP adapters, imported only when asking): no bpy,
+no Blender. One idea per module:
+
+    items       an exported set -> the items to ask (image, prompt, labels, documentation keys)
+    providers   the three request/response shapes (OpenAI-compatible chat completions, Anthropic
+                Messages, Gemini generateContent) and usage normalisation
+    transport   HTTP: timeouts, retries with Retry-After and jittered backoff, concurrency, rpm
+    runs        the append-only run store: request hashing, resume, secret scrubbing
+    ask         asking a model about every item of a set (resumable)
+    baselines   runs that need no model: always accept, always reject
+    grammar     strict reply grammar against an environment's keys; a lenient parser for diagnostics
+    fields      per-field documentation scoring (the tolerance table, the breaker-row matching)
+    scoring     one item's reply -> its scores; a run's replies -> per-item score rows
+    metrics     acceptability and documentation metrics over (re)weighted items
+    summary     a run's headline numbers with intervals (`eval rescore`)
+    stats       stratified bootstrap, paired differences, Spearman, exact McNemar, Krippendorff's alpha
+    pricing     dated price files and the cost of a run
+    ratings     human ratings: agreement, alpha, the scorer against the raters' majority
+    report      Markdown + CSV tables like the paper's; plots: the figures (matplotlib, optional)
+    errors      EvalError, the one exception a user can cause
+    cli         the `eval` subcommands of `python -m realitybench_addon`
+
+Documentation: docs/evaluation.md.
+"""

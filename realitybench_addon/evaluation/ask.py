@@ -1,0 +1,151 @@
+"""Ask a model about every item of a set, resumably (`eval run`).
+
+Items whose request already has an `ok` reply in the run are not asked again; everything else
+(new, failed, interrupted) is. Replies are appended and fsynced as they finish, from a pool of
+`concurrency` threads, each request paced by the rpm limiter. A 401, 403 or 404 stops the run
+(wrong key, URL or model), and so does a server that never answered at all (retries exhausted on
+connection errors or timeouts before any reply): what finished is kept, and a rerun resumes.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Optional, TextIO
+
+from .errors import EvalError
+from .items import AskItem, load_set, sha256_bytes
+from .providers import Provider, ResponseShapeError, Settings, encode_image
+from .runs import RunStore, now_iso, package_version, request_hash, scrub
+from .transport import Transport, TransportConfig
+
+
+def resolve_key(provider: Provider, api_key_env: Optional[str], no_api_key: bool) -> tuple[Optional[str], str]:
+    """(key, how it was found) without ever putting the key in a message."""
+    if no_api_key:
+        if api_key_env:
+            raise EvalError("--no-api-key and --api-key-env exclude each other")
+        return None, "none"
+    var = api_key_env or provider.default_key_env
+    key = os.environ.get(var)
+    if not key:
+        raise EvalError(f"the API key variable {var} is not set: export {var}=... "
+                        f"(--api-key-env VAR reads another variable; --no-api-key for a local server that needs none)")
+    return key, f"env:{var}"
+
+
+def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optional[str], settings: Settings,
+            transport: TransportConfig, api_key_env: Optional[str] = None, no_api_key: bool = False,
+            label: Optional[str] = None, progress: Optional[TextIO] = sys.stderr,
+            sleep=time.sleep) -> dict:
+    """Ask every item not yet answered; return counts of this invocation (scoring is separate)."""
+    provider.check(settings)
+    if transport.concurrency < 1:
+        raise EvalError(f"--concurrency must be at least 1, got {transport.concurrency}")
+    if transport.rpm is not None and transport.rpm <= 0:
+        raise EvalError(f"--rpm must be positive, got {transport.rpm}")
+    if transport.timeout_s <= 0:
+        raise EvalError(f"--timeout must be positive, got {transport.timeout_s}")
+    if transport.max_retries < 0:
+        raise EvalError(f"--retries must be at least 0, got {transport.max_retries}")
+    key, auth = resolve_key(provider, api_key_env, no_api_key)
+    ask_items = load_set(set_dir)
+    base_url = (base_url or provider.default_base_url).rstrip("/")
+    config = {"kind": "model", "label": label or (model + (" (blind)" if settings.blind else "")),
+              "provider": provider.name, "model": model, "base_url": base_url, "settings": settings.to_dict(),
+              "baseline": None, "transport": transport.to_dict(), "auth": auth,
+              "set": str(Path(set_dir).resolve()), "items": len(ask_items), "created": now_iso(),
+              "package_version": package_version()}
+    store = RunStore(out_dir, secrets=[key] if key else [])
+    store.open(config)
+    settings_dict = settings.to_dict()
+    hashes = [request_hash(provider.name, model, settings_dict, a.prompt,
+                           None if settings.blind else a.item.image_sha256,
+                           blind_item=a.item.frame_id if settings.blind else None) for a in ask_items]
+    store.write_items([a.item for a in ask_items], hashes)
+    done = {h for h, r in store.read_replies().items() if r.get("status") == "ok"}
+    todo: dict[str, AskItem] = {}
+    for a, h in zip(ask_items, hashes):
+        if h not in done and h not in todo:
+            todo[h] = a
+    headers = provider.auth_headers(key)
+    client = Transport(transport, sleep=sleep)
+    stop = threading.Event()
+    fatal: list[dict] = []
+    counter = {"finished": 0, "ok": 0, "failed": 0, "attempts": 0}
+    lock = threading.Lock()
+
+    def say(line: str) -> None:
+        if progress is not None:
+            progress.write(scrub(line, store.secrets) + "\n")
+            progress.flush()
+
+    def ask_one(h: str, a: AskItem) -> None:
+        if stop.is_set():
+            return
+        image_b64 = None
+        if not settings.blind:
+            data = a.image_path.read_bytes()
+            if sha256_bytes(data) != a.item.image_sha256:
+                raise EvalError(f"frame {a.item.frame_id}: {a.image_path} changed while the run was asking")
+            image_b64 = encode_image(data)
+        url, body = provider.request(base_url, model, a.prompt, image_b64, settings)
+        started = now_iso()
+        result = client.post_json(url, headers, body, h)
+        record = {"request_hash": h, "frame_id": a.item.frame_id, "provider": provider.name, "model": model,
+                  "status": "ok" if result.ok else "error", "error": result.error, "http_status": result.status,
+                  "reply_text": None, "finish_reason": None, "usage_raw": None, "usage": None,
+                  "raw_response": result.body, "attempts": result.attempts, "started_at": started,
+                  "elapsed_s": round(result.elapsed_s, 4)}
+        if result.ok:
+            try:
+                text, finish, usage_raw = provider.parse(result.body)
+            except ResponseShapeError as exc:
+                record.update(status="error", error=f"unexpected response shape: {exc}")
+            else:
+                record.update(reply_text=text, finish_reason=finish, usage_raw=usage_raw,
+                              usage=provider.usage(usage_raw).to_dict())
+        store.append_reply(record)
+        with lock:
+            counter["finished"] += 1
+            counter["attempts"] += len(result.attempts)
+            counter["ok" if record["status"] == "ok" else "failed"] += 1
+            n = counter["finished"]
+        unreachable = not result.ok and result.status is None and not counter["ok"]  # never an answer yet
+        if result.fatal or unreachable:
+            stop.set()
+            fatal.append({"frame_id": a.item.frame_id, "error": result.error, "url": url, "body": result.body,
+                          "unreachable": unreachable and not result.fatal})
+        detail = "ok" if record["status"] == "ok" else f"failed: {record['error']}"
+        say(f"[{n}/{len(todo)}] {a.item.frame_id}: {detail} ({len(result.attempts)} attempt"
+            f"{'s' if len(result.attempts) != 1 else ''}, {result.elapsed_s:.2f} s)")
+
+    say(f"{len(ask_items)} items, {sum(h in done for h in hashes)} already answered, asking {len(todo)} "
+        f"({provider.name} {model} at {base_url})")
+    t0 = time.monotonic()
+    pool = ThreadPoolExecutor(max_workers=transport.concurrency)
+    try:
+        futures = [pool.submit(ask_one, h, a) for h, a in todo.items()]
+        for f in as_completed(futures):
+            f.result()
+    except BaseException:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    if fatal:
+        f = fatal[0]
+        hint = {"HTTP 401": "the server refused the credentials", "HTTP 403": "the credentials may not use this model",
+                "HTTP 404": "check --base-url and --model"}.get(f["error"] or "", "check --base-url")
+        if f["unreachable"]:
+            hint = "the server cannot be reached and nothing has been answered yet; check --base-url"
+        body = f" ({' '.join(str(f['body']).split())[:300]})" if f["body"] else ""  # one line
+        raise EvalError(scrub(f"stopped: {f['error']} from {f['url']}: {hint}{body}; finished replies are kept, "
+                              f"rerun the same command to resume", store.secrets))
+    return {"run": str(Path(out_dir)), "items": len(ask_items), "already_answered": sum(h in done for h in hashes),
+            "asked": counter["finished"], "ok": counter["ok"], "failed": counter["failed"],
+            "requests": counter["attempts"], "retries": counter["attempts"] - counter["finished"],
+            "wall_s": round(time.monotonic() - t0, 3)}

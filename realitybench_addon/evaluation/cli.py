@@ -1,0 +1,142 @@
+"""`python -m realitybench_addon eval ...`: run, rescore, report, baseline.
+
+    eval run SET --provider openai|anthropic|gemini --model M [--base-url URL] [--api-key-env VAR |
+             --no-api-key] [--max-tokens N] [--temperature T|default] [--image-detail D]
+             [--max-tokens-field F] [--extra JSON] [--blind] [--concurrency N] [--rpm N] [--timeout S]
+             [--retries N] [--label L] --out RUNDIR
+    eval rescore RUNDIR [--prices FILE]
+    eval report RUN [RUN ...] --out REPORTDIR [--prices FILE] [--ratings FILE] [--no-plots]
+    eval baseline SET --kind always-accept|always-reject --out RUNDIR
+
+Stdout gets one JSON object; progress goes to stderr; a user error is one `error:` line (exit 2).
+"""
+from __future__ import annotations
+
+import json
+
+from .errors import EvalError
+
+
+def add_parser(sub) -> None:
+    ev = sub.add_parser("eval", help="ask vision-language models about an exported set, score them, report "
+                                     "(see docs/evaluation.md)")
+    es = ev.add_subparsers(dest="eval_command", required=True, metavar="EVAL_COMMAND")
+
+    r = es.add_parser("run", help="ask a model about every frame of a set; rerun the same command to resume")
+    r.add_argument("set", help="an exported set (folder with metadata.jsonl)")
+    r.add_argument("--provider", required=True, choices=("openai", "anthropic", "gemini"),
+                   help="openai: any OpenAI-compatible chat-completions server (OpenAI, vLLM, llama.cpp, Ollama, "
+                        "LM Studio, SGLang); anthropic: the Messages API; gemini: generateContent")
+    r.add_argument("--model", required=True, help="the model name the server expects")
+    r.add_argument("--base-url", default=None,
+                   help="API base URL (defaults: https://api.openai.com/v1, https://api.anthropic.com, "
+                        "https://generativelanguage.googleapis.com/v1beta; e.g. http://localhost:8000/v1 for vLLM)")
+    r.add_argument("--api-key-env", default=None, metavar="VAR",
+                   help="environment variable holding the API key (default OPENAI_API_KEY, ANTHROPIC_API_KEY or "
+                        "GEMINI_API_KEY); the key itself is never written anywhere")
+    r.add_argument("--no-api-key", action="store_true", help="send no key (a local server that needs none)")
+    r.add_argument("--max-tokens", type=int, default=1024, help="output token limit, thinking included (default 1024)")
+    r.add_argument("--max-tokens-field", default="max_tokens", choices=("max_tokens", "max_completion_tokens"),
+                   help="openai: the body field for --max-tokens (OpenAI's reasoning models need "
+                        "max_completion_tokens; default max_tokens)")
+    r.add_argument("--temperature", default="0", help="sampling temperature (default 0), or 'default' to send none")
+    r.add_argument("--image-detail", default=None,
+                   help="openai: low | high | auto (default high); gemini: low | medium | high (media resolution; "
+                        "default: not sent); anthropic: none")
+    r.add_argument("--extra", default=None, metavar="JSON",
+                   help="a JSON object deep-merged into every request body, e.g. '{\"reasoning_effort\": \"low\"}' "
+                        "or '{\"thinking\": {\"type\": \"enabled\", \"budget_tokens\": 2048}}' (recorded)")
+    r.add_argument("--blind", action="store_true", help="send the prompt without the image (what priors alone give)")
+    r.add_argument("--concurrency", type=int, default=4, help="requests in flight at once (default 4)")
+    r.add_argument("--rpm", type=float, default=None, help="requests per minute, retries included (default: no limit)")
+    r.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one reply (default 120)")
+    r.add_argument("--retries", type=int, default=5, help="retries of a request after a retryable failure (default 5)")
+    r.add_argument("--retry-after-cap", type=float, default=60.0,
+                   help="longest Retry-After honoured, in seconds (default 60)")
+    r.add_argument("--label", default=None, help="the run's name in reports (default: the model, '(blind)' added)")
+    r.add_argument("--out", required=True, help="the run folder (created, or resumed)")
+
+    rs = es.add_parser("rescore", help="recompute a run's scores from its stored replies (asks nothing)")
+    rs.add_argument("run", help="a run folder")
+    rs.add_argument("--prices", default=None, help="a dated price file (TOML or JSON) for the cost")
+
+    rp = es.add_parser("report", help="Markdown and CSV tables (and plots) from one or more runs of one set")
+    rp.add_argument("runs", nargs="+", help="run folders (model runs, blind runs, baselines)")
+    rp.add_argument("--out", required=True, help="the report folder")
+    rp.add_argument("--prices", default=None, help="a dated price file (TOML or JSON); without it costs are n/a")
+    rp.add_argument("--ratings", default=None, help="human ratings (CSV frame_id,rater,rating or JSONL)")
+    rp.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: stats.DEFAULT_SEED)")
+    rp.add_argument("--no-plots", action="store_true", help="skip the matplotlib figures")
+
+    b = es.add_parser("baseline", help="a run that needs no model: always accept or always reject")
+    b.add_argument("set", help="an exported set")
+    b.add_argument("--kind", required=True, choices=("always-accept", "always-reject"))
+    b.add_argument("--out", required=True, help="the run folder")
+
+
+def _temperature(text: str):
+    if text.strip().lower() in ("default", "none"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise EvalError(f"--temperature must be a number or 'default', got {text!r}") from None
+    if not 0 <= value <= 2:
+        raise EvalError(f"--temperature must be within 0-2, got {value}")
+    return value
+
+
+def _extra(text):
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise EvalError(f"--extra is not JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise EvalError("--extra must be a JSON object")
+    return value
+
+
+def run_command(args) -> dict:
+    from .stats import DEFAULT_SEED
+
+    if args.eval_command == "run":
+        from . import providers
+        from .ask import ask_set
+        from .summary import headline, rescore
+        from .transport import TransportConfig
+
+        provider = providers.get(args.provider)
+        detail = args.image_detail
+        if detail is None and provider.name == "openai":
+            detail = "high"
+        settings = providers.Settings(max_tokens=args.max_tokens, temperature=_temperature(args.temperature),
+                                      image_detail=detail, blind=args.blind, extra=_extra(args.extra),
+                                      max_tokens_field=args.max_tokens_field)
+        transport = TransportConfig(timeout_s=args.timeout, max_retries=args.retries, concurrency=args.concurrency,
+                                    rpm=args.rpm, retry_after_cap_s=args.retry_after_cap)
+        asked = ask_set(args.set, args.out, provider=provider, model=args.model, base_url=args.base_url,
+                        settings=settings, transport=transport, api_key_env=args.api_key_env,
+                        no_api_key=args.no_api_key, label=args.label)
+        return {"asked": asked, **headline(rescore(args.out, seed=DEFAULT_SEED))}
+    if args.eval_command == "rescore":
+        from .pricing import load_prices
+        from .summary import headline, rescore
+
+        prices = load_prices(args.prices) if args.prices else None
+        return headline(rescore(args.run, seed=DEFAULT_SEED, prices=prices))
+    if args.eval_command == "report":
+        from .pricing import load_prices
+        from .report import build_report
+
+        prices = load_prices(args.prices) if args.prices else None
+        return build_report(args.runs, args.out, prices=prices, ratings_path=args.ratings,
+                            seed=DEFAULT_SEED if args.seed is None else args.seed, plots=not args.no_plots)
+    if args.eval_command == "baseline":
+        from .baselines import baseline_run
+        from .summary import headline, rescore
+
+        made = baseline_run(args.set, args.out, args.kind)
+        return {"baseline": made["baseline"], **headline(rescore(args.out, seed=DEFAULT_SEED))}
+    raise EvalError(f"unknown eval command {args.eval_command!r}")

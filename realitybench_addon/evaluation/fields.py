@@ -1,0 +1,142 @@
+"""Per-field documentation scoring: one documentation answer against the ground truth, in [0, 1].
+
+The contract is ../shared/spec/ENVIRONMENTS.md:
+  - "The eleven environments": each key and its tolerance (tape reading within 1/8 in of the
+    apparent reading, true gap within 1/4 in, gauge reading within 0.2 degrees); breaker_label's
+    main amperage and rows count half each, the rows matched in any order, each reply row used
+    once, extra rows not penalised; `tilted` scored on every tape_gap frame.
+  - "Benchmark set and metrics": text normalised by upper-casing and keeping letters and digits.
+Lists of damage types (damage_view) are compared as sets.
+
+Every rule that is not the default for its JSON type is in FIELD_RULES below, and only there.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence
+
+
+@dataclass(frozen=True)
+class FieldRule:
+    kind: str  # "tolerance" (numbers), "rows" (a list of row objects matched one to one), "set", "exact"
+    tolerance: float = 0.0  # "tolerance": |answer - truth| <= tolerance scores 1
+    row_keys: tuple[tuple[str, str], ...] = ()  # "rows": (key, json type) of each row object
+    all_frames: bool = False  # scored on every frame of the environment, not only scorer-accepted ones
+
+
+# The one table of non-default field rules (spec: "The eleven environments"; see the module docstring).
+FIELD_RULES: dict[tuple[str, str], FieldRule] = {
+    ("tape_gap", "reading_in"): FieldRule("tolerance", tolerance=1 / 8),  # inches, vs the apparent reading
+    ("tape_gap", "gap_in"): FieldRule("tolerance", tolerance=1 / 4),  # inches, true perpendicular gap
+    ("tape_gap", "tilted"): FieldRule("exact", all_frames=True),  # "scored on all tape_gap frames"
+    ("slope_gauge", "reading_deg"): FieldRule("tolerance", tolerance=0.2),  # degrees, what the display shows
+    # main_amps (a number, exact) and entries are breaker_label's two fields, so each counts half.
+    ("breaker_label", "entries"): FieldRule("rows", row_keys=(("name", "string"), ("amps", "number"))),
+    ("damage_view", "damage_types"): FieldRule("set"),
+}
+
+# Numbers without a tolerance must be equal; this absorbs float noise only (200 vs 200.0).
+EXACT_EPS = 1e-9
+
+
+def rule(environment: str, key: str) -> Optional[FieldRule]:
+    return FIELD_RULES.get((environment, key))
+
+
+def all_frames(environment: str, key: str) -> bool:
+    r = rule(environment, key)
+    return bool(r and r.all_frames)
+
+
+def normalise_text(value: Any) -> str:
+    """Upper-case, keep ASCII letters and digits only ("Kitchen counter 2" -> "KITCHENCOUNTER2")."""
+    return re.sub(r"[^A-Z0-9]", "", str(value).upper())
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def numbers_equal(a: Any, b: Any, tolerance: float = 0.0) -> bool:
+    if not (is_number(a) and is_number(b)):
+        return False
+    return abs(float(a) - float(b)) <= tolerance + EXACT_EPS
+
+
+def max_matching(n_left: int, n_right: int, compatible: Callable[[int, int], bool]) -> list[tuple[int, int]]:
+    """A maximum bipartite matching (Kuhn's augmenting paths; exact, O(V E): rows are few).
+
+    Returns (left, right) pairs, each left and each right used at most once.
+    """
+    adjacency = [[j for j in range(n_right) if compatible(i, j)] for i in range(n_left)]
+    match_right: list[Optional[int]] = [None] * n_right
+
+    def augment(i: int, seen: list[bool]) -> bool:
+        for j in adjacency[i]:
+            if seen[j]:
+                continue
+            seen[j] = True
+            if match_right[j] is None or augment(match_right[j], seen):
+                match_right[j] = i
+                return True
+        return False
+
+    for i in range(n_left):
+        augment(i, [False] * n_right)
+    return sorted((i, j) for j, i in enumerate(match_right) if i is not None)
+
+
+def _row_matches(truth_row: dict, reply_row: Any, row_keys) -> bool:
+    if not isinstance(reply_row, dict):
+        return False
+    for key, json_type in row_keys:
+        if key not in truth_row or key not in reply_row:
+            return False
+        if json_type == "number":
+            if not numbers_equal(reply_row[key], truth_row[key]):
+                return False
+        elif normalise_text(reply_row[key]) != normalise_text(truth_row[key]):
+            return False
+    return True
+
+
+def score_rows(truth: Sequence[dict], answer: Any, row_keys) -> float:
+    """Fraction of the truth's rows matched by a reply row (same values, any order, each reply row used once;
+    extra reply rows are not penalised)."""
+    if not isinstance(answer, list):
+        return 0.0
+    if not truth:
+        return 1.0
+    pairs = max_matching(len(truth), len(answer), lambda i, j: _row_matches(truth[i], answer[j], row_keys))
+    return len(pairs) / len(truth)
+
+
+def _as_text_set(values: Any) -> Optional[frozenset]:
+    if not isinstance(values, list):
+        return None
+    return frozenset(normalise_text(v) for v in values)
+
+
+def score_field(environment: str, key: str, json_type: str, truth: Any, answer: Any) -> float:
+    """One field's documentation score in [0, 1]. A missing answer (None) scores 0."""
+    if answer is None:
+        return 0.0
+    r = rule(environment, key)
+    if r is not None and r.kind == "tolerance":
+        return float(numbers_equal(answer, truth, r.tolerance))
+    if r is not None and r.kind == "rows":
+        return score_rows(truth or [], answer, r.row_keys)
+    if (r is not None and r.kind == "set") or (json_type == "array" and _as_text_set(truth) is not None
+                                               and all(not isinstance(v, (dict, list)) for v in truth)):
+        got, want = _as_text_set(answer), _as_text_set(truth)
+        return float(got is not None and got == want)
+    if json_type == "boolean":
+        return float(isinstance(answer, bool) and answer == truth)
+    if json_type == "number":
+        return float(numbers_equal(answer, truth))
+    if json_type == "string":
+        return float(isinstance(answer, (str, int, float)) and not isinstance(answer, bool)
+                     and normalise_text(answer) == normalise_text(truth))
+    return float(answer == truth)

@@ -1,0 +1,164 @@
+"""An exported set -> the items a model is asked about: image, prompt, labels, documentation keys.
+
+The set is a Hugging Face imagefolder written by `export` (docs/export.md): `metadata.jsonl`
+(one row per frame) plus `<environment>/<frame id>.jpg`. Only the columns named here are read.
+
+Which frames count for what (spec, "Benchmark set and metrics"; docs/environments/):
+  - acceptability: frames the scorer accepts or rejects; gray and unscored frames are left out;
+  - documentation: frames whose terms all pass: scorer-accepted frames, plus frames excluded from
+    acceptability by rule only (rail_attachment without its bolt or flashing: "its documentation
+    still counts"; car_plate); fields marked `all_frames` in fields.FIELD_RULES on every frame.
+
+The documentation keys (name and JSON type) are the set's ground-truth keys, in order, typed by
+the environment registry's prompt parts where it knows the key, else by the ground-truth value.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Optional
+
+from .errors import EvalError
+
+JSON_TYPES = ("boolean", "number", "string", "array")
+
+
+@dataclass(frozen=True)
+class Item:
+    frame_id: str
+    environment: str
+    stratum: str  # random | positive
+    verdict: str  # accept | reject | gray | unscored
+    failing_terms: tuple[str, ...]
+    gray_terms: tuple[str, ...]
+    ground_truth: dict
+    keys: tuple[tuple[str, str], ...]  # (name, json type) of each documentation key, in the prompt's order
+    file_name: str
+    image_sha256: str
+    prompt_sha256: str
+
+    @property
+    def acceptability_scored(self) -> bool:
+        return self.verdict in ("accept", "reject")
+
+    @property
+    def documentation_scored(self) -> bool:
+        return self.verdict == "accept" or (self.verdict == "unscored" and not self.failing_terms
+                                            and not self.gray_terms)
+
+    @property
+    def stratum_key(self) -> str:
+        """The bootstrap stratum: an environment's random frames, or one environment's positive stratum."""
+        return f"{self.environment}/{self.stratum}"
+
+    def to_row(self) -> dict:
+        row = asdict(self)
+        row["keys"] = [list(k) for k in self.keys]
+        row["failing_terms"] = list(self.failing_terms)
+        row["gray_terms"] = list(self.gray_terms)
+        return row
+
+    @classmethod
+    def from_row(cls, row: dict) -> "Item":
+        return cls(frame_id=row["frame_id"], environment=row["environment"], stratum=row["stratum"],
+                   verdict=row["verdict"], failing_terms=tuple(row.get("failing_terms") or ()),
+                   gray_terms=tuple(row.get("gray_terms") or ()), ground_truth=row.get("ground_truth") or {},
+                   keys=tuple((k[0], k[1]) for k in row["keys"]), file_name=row["file_name"],
+                   image_sha256=row["image_sha256"], prompt_sha256=row["prompt_sha256"])
+
+
+@dataclass(frozen=True)
+class AskItem:
+    """An item with what is sent: the prompt and the image file."""
+
+    item: Item
+    prompt: str
+    image_path: Path
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def infer_json_type(value) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    return "string"
+
+
+def registry_types(environment: str) -> dict[str, str]:
+    """name -> JSON type from the environment's prompt parts; {} for an environment the registry does not build."""
+    from ..envs import registry
+
+    try:
+        env = registry.get(environment)
+    except registry.UnknownEnvironment:
+        return {}
+    return {k.name: k.json_type for k in env.prompt_parts.keys}
+
+
+def documentation_keys(environment: str, ground_truth: dict,
+                       cache: Optional[dict] = None) -> tuple[tuple[str, str], ...]:
+    if cache is not None and environment not in cache:
+        cache[environment] = registry_types(environment)
+    types = cache[environment] if cache is not None else registry_types(environment)
+    keys = []
+    for name, value in ground_truth.items():
+        json_type = types.get(name) or infer_json_type(value)
+        if json_type not in JSON_TYPES:
+            raise EvalError(f"environment {environment!r}: key {name!r} has unknown JSON type {json_type!r}")
+        keys.append((name, json_type))
+    return tuple(keys)
+
+
+REQUIRED = ("file_name", "frame_id", "environment", "stratum", "verdict", "ground_truth", "prompt")
+
+
+def load_set(directory) -> list[AskItem]:
+    """Every frame of an exported set, sorted by frame id; a clear EvalError for anything missing."""
+    from ..setio import METADATA, read_rows
+
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise EvalError(f"set folder {directory} does not exist")
+    if not (directory / METADATA).exists():
+        raise EvalError(f"{directory} is not an exported set: no {METADATA}")
+    try:
+        rows = read_rows(directory)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EvalError(f"cannot read {directory / METADATA}: {exc}") from None
+    if not rows:
+        raise EvalError(f"{directory / METADATA} holds no frames")
+    cache: dict = {}
+    items, seen = [], set()
+    for number, row in enumerate(rows, 1):
+        missing = [k for k in REQUIRED if k not in row]
+        if missing:
+            raise EvalError(f"{directory / METADATA}: row {number} lacks {', '.join(missing)}")
+        if row["frame_id"] in seen:
+            raise EvalError(f"{directory / METADATA}: frame {row['frame_id']} appears twice")
+        seen.add(row["frame_id"])
+        image_path = directory / row["file_name"]
+        try:
+            image = image_path.read_bytes()
+        except OSError:
+            raise EvalError(f"frame {row['frame_id']}: image {image_path} is missing") from None
+        ground_truth = row["ground_truth"] or {}
+        item = Item(frame_id=row["frame_id"], environment=row["environment"], stratum=row["stratum"],
+                    verdict=row["verdict"], failing_terms=tuple(row.get("failing_terms") or ()),
+                    gray_terms=tuple(row.get("gray_terms") or ()), ground_truth=ground_truth,
+                    keys=documentation_keys(row["environment"], ground_truth, cache), file_name=row["file_name"],
+                    image_sha256=sha256_bytes(image), prompt_sha256=sha256_bytes(row["prompt"].encode()))
+        items.append(AskItem(item, row["prompt"], image_path))
+    items.sort(key=lambda a: a.item.frame_id)
+    return items
+
+
+def canonical_json(value) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

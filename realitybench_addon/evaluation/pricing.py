@@ -1,0 +1,133 @@
+"""Dated price files and the cost of a run.
+
+A price file (TOML, or JSON of the same shape) lists list prices per million tokens:
+
+    currency = "USD"
+    [[price]]
+    model = "gpt-4o"          # the --model string of the run
+    provider = "openai"       # optional: only runs of this provider match
+    input = 2.50              # per million input tokens
+    output = 10.00            # per million output tokens; thinking tokens are billed at this rate
+    source = "https://..."    # where the price was read
+    date = "2025-01-31"       # when (YYYY-MM-DD)
+
+Cost of a run = sum over its answered items of input * input price + output * output price,
+with output = the provider's billed output (thinking included, counted once: providers.Usage).
+Failed requests carry no usage and add nothing (a provider may still have billed them).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from .errors import EvalError
+
+EXAMPLE = Path(__file__).parent / "prices" / "example.toml"
+PER_TOKENS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Price:
+    model: str
+    input: float  # per million tokens
+    output: float
+    source: str
+    date: str
+    provider: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    path: str
+    currency: str
+    prices: tuple[Price, ...]
+
+    def find(self, model: str, provider: Optional[str]) -> Optional[Price]:
+        exact = [p for p in self.prices if p.model == model and p.provider == provider]
+        loose = [p for p in self.prices if p.model == model and p.provider is None]
+        return (exact or loose or [None])[0]
+
+
+def _fail(path, msg):
+    raise EvalError(f"price file {path}: {msg}")
+
+
+def load_prices(path) -> PriceTable:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        _fail(path, "not found")
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(path, f"cannot be read ({exc})")
+    try:
+        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        _fail(path, f"is not valid {'JSON' if path.suffix.lower() == '.json' else 'TOML'} ({exc})")
+    if not isinstance(data, dict):
+        _fail(path, "must be a table with `currency` and a list `price`")
+    currency = data.get("currency")
+    if not isinstance(currency, str) or not currency.strip():
+        _fail(path, "needs `currency`, e.g. currency = \"USD\"")
+    entries = data.get("price")
+    if not isinstance(entries, list) or not entries:
+        _fail(path, "needs at least one [[price]] entry")
+    prices = []
+    for n, e in enumerate(entries, 1):
+        where = f"entry {n}" + (f" (model {e.get('model')!r})" if isinstance(e, dict) and e.get("model") else "")
+        if not isinstance(e, dict):
+            _fail(path, f"{where} is not a table")
+        unknown = sorted(set(e) - {"model", "provider", "input", "output", "source", "date", "note"})
+        if unknown:
+            _fail(path, f"{where}: unknown key(s) {', '.join(unknown)}")
+        if not isinstance(e.get("model"), str) or not e["model"]:
+            _fail(path, f"{where}: `model` must be a non-empty string")
+        for key in ("input", "output"):
+            v = e.get(key)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not v >= 0 or v == float("inf"):
+                _fail(path, f"{where}: `{key}` must be a non-negative number (price per million tokens)")
+        if not isinstance(e.get("source"), str) or not e["source"].strip():
+            _fail(path, f"{where}: `source` must say where the price was read")
+        date = e.get("date")
+        if isinstance(date, dt.date) and not isinstance(date, dt.datetime):
+            date = date.isoformat()
+        try:
+            date = dt.date.fromisoformat(date).isoformat() if isinstance(date, str) else None
+        except ValueError:
+            date = None
+        if date is None:
+            _fail(path, f"{where}: `date` must be the date the price was read, YYYY-MM-DD")
+        provider = e.get("provider")
+        if provider is not None and not isinstance(provider, str):
+            _fail(path, f"{where}: `provider` must be a string")
+        prices.append(Price(e["model"], float(e["input"]), float(e["output"]), e["source"].strip(), date, provider))
+    return PriceTable(str(path), currency.strip(), tuple(prices))
+
+
+def usage_totals(rows: list[dict]) -> dict:
+    """Summed normalised usage of a run's score rows (each request once, should two items share one), and mean
+    thinking tokens over the requests that report them."""
+    seen, answered = set(), []
+    for r in rows:
+        if r.get("usage") and (r.get("request_hash") is None or r["request_hash"] not in seen):
+            seen.add(r.get("request_hash"))
+            answered.append(r["usage"])
+    thinking = [u["thinking_tokens"] for u in answered if u.get("thinking_tokens") is not None]
+    return {"answered": len(answered),
+            "input_tokens": sum(u.get("input_tokens") or 0 for u in answered),
+            "output_tokens": sum(u.get("output_tokens") or 0 for u in answered),
+            "thinking_tokens": sum(thinking) if thinking else None,
+            "thinking_reported_items": len(thinking),
+            "mean_thinking_tokens": (sum(thinking) / len(thinking)) if thinking else None,
+            "usage_missing_items": sum(1 for u in answered if u.get("input_tokens") is None
+                                       or u.get("output_tokens") is None)}
+
+
+def cost(totals: dict, price: Optional[Price]) -> Optional[float]:
+    if price is None:
+        return None
+    return (totals["input_tokens"] * price.input + totals["output_tokens"] * price.output) / PER_TOKENS

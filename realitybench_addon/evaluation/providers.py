@@ -1,0 +1,253 @@
+"""The three request/response shapes, and token usage normalised across them.
+
+  openai     POST {base}/chat/completions          OpenAI, vLLM, llama.cpp server, Ollama, LM Studio, SGLang
+  anthropic  POST {base}/v1/messages               Anthropic's Messages API
+  gemini     POST {base}/models/{model}:generateContent   Gemini (the key goes in a header, never the URL)
+
+One user message: the image (base64 of the exported JPEG, byte for byte) and then the prompt;
+a blind request sends the prompt alone. Every generation setting is explicit and recorded in
+the run (and in the request hash): max tokens, temperature (or `None`: not sent), OpenAI's
+image detail (Gemini: media resolution), and `extra`, a JSON object deep-merged into the body
+(thinking budgets, reasoning effort, ...).
+
+Usage: `input_tokens`, `output_tokens` (billed output, thinking included) and
+`thinking_tokens` (the part of the output spent thinking, or None where the provider does
+not report it). Thinking is never counted twice:
+  - OpenAI: `completion_tokens` already include `completion_tokens_details.reasoning_tokens`;
+  - Gemini: `candidatesTokenCount` excludes `thoughtsTokenCount`, so output = their sum;
+  - Anthropic: `output_tokens` include thinking, which it does not report apart (None).
+"""
+from __future__ import annotations
+
+import base64
+import copy
+from dataclasses import asdict, dataclass, field
+from typing import Any, Optional
+
+from .errors import EvalError
+
+PROTOCOL_VERSION = 1  # bump when the request a setting produces changes (it is part of the request hash)
+
+
+@dataclass(frozen=True)
+class Settings:
+    max_tokens: int = 1024
+    temperature: Optional[float] = 0.0  # None: not sent (the provider's default)
+    image_detail: Optional[str] = None  # openai: low | high | auto; gemini: low | medium | high
+    max_tokens_field: str = "max_tokens"  # openai only: max_tokens | max_completion_tokens
+    blind: bool = False  # send the prompt without the image
+    extra: dict = field(default_factory=dict)  # deep-merged into the request body
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: Optional[int]
+    output_tokens: Optional[int]  # billed output, thinking included
+    thinking_tokens: Optional[int]  # part of output_tokens; None where not reported
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class ResponseShapeError(ValueError):
+    """A 200 response whose body is not the provider's shape."""
+
+
+def deep_merge(base: dict, extra: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in extra.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = deep_merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def _int(value) -> Optional[int]:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+class Provider:
+    name = ""
+    default_base_url = ""
+    default_key_env = ""
+    image_details: tuple[str, ...] = ()
+
+    def url(self, base_url: str, model: str) -> str:
+        raise NotImplementedError
+
+    def auth_headers(self, api_key: Optional[str]) -> dict:
+        raise NotImplementedError
+
+    def body(self, model: str, prompt: str, image_b64: Optional[str], settings: Settings) -> dict:
+        raise NotImplementedError
+
+    def parse(self, body: Any) -> tuple[str, Optional[str], dict]:
+        """(reply text, finish reason, raw usage) of a 200 body; ResponseShapeError otherwise."""
+        raise NotImplementedError
+
+    def usage(self, raw: dict) -> Usage:
+        raise NotImplementedError
+
+    def check(self, settings: Settings) -> None:
+        if settings.image_detail is not None and settings.image_detail not in self.image_details:
+            allowed = ", ".join(self.image_details) if self.image_details else "none (leave out --image-detail)"
+            raise EvalError(f"--image-detail {settings.image_detail!r} is not a setting of the {self.name} provider; "
+                            f"allowed: {allowed}")
+        if settings.max_tokens < 1:
+            raise EvalError(f"--max-tokens must be at least 1, got {settings.max_tokens}")
+
+    def request(self, base_url: str, model: str, prompt: str, image_b64: Optional[str], settings: Settings):
+        body = self.body(model, prompt, None if settings.blind else image_b64, settings)
+        return self.url(base_url, model), deep_merge(body, settings.extra)
+
+
+class OpenAIChat(Provider):
+    name = "openai"
+    default_base_url = "https://api.openai.com/v1"
+    default_key_env = "OPENAI_API_KEY"
+    image_details = ("low", "high", "auto")
+
+    def check(self, settings: Settings) -> None:
+        super().check(settings)
+        if settings.max_tokens_field not in ("max_tokens", "max_completion_tokens"):
+            raise EvalError("--max-tokens-field must be max_tokens or max_completion_tokens")
+
+    def url(self, base_url, model):
+        return base_url.rstrip("/") + "/chat/completions"
+
+    def auth_headers(self, api_key):
+        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def body(self, model, prompt, image_b64, settings):
+        if image_b64 is None:
+            content: Any = prompt
+        else:
+            image = {"url": f"data:image/jpeg;base64,{image_b64}"}
+            if settings.image_detail is not None:
+                image["detail"] = settings.image_detail
+            content = [{"type": "image_url", "image_url": image}, {"type": "text", "text": prompt}]
+        body = {"model": model, "messages": [{"role": "user", "content": content}],
+                settings.max_tokens_field: settings.max_tokens}
+        if settings.temperature is not None:
+            body["temperature"] = settings.temperature
+        return body
+
+    def parse(self, body):
+        try:
+            choice = body["choices"][0]
+            content = choice["message"].get("content")
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise ResponseShapeError("no choices[0].message in the response") from None
+        if isinstance(content, list):  # content parts
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        return (content if isinstance(content, str) else ""), choice.get("finish_reason"), body.get("usage") or {}
+
+    def usage(self, raw):
+        details = raw.get("completion_tokens_details") or {}
+        return Usage(_int(raw.get("prompt_tokens")), _int(raw.get("completion_tokens")),
+                     _int(details.get("reasoning_tokens")) if isinstance(details, dict) else None)
+
+
+class AnthropicMessages(Provider):
+    name = "anthropic"
+    default_base_url = "https://api.anthropic.com"
+    default_key_env = "ANTHROPIC_API_KEY"
+    api_version = "2023-06-01"
+
+    def url(self, base_url, model):
+        return base_url.rstrip("/") + "/v1/messages"
+
+    def auth_headers(self, api_key):
+        headers = {"anthropic-version": self.api_version}
+        if api_key:
+            headers["x-api-key"] = api_key
+        return headers
+
+    def body(self, model, prompt, image_b64, settings):
+        content = [{"type": "text", "text": prompt}]
+        if image_b64 is not None:
+            content.insert(0, {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg",
+                                                           "data": image_b64}})
+        body = {"model": model, "max_tokens": settings.max_tokens, "messages": [{"role": "user", "content": content}]}
+        if settings.temperature is not None:
+            body["temperature"] = settings.temperature
+        return body
+
+    def parse(self, body):
+        try:
+            blocks = body["content"]
+            text = "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+        except (KeyError, TypeError, AttributeError):
+            raise ResponseShapeError("no content blocks in the response") from None
+        return text, body.get("stop_reason"), body.get("usage") or {}
+
+    def usage(self, raw):
+        inputs = [_int(raw.get(k)) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]
+        total_in = None if inputs[0] is None else sum(v or 0 for v in inputs)
+        return Usage(total_in, _int(raw.get("output_tokens")), None)
+
+
+class GeminiGenerate(Provider):
+    name = "gemini"
+    default_base_url = "https://generativelanguage.googleapis.com/v1beta"
+    default_key_env = "GEMINI_API_KEY"
+    image_details = ("low", "medium", "high")
+
+    def url(self, base_url, model):
+        return base_url.rstrip("/") + f"/models/{model}:generateContent"
+
+    def auth_headers(self, api_key):
+        return {"x-goog-api-key": api_key} if api_key else {}
+
+    def body(self, model, prompt, image_b64, settings):
+        parts: list = [{"text": prompt}]
+        if image_b64 is not None:
+            parts.insert(0, {"inline_data": {"mime_type": "image/jpeg", "data": image_b64}})
+        config: dict = {"maxOutputTokens": settings.max_tokens}
+        if settings.temperature is not None:
+            config["temperature"] = settings.temperature
+        if settings.image_detail is not None:
+            config["mediaResolution"] = f"MEDIA_RESOLUTION_{settings.image_detail.upper()}"
+        return {"contents": [{"role": "user", "parts": parts}], "generationConfig": config}
+
+    def parse(self, body):
+        if not isinstance(body, dict):
+            raise ResponseShapeError("the response is not a JSON object")
+        candidates = body.get("candidates") or []
+        text, finish = "", None
+        if candidates:  # no candidates: the prompt was blocked (promptFeedback); an empty reply
+            try:
+                parts = (candidates[0].get("content") or {}).get("parts") or []
+                text = "".join(p.get("text", "") for p in parts if isinstance(p, dict) and not p.get("thought"))
+                finish = candidates[0].get("finishReason")
+            except (AttributeError, TypeError):
+                raise ResponseShapeError("candidates[0] is not a candidate") from None
+        elif "promptFeedback" not in body:
+            raise ResponseShapeError("no candidates in the response")
+        else:
+            finish = (body.get("promptFeedback") or {}).get("blockReason")
+        return text, finish, body.get("usageMetadata") or {}
+
+    def usage(self, raw):
+        thoughts = _int(raw.get("thoughtsTokenCount"))
+        candidates = _int(raw.get("candidatesTokenCount"))
+        output = None if candidates is None and thoughts is None else (candidates or 0) + (thoughts or 0)
+        return Usage(_int(raw.get("promptTokenCount")), output, thoughts)
+
+
+PROVIDERS: dict[str, Provider] = {p.name: p for p in (OpenAIChat(), AnthropicMessages(), GeminiGenerate())}
+
+
+def get(name: str) -> Provider:
+    try:
+        return PROVIDERS[name]
+    except KeyError:
+        raise EvalError(f"unknown provider {name!r}; expected one of {', '.join(PROVIDERS)}") from None
+
+
+def encode_image(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")

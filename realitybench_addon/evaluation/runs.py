@@ -1,0 +1,163 @@
+"""A run on disk: the append-only reply log, request hashing, resume, secret scrubbing.
+
+    RUNDIR/run.json       what was asked and how: kind, provider, model, base URL, every generation
+                          setting, transport limits, the set (rewritten atomically)
+    RUNDIR/items.jsonl    the set's items as asked: frame id, stratum, verdict, ground truth, keys,
+                          image and prompt hashes, request hash (rewritten atomically)
+    RUNDIR/replies.jsonl  one line per finished request, appended and fsynced as it finishes: the
+                          raw reply, raw usage, normalised usage, timing and every attempt
+    RUNDIR/scores.jsonl, RUNDIR/summary.json   derived by scoring (`eval rescore` rewrites them)
+
+A reply line is whole or absent (a torn last line is cut off on resume). Requests are keyed by a
+hash of (protocol version, provider, model, generation settings, prompt, image hash; a blind request
+names its frame instead of an image): a rerun of
+the same command asks only what has no `ok` line yet; failed requests are asked again.
+
+No API key is ever written: every row passes through `scrub` with the run's secrets first.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Optional
+
+from ..setio import append_jsonl, atomic_write, jsonable, read_jsonl
+from .errors import EvalError
+from .items import Item, canonical_json
+
+RUN_JSON = "run.json"
+ITEMS = "items.jsonl"
+REPLIES = "replies.jsonl"
+SCORES = "scores.jsonl"
+SUMMARY = "summary.json"
+REDACTED = "[REDACTED]"
+
+# run.json keys that define what the replies mean: a rerun that differs in one is refused.
+IDENTITY = ("kind", "provider", "model", "base_url", "settings", "baseline")
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def package_version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def request_hash(provider: str, model: str, settings: dict, prompt: str, image_sha256: Optional[str],
+                 blind_item: Optional[str] = None) -> str:
+    """The request's identity. A blind request (no image) also names its frame (`blind_item`): the prompts of
+    one environment are identical, and each frame is still asked on its own (an independent sample, and the
+    cost of what was really sent)."""
+    from .providers import PROTOCOL_VERSION
+
+    key = {"protocol": PROTOCOL_VERSION, "provider": provider, "model": model, "settings": settings,
+           "prompt": prompt, "image_sha256": image_sha256}
+    if blind_item is not None:
+        key["blind_item"] = blind_item
+    blob = canonical_json(key)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def scrub(value, secrets: Iterable[str]):
+    """`value` with every occurrence of every secret replaced by [REDACTED] (recursively)."""
+    secrets = [s for s in secrets if s]
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for s in secrets:
+            value = value.replace(s, REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrub(v, secrets) for v in value]
+    return value
+
+
+class RunStore:
+    def __init__(self, directory, secrets: Iterable[str] = ()):
+        self.dir = Path(directory)
+        self.secrets = [s for s in secrets if s]
+        self._lock = threading.Lock()
+
+    # ---- files ------------------------------------------------------------------------------
+    def path(self, name: str) -> Path:
+        return self.dir / name
+
+    def exists(self) -> bool:
+        return self.path(RUN_JSON).exists()
+
+    def read_config(self) -> dict:
+        try:
+            return json.loads(self.path(RUN_JSON).read_text())
+        except FileNotFoundError:
+            raise EvalError(f"{self.dir} is not a run folder: no {RUN_JSON}") from None
+        except (OSError, ValueError) as exc:
+            raise EvalError(f"cannot read {self.path(RUN_JSON)}: {exc}") from None
+
+    def write_json(self, name: str, data: dict) -> None:
+        text = json.dumps(jsonable(scrub(data, self.secrets)), indent=2, ensure_ascii=False) + "\n"
+        atomic_write(self.path(name), text.encode("utf-8"))
+
+    def write_jsonl(self, name: str, rows: Iterable[dict]) -> None:
+        lines = [json.dumps(jsonable(scrub(r, self.secrets)), ensure_ascii=False, separators=(",", ":"))
+                 for r in rows]
+        atomic_write(self.path(name), ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8"))
+
+    def open(self, config: dict) -> dict:
+        """Create the run folder or resume it; refuse a folder made with other identity settings."""
+        if self.dir.exists() and not self.dir.is_dir():
+            raise EvalError(f"--out {self.dir} is a file, not a folder")
+        if self.exists():
+            old = self.read_config()
+            differ = [k for k in IDENTITY if canonical_json(old.get(k)) != canonical_json(config.get(k))]
+            if differ:
+                detail = "; ".join(f"{k}: run has {canonical_json(old.get(k))}, now {canonical_json(config.get(k))}"
+                                   for k in differ)
+                raise EvalError(f"{self.dir} holds a run made with other settings ({detail}); use another --out")
+            config = {**config, "created": old.get("created", config.get("created"))}
+        elif self.dir.exists() and any(self.dir.iterdir()):
+            raise EvalError(f"--out {self.dir} is not empty and holds no run")
+        self.dir.mkdir(parents=True, exist_ok=True)
+        read_jsonl(self.path(REPLIES), repair=True)  # cut a torn last line before appending
+        self.write_json(RUN_JSON, config)
+        return config
+
+    # ---- items ------------------------------------------------------------------------------
+    def write_items(self, items: list[Item], hashes: list[str]) -> None:
+        self.write_jsonl(ITEMS, [{**item.to_row(), "request_hash": h} for item, h in zip(items, hashes)])
+
+    def read_items(self) -> tuple[list[Item], list[str]]:
+        if not self.path(ITEMS).exists():
+            raise EvalError(f"{self.dir} is not a run folder: no {ITEMS}")
+        rows = read_jsonl(self.path(ITEMS))
+        try:
+            return [Item.from_row(r) for r in rows], [r["request_hash"] for r in rows]
+        except (KeyError, TypeError, IndexError) as exc:
+            raise EvalError(f"{self.path(ITEMS)} is malformed ({exc})") from None
+
+    # ---- replies ----------------------------------------------------------------------------
+    def append_reply(self, record: dict) -> None:
+        with self._lock:
+            append_jsonl(self.path(REPLIES), scrub(record, self.secrets))
+
+    def read_replies(self) -> dict[str, dict]:
+        """request hash -> its reply: the first `ok` line, else the last failed line."""
+        out: dict[str, dict] = {}
+        for row in read_jsonl(self.path(REPLIES)):
+            h = row.get("request_hash")
+            if h is None:
+                continue
+            if out.get(h, {}).get("status") == "ok":
+                continue
+            out[h] = row
+        return out
+
+    def reply_lines(self) -> list[dict]:
+        return read_jsonl(self.path(REPLIES))
