@@ -30,8 +30,9 @@ def mesh_object(name: str, vertices: np.ndarray, faces: np.ndarray, collection, 
         mesh.materials.append(mat)
     if face_materials is not None:
         mesh.polygons.foreach_set("material_index", np.asarray(face_materials, np.int32))
-    if smooth:
-        mesh.polygons.foreach_set("use_smooth", np.ones(len(faces), bool))
+    # Explicitly either way: Blender 4.1+ makes faces built from Python smooth unless told, which shades
+    # boxes with shared corners like cylinders (3.4 made them flat).
+    mesh.polygons.foreach_set("use_smooth", np.full(len(faces), smooth, bool))
     mesh.update(calc_edges=True)
     mesh.validate()
     for attr_name, values in (face_attributes or {}).items():
@@ -68,6 +69,7 @@ def ngon_object(name: str, vertices, faces, collection, *, matrix=None, material
     """An object from faces of mixed sizes (small parts: prisms, L-brackets)."""
     mesh = bpy.data.meshes.new(name)
     mesh.from_pydata([tuple(map(float, v)) for v in vertices], [], [tuple(f) for f in faces])
+    mesh.polygons.foreach_set("use_smooth", np.zeros(len(mesh.polygons), bool))  # flat, as in mesh_object
     for mat in materials:
         mesh.materials.append(mat)
     mesh.update()
