@@ -1,0 +1,211 @@
+"""breaker_label: the circuit directory card beside a house's load center.
+
+Ground truth: `main_amps`, the main breaker's rating, and `entries`, every circuit row the
+card's texture generator actually drew ({"name", "amps"}, in card order), read from the
+card's drawn layout (`core.panel.card_texture`), never from a render.
+
+Target: the card. Terms: blur at the card's centre, card samples in frame / unoccluded (the
+open door and the box can hide it), the card's row pitch projected at its worst drawn row
+(px per text row), the view angle at the card, its bounding-box share, and from the render
+the Weber contrast and the saturated share inside the card's mask.
+
+Field poses: an electrician standing in front of the panel, mostly aiming at the panel or
+its breakers from a step or two back, sometimes stepping in to the card.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core import image_terms
+from ..core.optics import px_per_unit, view_angle_deg
+from ..core.panel import PanelPlan, card_layout, draw_panel_plan
+from ..core.prompt import DocKey, PromptParts
+from ..core.rng import stage_rng
+from .base import Environment, FieldPose, FrameContext
+from .roof_poses import aim_with_error
+from .roof_scene import blur_at, group_measurements
+
+CARD = "Panel_Card"
+AIMS = ("card", "panel", "breakers", "main")
+
+
+@dataclass(frozen=True)
+class Stance:
+    name: str
+    share: float
+    distance_m: tuple[float, float]  # from the aimed point, log-uniform
+    height_sd_m: float  # phone height: the aimed point's height plus a normal offset (clipped to 1.2-1.8 m)...
+    eye_level: bool = False  # ...or, for eye_level stances, uniform in 1.2-1.8 m
+
+
+@dataclass(frozen=True)
+class PanelPoseModel:
+    stances: tuple[Stance, ...]
+    aim_shares: dict  # aim -> share
+    azimuth_sd_deg: float  # spread of where the worker stands, around square-on to the wall
+    aim_sd_deg: float
+    roll_sd_deg: float = 4.0
+    height_m: tuple[float, float] = (1.2, 1.8)
+
+
+POSES = PanelPoseModel(
+    stances=(Stance("standing back for the whole panel", 0.55, (1.0, 3.0), 0.0, eye_level=True),
+             Stance("at arm's length", 0.3, (0.5, 1.1), 0.15),
+             Stance("stepped in close", 0.15, (0.28, 0.6), 0.1)),
+    aim_shares={"card": 0.3, "panel": 0.35, "breakers": 0.25, "main": 0.1},
+    azimuth_sd_deg=22.0, aim_sd_deg=4.0)
+
+
+def _log_uniform(rng, lo, hi) -> float:
+    return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+
+
+def aim_point(plan: PanelPlan, aim: str) -> np.ndarray:
+    if aim == "card":
+        return plan.card_frame()[0]
+    if aim == "panel":
+        return plan.panel_center()
+    if aim == "breakers":
+        return plan.breakers_center()
+    if aim == "main":
+        return plan.main_breaker_center()
+    raise ValueError(f"unknown aim {aim!r}; expected one of {', '.join(AIMS)}")
+
+
+def draw_panel_pose(plan: PanelPlan, aim: str, model: PanelPoseModel, rng: np.random.Generator) -> FieldPose:
+    """Where the electrician holds the phone: in the room, in front of the wall, at a stance's distance
+    from the aimed point; aimed there with a hand's error."""
+    target = aim_point(plan, aim)
+    shares = np.array([s.share for s in model.stances])
+    stance = model.stances[int(rng.choice(len(shares), p=shares / shares.sum()))]
+    center_az = 0.0
+    if aim == "card":  # facing a card on the open door, people turn a little towards it
+        n = plan.card_frame()[3]
+        center_az = 0.6 * math.degrees(math.atan2(n[0], -n[1]))
+    lo_h, hi_h = model.height_m
+    for _attempt in range(64):
+        d = _log_uniform(rng, *stance.distance_m)
+        az = math.radians(center_az + rng.normal(0.0, model.azimuth_sd_deg))
+        if stance.eye_level:
+            z = float(rng.uniform(lo_h, hi_h))
+        else:
+            z = float(np.clip(target[2] + rng.normal(0.0, stance.height_sd_m), lo_h, hi_h))
+        dz = z - target[2]
+        horizontal = math.sqrt(max(d * d - dz * dz, (0.25 * d) ** 2))
+        position = np.array([target[0] + horizontal * math.sin(az), target[1] - horizontal * math.cos(az), z])
+        inside = (plan.room_x0 + 0.2 <= position[0] <= plan.room_x1 - 0.2
+                  and -plan.room_depth_m + 0.2 <= position[1] <= -0.15)
+        if inside:
+            break
+    else:  # nothing in the room drawn: step straight back from the aimed point
+        position = np.array([target[0], max(target[1] - stance.distance_m[0], -plan.room_depth_m + 0.3),
+                             float(np.clip(target[2], lo_h, hi_h))])
+    aimed = aim_with_error(rng, position, target, model.aim_sd_deg)
+    return FieldPose(tuple(map(float, position)), tuple(map(float, aimed)), float(rng.normal(0.0, model.roll_sd_deg)),
+                     f"{stance.name}, aiming at the {AIM_WORDS[aim]}")
+
+
+AIM_WORDS = {"card": "directory card", "panel": "panel", "breakers": "breaker rows", "main": "main breaker"}
+
+
+class BreakerLabel(Environment):
+    name = "breaker_label"
+    scene_kind = "panel"
+    poses_per_scene = 4
+    prompt_parts = PromptParts(
+        worker="an electrician",
+        work="the circuit directory of a house's electrical panel (load center)",
+        requirement=("a sharp photo taken close to, and nearly square-on to, the circuit directory card beside the "
+                     "breakers, with the whole card in the frame and every circuit name and amperage on it readable. "
+                     "A photo of the whole panel in which the card's writing cannot be read, or of the breakers "
+                     "without the card, does not meet it."),
+        question=("What is the main breaker's rating, and which circuits does the directory card list, each with its "
+                  "name and amperage?"),
+        keys=(DocKey("main_amps", "number", "the main breaker's rating in amperes, as a JSON number (for example 200)"),
+              DocKey("entries", "array",
+                     'a JSON array with one object per circuit row on the card, in the order the card lists them; '
+                     'each object has exactly two keys: "name", the circuit\'s name as written on the card (a JSON '
+                     'string, without the space numbers), and "amps", its amperage as a JSON number (for example '
+                     '[{"name": "DRYER", "amps": 30}, {"name": "KITCHEN COUNTER", "amps": 20}])')),
+    )
+
+    def draw_scene(self, rng) -> PanelPlan:
+        return draw_panel_plan(stage_rng(rng, "panel"))
+
+    def build(self, scene, plan: PanelPlan, rng):
+        from ..bl.panel import build_panel_scene
+
+        return build_panel_scene(scene, plan, stage_rng(rng, "panel-cosmetic"))
+
+    def describe_scene(self, plan: PanelPlan) -> dict:
+        return {"kind": "panel", "wall_finish": plan.wall_finish, "wall_color": plan.wall_color, "mount": plan.mount,
+                "main_amps": plan.main_amps, "spaces": plan.spaces, "circuits": len(plan.circuits),
+                "hinge_side": "left" if plan.hinge_side < 0 else "right",
+                "door_angle_deg": round(plan.door_angle_deg, 1), "card_placement": plan.card_placement,
+                "card_style": plan.card.style, "card_size_mm": [round(plan.card.width_m * 1000, 1),
+                                                                round(plan.card.height_m * 1000, 1)],
+                "card_row_pitch_mm": round(plan.card.row_pitch_m * 1000, 2), "card_ink": plan.card.ink,
+                "card_paper": plan.card.paper, "card_glossy": plan.card.glossy,
+                "window": {0: "none", -1: "left", 1: "right"}[plan.window_side]}
+
+    def draw_target(self, plan: PanelPlan, rng) -> dict:
+        keys = list(POSES.aim_shares)
+        p = np.array([POSES.aim_shares[k] for k in keys])
+        return {"card": CARD, "aim": str(keys[int(rng.choice(len(keys), p=p / p.sum()))])}
+
+    def target_point(self, plan: PanelPlan, target: dict) -> np.ndarray:
+        """The point the phone focuses on: the aimed point (the card, the panel, its breakers or the main)."""
+        return aim_point(plan, target.get("aim", "card"))
+
+    def draw_pose(self, plan: PanelPlan, target: dict, rng) -> FieldPose:
+        return draw_panel_pose(plan, target.get("aim", "card"), POSES, rng)
+
+    def mask_targets(self, ctx: FrameContext) -> list[str]:
+        return [CARD]
+
+    @staticmethod
+    def layout(ctx: FrameContext):
+        built = ctx.built
+        layout = getattr(built, "layout", None)
+        return layout if layout is not None else card_layout(ctx.plan.card)
+
+    def row_points(self, plan: PanelPlan, layout) -> np.ndarray:
+        """World centres of the entry rows actually drawn (their text boxes' centres)."""
+        return np.array([plan.card_point((r.box_px[0] + r.box_px[2]) / 2, (r.box_px[1] + r.box_px[3]) / 2,
+                                         layout) for r in layout.entries])
+
+    def measure(self, ctx: FrameContext) -> dict:
+        plan: PanelPlan = ctx.plan
+        group = group_measurements(ctx, [CARD], n_samples=900)
+        camera = group["camera"]
+        center, _right, up, normal = plan.card_frame()
+        layout = self.layout(ctx)
+        pitch = layout.row_pitch_m
+        row_px = [px_per_unit(camera, p, up, pitch) for p in self.row_points(plan, layout)]
+        return {
+            "sharp_at_target": blur_at(ctx, center),
+            "card_in_frame": group["in_frame"],
+            "card_unoccluded": group["unoccluded"],
+            "text_row_px": float(min(row_px)),
+            "view_angle": view_angle_deg(camera.position, center, normal),
+            "card_bbox": group["bbox"],
+            "camera_distance_m": float(np.linalg.norm(camera.position - center)),
+            "row_pitch_mm": pitch * 1000.0,
+            "card_rows": len(layout.entries),
+        }
+
+    def measure_image(self, ctx: FrameContext, frame, display) -> dict:
+        mask = frame.mask([CARD])
+        return {"weber_contrast": image_terms.weber_contrast(frame.linear_rgb, mask),
+                "saturated_fraction": image_terms.saturated_fraction(display, mask),
+                "paper_luminance": image_terms.paper_luminance(frame.linear_rgb, mask)}
+
+    def ground_truth(self, ctx: FrameContext) -> dict:
+        layout = self.layout(ctx)
+        return {"main_amps": layout.main_amps, "entries": layout.ground_truth_entries()}
+
+
+ENVIRONMENT = BreakerLabel()
