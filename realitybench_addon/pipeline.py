@@ -51,7 +51,7 @@ def plan_frame(environment: str, set_seed: int, stratum: str, index: int) -> Fra
     plan = env.draw_scene(stage_rng(srng, "scene"))
     phone = draw_phone(stage_rng(srng, "phone"))
     frng = frame_rng(set_seed, environment, stratum, index)
-    target = env.draw_target(plan, stage_rng(frng, "target"))
+    target = env.draw_target_for_shot(plan, index % env.poses_per_scene, stage_rng(frng, "target"))
     pose = env.draw_pose(plan, target, stage_rng(frng, "pose"))
     capture = draw_capture(stage_rng(frng, "capture"), phone)
     post = postprocess.draw_post_params(stage_rng(frng, "post"))
@@ -180,7 +180,7 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
         "gray_terms": list(verdict.gray),
         "unscored_reason": verdict.unscored_reason,
         "ground_truth": env.ground_truth(ctx),
-        "prompt": build_prompt(env.prompt_parts),
+        "prompt": build_prompt(env.prompt_parts_for(spec.plan, spec.target)),
         "versions": {"realitybench": __version__, "blender": bpy.app.version_string,
                      "preset_hash": preset.content_hash()},
     }
@@ -223,4 +223,5 @@ def check_camera(spec: FrameSpec, camera, *, render: bool = False, samples: int 
             "measurements": measurements, "verdict": verdict.verdict.value, "failing_terms": list(verdict.failing),
             "gray_terms": list(verdict.gray), "pending_terms": list(verdict.pending),
             "unscored_reason": verdict.unscored_reason, "ground_truth": env.ground_truth(ctx),
-            "prompt": build_prompt(env.prompt_parts), "rendered": render, "targets": env.mask_targets(ctx)}
+            "prompt": build_prompt(env.prompt_parts_for(spec.plan, spec.target)), "rendered": render,
+            "targets": env.mask_targets(ctx)}

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
-from mathutils import Matrix
 
 from ..core.roof import (BRICK_COLORS, FLASHING_TOP, FOOT_PLATE_LENGTH, FOOT_PLATE_THICKNESS, RAIL_HALF_WIDTH,
                          SHINGLE_COLORS, SIDING_COLORS, WALL_INSET_M, RoofFrame, RoofPlan, bolt_spot_uvh)
 from . import materials as mats
 from .meshes import boxes, curve_object, mesh_object, ngon_object, prism
+from .sky import add_sky_and_sun, sun_direction
 
 SHINGLE_THICKNESS = 0.004
 SLOT_WIDTH = 0.006
@@ -78,20 +78,6 @@ def shingle_courses(rng: np.random.Generator, u0: float, u1: float, v0: float, v
     return np.array(verts), np.array(quads), np.array(shade)
 
 
-def _sun_direction(plan: RoofPlan) -> np.ndarray:
-    el, az = math.radians(plan.sun_elevation_deg), math.radians(plan.sun_azimuth_deg)
-    return np.array([math.cos(el) * math.sin(az), -math.cos(el) * math.cos(az), math.sin(el)])
-
-
-def _sun_matrix(direction: np.ndarray) -> Matrix:
-    z = direction / np.linalg.norm(direction)  # a sun lamp shines along its local -Z
-    x = np.cross([0.0, 0.0, 1.0], z)
-    x = x / np.linalg.norm(x) if np.linalg.norm(x) > 1e-6 else np.array([1.0, 0.0, 0.0])
-    m = np.eye(4)
-    m[:3, 0], m[:3, 1], m[:3, 2] = x, np.cross(z, x), z
-    return Matrix(m.tolist())
-
-
 def build_roof_scene(scene, plan: RoofPlan, rng: np.random.Generator) -> BuiltRoof:
     """Populate `scene` (expected empty) with the roof of `plan`. `rng` only drives cosmetic jitter."""
     col = scene.collection
@@ -103,15 +89,9 @@ def build_roof_scene(scene, plan: RoofPlan, rng: np.random.Generator) -> BuiltRo
     rake, over = 0.3, plan.overhang_m
 
     # sky and sun, aligned
-    sun_dir = _sun_direction(plan)
+    sun_dir = sun_direction(plan.sun_elevation_deg, plan.sun_azimuth_deg)
     built.sun_direction = tuple(sun_dir.tolist())
-    scene.world = mats.sky_world("RB_Sky", sun_dir, strength=1.0)
-    sun = bpy.data.lights.new("RB_Sun", "SUN")
-    sun.energy = plan.sun_strength
-    sun.angle = math.radians(0.55)
-    sun_obj = bpy.data.objects.new("RB_Sun", sun)
-    sun_obj.matrix_world = _sun_matrix(sun_dir)
-    col.objects.link(sun_obj)
+    add_sky_and_sun(scene, sun_dir, plan.sun_strength)
 
     # shingles on the array's plane, and on the back plane of a gable
     shingle_mat = mats.shingle("RB_Shingle", SHINGLE_COLORS[plan.shingle_color])

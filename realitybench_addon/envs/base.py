@@ -4,6 +4,7 @@ An environment is a pure description plus thin Blender hooks:
   draw_scene(rng)                  -> a scene plan (pure; everything the scene *is*)
   build(scene, plan, rng)          -> the built scene (bpy; names of its parts)
   draw_target(plan, rng)           -> which part this frame is about (pure)
+  draw_target_for_shot(plan, k, rng) -> the same for the scene's k-th frame (sequences: a turn in place)
   draw_pose(plan, target, rng)     -> where the worker holds the phone (pure)
   target_point(plan, target)       -> the world point the phone focuses on (pure)
   measure(ctx)                     -> geometric measurements keyed like the preset's terms (bpy)
@@ -11,6 +12,7 @@ An environment is a pure description plus thin Blender hooks:
   ground_truth(ctx)                -> the documentation answer key (from the plan, never the render)
   unscored_reason(plan, target)    -> why the frame is excluded from acceptability scoring, or None
   prompt_parts                     -> the model's question (keys and grammars as the spec names them)
+  prompt_parts_for(plan, target)   -> the question of one frame (defaults to prompt_parts; same keys)
 
 Bpy is imported only inside the hooks that need it, so the pure parts are testable with numpy.
 """
@@ -70,6 +72,11 @@ class Environment:
     def draw_target(self, plan, rng: np.random.Generator) -> dict:
         raise NotImplementedError
 
+    def draw_target_for_shot(self, plan, shot: int, rng: np.random.Generator) -> dict:
+        """The target of the scene's `shot`-th frame (0 .. poses_per_scene - 1). Frames are independent draws
+        unless an environment's frames form a sequence in their scene (horizon_peak's turn in place)."""
+        return self.draw_target(plan, rng)
+
     def draw_pose(self, plan, target: dict, rng: np.random.Generator) -> FieldPose:
         raise NotImplementedError
 
@@ -87,6 +94,11 @@ class Environment:
 
     def unscored_reason(self, plan, target: dict) -> Optional[str]:
         return None
+
+    def prompt_parts_for(self, plan, target: dict) -> PromptParts:
+        """The prompt parts of one frame: `prompt_parts` unless the wording depends on the scene (the parking
+        lot names its subject car, "the silver sedan"). The keys are always `prompt_parts.keys`."""
+        return self.prompt_parts
 
     def describe_scene(self, plan) -> dict:
         """A compact summary of the scene for the frame's record (the plan itself rebuilds from the id)."""
