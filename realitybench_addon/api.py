@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import sys
 from pathlib import Path
 from typing import Optional, Sequence
 

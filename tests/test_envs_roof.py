@@ -142,8 +142,6 @@ def test_frame_api_writes_record_and_rejects_bad_input(tmp_path):
     assert "JSON object" in stored["prompt"] and '"reading_in"' in stored["prompt"]
     with pytest.raises(api.RealityBenchError, match="unknown environment 'roof'"):
         api.frame("roof", 0, 0, tmp_path)
-    with pytest.raises(api.RealityBenchError, match="not built yet"):
-        api.frame("car_view", 0, 0, tmp_path)
     with pytest.raises(api.RealityBenchError, match="not 4:3"):
         api.parse_resolution("1600x900")
     assert api.parse_resolution("1200x1600") == 1600

@@ -1,6 +1,5 @@
 """Batch export end to end: the set on disk, a real consumer, resume after SIGKILL, shards, replay, rescore."""
 import json
-import os
 import signal
 import subprocess
 import sys

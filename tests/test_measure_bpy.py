@@ -9,7 +9,7 @@ bpy = pytest.importorskip("bpy")
 
 from realitybench_addon import api  # noqa: E402
 from realitybench_addon.bl import analytic, raycast  # noqa: E402
-from realitybench_addon.bl.measure import CAPTURE_PROPERTY, measure_target  # noqa: E402
+from realitybench_addon.bl.measure import CAPTURE_PROPERTY  # noqa: E402
 from realitybench_addon.bl.render import render_frame  # noqa: E402
 from realitybench_addon.core.phone import Capture  # noqa: E402
 

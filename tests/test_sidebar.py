@@ -1,5 +1,6 @@
 """The authoring sidebar's operators, headless in the bpy wheel: each asserts what it changed."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -96,8 +97,9 @@ def test_randomize_scene_moves_to_the_next_seed(addon):
 
 
 def test_bad_environment_is_reported_not_raised(addon):
-    with pytest.raises(RuntimeError, match="not built yet"):
-        bpy.ops.realitybench.export(environments="car_view", out="/tmp/rb-never-written")
+    with pytest.raises(RuntimeError, match="unknown environment 'parking'"):
+        bpy.ops.realitybench.export(environments="parking", out="/tmp/rb-never-written")
+    assert not Path("/tmp/rb-never-written").exists()
 
 
 def test_tuning_changes_readouts_and_saves_loads_reverts(addon, tmp_path, monkeypatch):

@@ -1,7 +1,7 @@
 """Term outcomes and the spec's verdict rules."""
 import pytest
 
-from realitybench_addon.core.terms import Outcome, TermSpec, Verdict, decide, evaluate, evaluate_term
+from realitybench_addon.core.terms import Outcome, TermSpec, Verdict, evaluate, evaluate_term
 
 IN_FRAME = TermSpec("in_frame", "In frame", "geometric", "fraction", ">=", 0.9)
 DISTANCE = TermSpec("distance", "Distance", "geometric", "m", "<=", 1.8)

@@ -10,7 +10,7 @@ from PIL import Image
 
 from realitybench_addon.core import barcode
 from realitybench_addon.core.equipment import KINDS, LABEL_SIZES, draw_label, label_texture
-from realitybench_addon.core.gauge import (DIGIT_HEIGHT_M, GaugePlan, display_texture, draw_gauge, gauge_tilt_deg,
+from realitybench_addon.core.gauge import (DIGIT_HEIGHT_M, display_texture, draw_gauge, gauge_tilt_deg,
                                            read_seven_segment)
 from realitybench_addon.core.roof import draw_roof_plan
 

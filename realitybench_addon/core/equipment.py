@@ -93,7 +93,7 @@ def draw_label(kind: str, rng: np.random.Generator) -> EquipmentLabel:
         watts = int(rng.choice([240, 290, 300, 325, 350, 384]))
         model = f"{code}{watts}-{rng.choice([60, 72])}-2-US"
         serial = f"{year:02d}{week:02d}{_digits(rng, 8)}"
-        ratings = (f"DC INPUT 16-60 V   MAX 15 A", f"AC OUTPUT {watts} VA  240 V  60 HZ",
+        ratings = ("DC INPUT 16-60 V   MAX 15 A", f"AC OUTPUT {watts} VA  240 V  60 HZ",
                    f"MAX CONT. OUTPUT {round(watts / 240, 2)} A", "NEMA 6 / IP67   -40 TO +65 °C",
                    "UL 1741 / IEEE 1547   FCC PART 15 B", "WARNING: ELECTRIC SHOCK HAZARD")
     else:

@@ -7,7 +7,6 @@ lean over 5 degrees shows as 5 degrees or less in the image (`apparent_tilt_deg`
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np

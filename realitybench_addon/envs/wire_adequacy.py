@@ -41,7 +41,7 @@ class WireAdequacy(RoofEnvironment):
     def draw_target(self, plan: RoofPlan, rng) -> dict:
         last = plan.installed_cols - 1
         leads = [w.name for w in plan.wires if w.kind == "lead"
-                 and (f"c0_" in w.name or f"c{last}_" in w.name)]
+                 and ("c0_" in w.name or f"c{last}_" in w.name)]
         name = leads[int(rng.integers(len(leads)))]
         return {"wire": name, "side": -1 if "c0_" in name else 1}
 
