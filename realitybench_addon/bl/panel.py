@@ -7,18 +7,17 @@ Object names are stable (`Panel_Card`, `Panel_Door`, ...); the plan keeps what e
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
-from mathutils import Matrix
 
 from ..core.panel import (BOX_WIDTH_M, COLUMN_OFFSET_M, INCH, SLOT_M, WALL_COLORS, CardLayout,
                           PanelPlan, card_texture, sun_direction)
 from . import compat
 from . import materials as mats
-from .meshes import boxes, curve_object, mesh_object as _mesh_object
+from .meshes import boxes, curve_object, mesh_object
+from .sky import add_sky_and_sun
 
 CARD = "Panel_Card"
 DOOR = "Panel_Door"
@@ -42,24 +41,6 @@ class BuiltPanel:
     layout: CardLayout | None = None
     objects: list[str] = field(default_factory=list)
     sun_direction: tuple[float, float, float] = (0.0, 0.0, 1.0)
-
-
-def mesh_object(name: str, vertices, faces, collection, **kw):
-    """`meshes.mesh_object`, flat-shaded: boxes share their corners, and Blender 4.1+ makes new faces
-    smooth, which would shade every steel plate like a cylinder."""
-    obj = _mesh_object(name, vertices, faces, collection, **kw)
-    obj.data.polygons.foreach_set("use_smooth", np.zeros(len(obj.data.polygons), bool))
-    obj.data.update()
-    return obj
-
-
-def _image_from_array(name: str, rgb: np.ndarray):
-    h, w = rgb.shape[:2]
-    image = bpy.data.images.new(name, w, h, alpha=False)
-    rgba = np.concatenate([rgb[::-1].astype(np.float32) / 255.0, np.ones((h, w, 1), np.float32)], axis=2)
-    image.pixels.foreach_set(rgba.ravel())
-    image.pack()  # a saved .blend (replay) carries its own card
-    return image
 
 
 def _textured_quads(name: str, corners: np.ndarray, uvs: np.ndarray, material, collection):
@@ -158,7 +139,7 @@ def _handle_atlas():
         cap = min(26.0, lettering.fit_cap_height(text, cell_w - 14, 26.0))
         x = i * cell_w + (cell_w - lettering.text_width(text, cap)) / 2
         lettering.draw_text(img, text, x, (cell_h + cap) / 2, cap, color=(225, 225, 220), style="typed")
-    return _image_from_array("RB_HandleRatings", np.asarray(img)), cell_w, cell_h
+    return mats.packed_image("RB_HandleRatings", np.asarray(img)), cell_w, cell_h
 
 
 # ---------------------------------------------------------------------------------------------
@@ -222,18 +203,7 @@ def _build_lights(scene, plan: PanelPlan, built: BuiltPanel) -> None:
     col = scene.collection
     sun_dir = sun_direction(plan)
     built.sun_direction = tuple(float(x) for x in sun_dir)
-    scene.world = mats.sky_world("RB_Sky", sun_dir, strength=0.6)
-    sun = bpy.data.lights.new("RB_Sun", "SUN")
-    sun.energy = plan.sun_strength
-    sun.angle = math.radians(0.55)
-    sun_obj = bpy.data.objects.new("RB_Sun", sun)
-    z = sun_dir / np.linalg.norm(sun_dir)
-    x = np.cross([0.0, 0.0, 1.0], z)
-    x /= np.linalg.norm(x)
-    m = np.eye(4)
-    m[:3, 0], m[:3, 1], m[:3, 2] = x, np.cross(z, x), z
-    sun_obj.matrix_world = Matrix(m.tolist())
-    col.objects.link(sun_obj)
+    add_sky_and_sun(scene, sun_dir, plan.sun_strength, sky_strength=0.6)
     light = bpy.data.lights.new("RB_CeilingLight", "AREA")
     light.energy = plan.ceiling_light_w
     light.shape = "SQUARE"
@@ -383,7 +353,7 @@ def _build_conduits(scene, plan: PanelPlan, rng: np.random.Generator) -> None:
 def _build_card(scene, plan: PanelPlan, built: BuiltPanel) -> None:
     pixels, layout = card_texture(plan.card)
     built.layout = layout
-    image = _image_from_array("RB_DirectoryCard", pixels)
+    image = mats.packed_image("RB_DirectoryCard", pixels)
     material = mats.image_material("RB_DirectoryCard", image, roughness=0.18 if plan.card.glossy else 0.75)
     tl, tr, br, bl = plan.card_corners()
     # counter-clockwise seen from the writing's side: BL, BR, TR, TL; texture v = 1 at the top
