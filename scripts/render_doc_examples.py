@@ -29,16 +29,19 @@ def small_copy(jpeg: bytes, path: Path, long_side: int = 800) -> None:
         im.save(path, quality=85)
 
 
-def first_accepted(env: str, seed: int, limit: int = 200) -> pipeline.FrameSpec:
-    """The first frame the scorer accepts: geometry first, then a quick 2-sample render at the
-    reference size for the image terms (pixel counts are read at the export resolution)."""
+def accepted_example(env: str, seed: int, samples: int, limit: int = 200) -> pipeline.FrameResult:
+    """The first frame the scorer accepts in its final render: geometry first, then a quick 2-sample render
+    at the reference size to skip clear image rejects, then the example render itself (noise in the quick
+    one can flatter a borderline term, so only the final verdict counts)."""
     for index in range(limit):
         spec = pipeline.plan_frame(env, seed, "random", index)
         verdict = pipeline.run_frame(spec, render=False).record["verdict"]
         if verdict == "pending":
             verdict = pipeline.run_frame(spec, render=True, samples=2).record["verdict"]
         if verdict == "accept":
-            return spec
+            result = pipeline.run_frame(spec, render=True, samples=samples, denoise=True)
+            if result.record["verdict"] == "accept":
+                return result
     raise SystemExit(f"no acceptable {env} frame in the first {limit}")
 
 
@@ -83,9 +86,11 @@ def main() -> None:
     (ROOT / "docs" / "img").mkdir(parents=True, exist_ok=True)
     picks = dict(p.split("=", 1) for p in args.pick)
     for env in args.env.split(","):
-        spec = (pipeline.plan_frame(env, args.seed, "random", int(picks[env])) if env in picks
-                else first_accepted(env, args.seed))
-        result = pipeline.run_frame(spec, render=True, samples=args.samples, denoise=True)
+        if env in picks:
+            spec = pipeline.plan_frame(env, args.seed, "random", int(picks[env]))
+            result = pipeline.run_frame(spec, render=True, samples=args.samples, denoise=True)
+        else:
+            result = accepted_example(env, args.seed, args.samples)
         record = result.record
         (out / record["file_name"]).write_bytes(result.jpeg)
         (out / f"{record['frame_id']}.json").write_text(json.dumps(record, indent=2, default=str))
