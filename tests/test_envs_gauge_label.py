@@ -155,9 +155,16 @@ def test_rendered_mask_and_image_terms(env, mask_term):
             break
     else:
         pytest.fail(f"no {env} frame passes geometry in the first 40")
-    result = pipeline.run_frame(spec, long_side_px=200, samples=4, preset=preset)
+    result = pipeline.run_frame(spec, long_side_px=400, samples=4, preset=preset)
     m = result.record["measurements"]
-    assert result.mask.sum() > 20
+    # the mask covers the target's quad as projected (its four corners as built), give or take its edges
+    name = "Gauge_Display" if env == "slope_gauge" else "Equipment_Label"
+    camera = pinhole_camera(bpy.context.scene.camera, bpy.context.scene)
+    corners = np.stack([quad_point(name, x, y, (1, 1)) for x, y in ((0, 0), (1, 0), (1, 1), (0, 1))])
+    uv, _ = camera.project(corners)
+    x, y = uv[:, 0], uv[:, 1]
+    area = 0.5 * abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1)))
+    assert result.mask.sum() == pytest.approx(area, rel=0.35)
     assert 0.0 <= m["saturated_fraction"] <= 1.0
     assert 0.2 < m["weber_contrast"] < 1.0  # dark print on a light ground
     if env == "slope_gauge":
