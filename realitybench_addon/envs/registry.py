@@ -8,7 +8,7 @@ from .base import Environment
 SPEC_ENVIRONMENTS = ("rail_attachment", "wire_adequacy", "tape_gap", "slope_gauge", "equipment_label",
                      "horizon_peak", "breaker_label", "car_view", "damage_view", "car_plate", "ro_board")
 BUILT = ("rail_attachment", "wire_adequacy", "tape_gap", "slope_gauge", "equipment_label", "horizon_peak",
-         "breaker_label")
+         "breaker_label", "car_view", "damage_view", "car_plate", "ro_board")
 
 
 class UnknownEnvironment(LookupError):

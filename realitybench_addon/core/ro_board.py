@@ -1,0 +1,277 @@
+"""The repair-order board (pure): an RO number, a VIN with a valid check digit, a date, written by
+hand on a dry-erase board that a technician holds near the car; the board drawn at true size
+with the layout of everything written on it; the technician's body as simple meshes.
+
+VIN: 17 characters from digits and capitals without I, O and Q; position 9 is the check
+digit (ISO 3779 / US 49 CFR 565): transliterate letters (A-H = 1-8, J-N = 1-5, P = 7, R = 9,
+S-Z = 2-9), weight positions 8 7 6 5 4 3 2 10 0 9 8 7 6 5 4 3 2, sum mod 11, 10 written X.
+Position 10 is the model year, 12-17 the serial number (digits).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from . import lettering
+
+VIN_CHARS = "0123456789ABCDEFGHJKLMNPRSTUVWXYZ"
+_TRANSLIT = {**{str(d): d for d in range(10)},
+             **dict(zip("ABCDEFGH", range(1, 9))), **dict(zip("JKLMN", range(1, 6))), "P": 7, "R": 9,
+             **dict(zip("STUVWXYZ", range(2, 10)))}
+VIN_WEIGHTS = (8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2)
+YEAR_CODES = "ABCDEFGHJKLMNPRS"  # 2010 .. 2025
+WMIS = ("1HG", "1FA", "1FT", "1G1", "1GC", "2T1", "3VW", "4T1", "5YJ", "JTD", "JHM", "KNA", "KM8", "WBA", "WDD",
+        "1C4", "2HG", "5NP", "1N4", "3GN", "5FN", "1FM", "2C4", "JN1")
+
+
+def vin_check_digit(vin: str) -> str:
+    """The check digit a 17-character VIN must carry in position 9 (its own position 9 is ignored)."""
+    vin = vin.upper()
+    if len(vin) != 17:
+        raise ValueError(f"a VIN has 17 characters, got {len(vin)}: {vin!r}")
+    bad = sorted(set(vin) - set(VIN_CHARS))
+    if bad:
+        raise ValueError(f"a VIN never contains {''.join(bad)!r} (digits and capitals without I, O, Q): {vin!r}")
+    total = sum(_TRANSLIT[c] * w for c, w in zip(vin, VIN_WEIGHTS))
+    r = total % 11
+    return "X" if r == 10 else str(r)
+
+
+def vin_is_valid(vin: str) -> bool:
+    try:
+        return vin_check_digit(vin) == vin.upper()[8]
+    except ValueError:
+        return False
+
+
+def draw_vin(rng: np.random.Generator, year: int | None = None) -> str:
+    chars = list(VIN_CHARS)
+    wmi = WMIS[int(rng.integers(len(WMIS)))]
+    vds = "".join(chars[int(i)] for i in rng.integers(0, len(chars), 5))
+    year = int(rng.integers(2012, 2026)) if year is None else year
+    body = wmi + vds + "0" + YEAR_CODES[year - 2010] + chars[int(rng.integers(len(chars)))] + \
+        "".join(str(int(d)) for d in rng.integers(0, 10, 6))
+    return body[:8] + vin_check_digit(body) + body[9:]
+
+
+@dataclass(frozen=True)
+class BoardPlan:
+    ro: str
+    vin: str
+    date: str  # MM/DD/YYYY
+    seed: int  # the writer's hand (the lettering's variations): the texture is a pure function of the plan
+    # where the technician stands and how the board is held (world)
+    feet_xy: tuple[float, float]
+    facing_deg: float  # the technician (and the board) faces this azimuth
+    board_height_m: float  # the board's centre above the ground
+    board_tilt_deg: float  # the board leans back (its face turned up) by this much
+    board_reach_m: float  # the board's centre in front of the technician's feet
+    face: str  # the subject's face the technician stands by
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def frame(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """World centre, reading right, up and normal (out of the writing) of the board."""
+        a, t = math.radians(self.facing_deg), math.radians(self.board_tilt_deg)
+        fwd = np.array([math.cos(a), math.sin(a), 0.0])
+        left = np.array([-math.sin(a), math.cos(a), 0.0])
+        normal = math.cos(t) * fwd + math.sin(t) * np.array([0.0, 0.0, 1.0])
+        right = left  # facing the board, the reader's right is the holder's left
+        up = np.cross(normal, right)
+        up /= np.linalg.norm(up)
+        center = np.array([*self.feet_xy, 0.0]) + self.board_reach_m * fwd + np.array([0, 0, self.board_height_m])
+        return center, right, up, normal
+
+    def to_world(self, x_m: float, y_m: float) -> np.ndarray:
+        c, r, u, _ = self.frame
+        return c + x_m * r + y_m * u
+
+
+BOARD_SIZE_M = (0.32, 0.23)  # a letter-size (12.5 x 9 in) dry-erase RO board
+BOARD_PX_PER_MM = 3.0
+BOARD_WHITE = (232, 234, 230)
+MARKER_COLORS = ((20, 24, 60), (12, 12, 14), (20, 40, 110))
+
+
+def draw_board(rng: np.random.Generator, feet_xy, facing_deg: float, face: str) -> BoardPlan:
+    year = int(rng.integers(2024, 2027))
+    month, day = int(rng.integers(1, 13)), int(rng.integers(1, 29))
+    ro = str(int(rng.integers(100000, 1000000)))
+    return BoardPlan(ro, draw_vin(rng), f"{month:02d}/{day:02d}/{year}", int(rng.integers(0, 2 ** 31 - 1)),
+                     (float(feet_xy[0]), float(feet_xy[1])), float(facing_deg), float(rng.uniform(1.05, 1.3)),
+                     float(rng.uniform(8.0, 25.0)), float(rng.uniform(0.3, 0.42)), face)
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    role: str  # header | label | ro | vin | date
+    text: str
+    box_px: tuple[float, float, float, float]
+    baseline_px: float
+    cap_height_px: float
+
+
+@dataclass(frozen=True)
+class BoardLayout:
+    rows: tuple[BoardRow, ...]
+    px_per_mm: float
+    size_px: tuple[int, int]
+
+    def row(self, role: str) -> BoardRow:
+        return next(r for r in self.rows if r.role == role)
+
+    def text_of(self, role: str) -> str:
+        return self.row(role).text
+
+    def cap_height_m(self, role: str) -> float:
+        return self.row(role).cap_height_px / self.px_per_mm / 1000.0
+
+    @property
+    def row_pitch_m(self) -> float:
+        values = [r.baseline_px for r in self.rows if r.role in ("ro", "vin", "date")]
+        return float(np.mean(np.diff(values))) / self.px_per_mm / 1000.0
+
+    def center_m(self, box_px) -> tuple[float, float]:
+        w, h = self.size_px
+        cx, cy = (box_px[0] + box_px[2]) / 2, (box_px[1] + box_px[3]) / 2
+        return ((cx - w / 2) / self.px_per_mm / 1000, (h / 2 - cy) / self.px_per_mm / 1000)
+
+
+def board_texture(board: BoardPlan, px_per_mm: float = BOARD_PX_PER_MM) -> tuple[np.ndarray, BoardLayout]:
+    """The board as an RGB uint8 image (row 0 at the top): a printed header and field labels, the RO
+    number, VIN and date written by hand in marker on ruled lines; and the layout of what was drawn."""
+    from PIL import Image, ImageDraw
+
+    hand = np.random.default_rng(board.seed)  # the writer's hand: part of the plan, not of global state
+    w_mm, h_mm = BOARD_SIZE_M[0] * 1000, BOARD_SIZE_M[1] * 1000
+    w, h = int(round(w_mm * px_per_mm)), int(round(h_mm * px_per_mm))
+    mm = px_per_mm
+    image = Image.new("RGB", (w, h), BOARD_WHITE)
+    draw = ImageDraw.Draw(image)
+    header = (24, 52, 110)
+    band = 26.0  # mm
+    draw.rectangle([0, 0, w, band * mm], fill=header)
+    rows = []
+    cap = lettering.fit_cap_height("REPAIR ORDER", w - 40 * mm, 12 * mm)
+    x = (w - lettering.text_width("REPAIR ORDER", cap)) / 2
+    drawn = lettering.draw_text(image, "REPAIR ORDER", x, (band / 2) * mm + cap / 2, cap, color=BOARD_WHITE)
+    rows.append(BoardRow("header", "REPAIR ORDER", drawn.box_px, (band / 2) * mm + cap / 2, cap))
+    ink = MARKER_COLORS[int(hand.integers(len(MARKER_COLORS)))]
+    label_x, value_x = 8 * mm, 50 * mm
+    first = band + 46.0
+    pitch = (h_mm - first - 14.0) / 2
+    for k, (role, label, value, cap_mm) in enumerate((("ro", "R.O. #", board.ro, 28.0),
+                                                        ("vin", "VIN", board.vin, 26.0),
+                                                        ("date", "DATE", board.date, 26.0))):
+        baseline = (first + k * pitch) * mm
+        draw.line([label_x, baseline + 4 * mm, w - 8 * mm, baseline + 4 * mm], fill=(150, 160, 175),
+                  width=max(1, int(round(0.6 * mm))))
+        drawn = lettering.draw_text(image, label, label_x, baseline, 6.0 * mm, color=header)
+        rows.append(BoardRow("label", label, drawn.box_px, baseline, 6.0 * mm))
+        cap_px = lettering.fit_cap_height(value, w - value_x - 12 * mm, cap_mm * mm)
+        start = value_x + hand.uniform(0.0, 3.0) * mm
+        drawn = lettering.draw_text(image, value, start, baseline - hand.uniform(0.5, 2.0) * mm, cap_px, color=ink,
+                                    style="hand", rng=hand)
+        rows.append(BoardRow(role, value, drawn.box_px, baseline, cap_px))
+    return np.asarray(image), BoardLayout(tuple(rows), px_per_mm, (w, h))
+
+
+# ---------------------------------------------------------------------------------------------
+# The technician holding the board: boxes and an ellipsoid head, in world coordinates.
+
+TECH_HALF_SIZE_M = (0.3, 0.32)  # footprint (along the facing, across), arms and board included
+
+
+def _oriented_box(p0, p1, width: float, depth: float) -> np.ndarray:
+    """A box from p0 to p1 (its long axis), `width` x `depth` across: (6, 4, 3) outward quads."""
+    p0, p1 = np.asarray(p0, float), np.asarray(p1, float)
+    axis = p1 - p0
+    axis /= np.linalg.norm(axis)
+    ref = np.array([0.0, 0.0, 1.0]) if abs(axis[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
+    a = np.cross(axis, ref)
+    a /= np.linalg.norm(a)
+    b = np.cross(axis, a)
+    corners = []
+    for p in (p0, p1):
+        for sa, sb in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+            corners.append(p + sa * a * width / 2 + sb * b * depth / 2)
+    c = np.array(corners)
+    faces = [(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)]
+    return c[np.array(faces)]
+
+
+def _ellipsoid(center, radii, rings: int = 8, seg: int = 12) -> tuple[np.ndarray, np.ndarray]:
+    verts = [[center[0], center[1], center[2] - radii[2]]]
+    for i in range(1, rings):
+        phi = math.pi * i / rings
+        for j in range(seg):
+            th = 2 * math.pi * j / seg
+            verts.append([center[0] + radii[0] * math.sin(phi) * math.cos(th),
+                          center[1] + radii[1] * math.sin(phi) * math.sin(th), center[2] - radii[2] * math.cos(phi)])
+    verts.append([center[0], center[1], center[2] + radii[2]])
+    tris = [(0, 1 + (j + 1) % seg, 1 + j) for j in range(seg)]
+    for i in range(rings - 2):
+        b0, b1 = 1 + i * seg, 1 + (i + 1) * seg
+        for j in range(seg):
+            k = (j + 1) % seg
+            tris += [(b0 + j, b0 + k, b1 + k), (b0 + j, b1 + k, b1 + j)]
+    last, top = 1 + (rings - 2) * seg, len(verts) - 1
+    tris += [(last + j, last + (j + 1) % seg, top) for j in range(seg)]
+    return np.array(verts), np.array(tris)
+
+
+def technician_parts(board: BoardPlan) -> dict[str, list]:
+    """Material key -> list of quads (k, 4, 3) or (verts, tris): the technician's clothes, skin, and the
+    board's frame, all in world coordinates."""
+    a = math.radians(board.facing_deg)
+    fwd = np.array([math.cos(a), math.sin(a), 0.0])
+    left = np.array([-math.sin(a), math.cos(a), 0.0])
+    feet = np.array([*board.feet_xy, 0.0])
+    up = np.array([0.0, 0.0, 1.0])
+
+    def at(f, l, z):
+        return feet + f * fwd + l * left + z * up
+
+    center, right, bup, normal = board.frame
+    bw, bh = BOARD_SIZE_M
+    out: dict[str, list] = {"pants": [], "shirt": [], "skin": [], "frame": [], "shoes": []}
+    for s in (1, -1):
+        out["pants"].append(_oriented_box(at(0, s * 0.1, 0.08), at(0, s * 0.1, 0.9), 0.15, 0.17))
+        out["shoes"].append(_oriented_box(at(0.04, s * 0.1, 0.0), at(0.04, s * 0.1, 0.08), 0.12, 0.27))
+        shoulder = at(0.0, s * 0.23, 1.42)
+        elbow = at(0.12, s * 0.25, 1.12)
+        hand = center + s * right * (bw / 2 - 0.005) - 0.02 * bup  # s = +1: the holder's left hand
+        out["shirt"].append(_oriented_box(shoulder, elbow, 0.1, 0.1))
+        out["shirt"].append(_oriented_box(elbow, hand - 0.03 * normal, 0.08, 0.08))
+        # the hand: fingers over the board's front at its side edge, the thumb behind
+        out["skin"].append(_oriented_box(hand - 0.045 * bup + 0.004 * normal, hand + 0.045 * bup + 0.004 * normal,
+                                         0.035, 0.02))
+    out["shirt"].append(_oriented_box(at(0, 0, 0.88), at(0, 0, 1.47), 0.44, 0.25))
+    out["skin"].append(_ellipsoid(at(0.0, 0.0, 1.61), (0.085, 0.075, 0.115)))
+    out["skin"].append(_oriented_box(at(0, 0, 1.45), at(0, 0, 1.52), 0.08, 0.08))
+    # the board's frame: a thin slab behind the written face
+    quads = []
+    lo = [-bw / 2 - 0.012, -bh / 2 - 0.012, -0.012]
+    hi = [bw / 2 + 0.012, bh / 2 + 0.012, -0.0005]
+    box = np.array([[x, y, z] for z in (lo[2], hi[2]) for y in (lo[1], hi[1]) for x in (lo[0], hi[0])])
+    m = np.column_stack([right, bup, normal])
+    world = box @ m.T + center
+    faces = [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5)]
+    quads.append(world[np.array(faces)])
+    out["frame"] = quads
+    return out
+
+
+def technician_footprint(board: BoardPlan):
+    """An oriented box around the technician and the held board (core.parking_lot.Box)."""
+    from .parking_lot import Box
+
+    a = math.radians(board.facing_deg)
+    fwd = np.array([math.cos(a), math.sin(a)])
+    c = np.asarray(board.feet_xy) + 0.12 * fwd
+    return Box(float(c[0]), float(c[1]), TECH_HALF_SIZE_M[0], TECH_HALF_SIZE_M[1], board.facing_deg, 0.0, 1.8,
+               "Technician")

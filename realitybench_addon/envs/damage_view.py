@@ -1,0 +1,204 @@
+"""damage_view: a dent, scratch or rust mark on the named car, square-on from about an arm's length.
+
+Each scene damages one side panel of the subject car (core/damage.py): a dent (the panel's
+mesh pushed in), a band of scratches through the paint, or a rust blotch, sometimes two kinds
+together; its damaged area is known in cm2, so `severity` (minor < 100, moderate 100-500,
+severe > 500 cm2) and `damage_types` are exact. The damaged cells are their own object
+(`Car0_<panel>_damage`): the target's samples and its render mask.
+
+Terms: the damage in frame (every sample) and >= 95 % unoccluded, view angle <= 45 degrees
+at its centre (the panel's normal there), 0.3-1.5 m away (1.5-3 m gray), >= 10 % of a
+neighbouring panel in frame, >= 3 px per cm at the damage, >= 60 damage pixels that contrast
+with the paint around them, blur at the damage <= 6 px.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from ..core import geometry
+from ..core.damage import DamagePlan, draw_damage
+from ..core.image_terms import luminance
+from ..core.optics import px_per_unit, view_angle_deg
+from ..core.prompt import DocKey, PromptParts
+from ..core.rng import stage_rng
+from ..core.vehicle import Profile
+from .base import FieldPose, FrameContext
+from .lot_poses import LotPoseModel, Stance, draw_lot_pose
+from .lot_scene import LotEnvironment, LotScene
+from .roof_scene import blur_at
+
+POSES = LotPoseModel(
+    stances=(Stance("crouching at the panel", 0.4, (0.45, 0.95), (0.3, 1.4)),
+             Stance("standing at arm's length", 0.35, (1.25, 1.7), (0.4, 1.6)),
+             Stance("stepped back", 0.25, (1.3, 1.7), (1.2, 3.5))),
+    distance_m=(0.3, 3.5), azimuth_sd_deg=24.0, aim_sd_deg=5.0, miss_share=0.08)
+ROOM_BESIDE_DAMAGE_SHARE = 0.75  # scenes whose stall beside the damaged side is left empty
+CONTRAST_MIN = 0.15  # a damage pixel "contrasts" when its luminance differs this much (relative) from the paint
+
+
+def damage_frame(scene: LotScene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """World centre of the damaged area (on the undented surface), the panel's outward normal there and
+    the direction along the car (towards its rear)."""
+    car = scene.lot.subject
+    damage: DamagePlan = scene.damage
+    d, z = damage.center_dz
+    prof = Profile(car.vehicle.profile)
+    sec = prof.sections([d])[0]
+    zs, ys = sec[1:6, 1], sec[1:6, 0]
+    y = float(np.interp(z, zs, ys))
+    dz = 0.01
+    slope = (float(np.interp(z + dz, zs, ys)) - float(np.interp(z - dz, zs, ys))) / (2 * dz)  # dy/dz
+    sign = 1.0 if damage.side == "left" else -1.0
+    L = car.vehicle.length
+    center = car.to_world([L / 2 - d, sign * y, z])
+    normal = car.direction(np.array([0.0, sign, -slope]) / math.hypot(1.0, slope))
+    along = car.direction([-1.0, 0.0, 0.0])
+    return center, normal, along
+
+
+class DamageView(LotEnvironment):
+    name = "damage_view"
+    poses_per_scene = 4
+    lot_options = {"neighbour_share": 0.45, "far_share": 0.5}
+    prompt_parts = PromptParts(
+        worker="a vehicle-intake technician",
+        work="existing body damage on a customer's vehicle when it was checked in",
+        requirement=("a sharp photo taken roughly square-on to the damage on the named vehicle from about an arm's "
+                     "length away, showing all of the damage and part of the undamaged panel next to it. An "
+                     "oblique or distant shot in which the damage is a smudge, or a close-up so tight that none of "
+                     "the surrounding bodywork shows, does not meet it."),
+        question="What kinds of damage does the photo show, and how severe is the damage?",
+        keys=(DocKey("damage_types", "array", 'a JSON array of the kinds of damage shown, each one of "dent", '
+                                              '"scratch" or "rust" (for example ["dent", "scratch"])'),
+              DocKey("severity", "string", 'the damage\'s severity by its damaged area: "minor" (under 100 cm2), '
+                                           '"moderate" (100 to 500 cm2) or "severe" (over 500 cm2)')),
+    )
+    prompt_template = {
+        "work": "existing body damage on {car} when it was checked in",
+        "requirement": ("a sharp photo taken roughly square-on to the damage on {car} from about an arm's length "
+                        "away, showing all of the damage and part of the undamaged panel next to it. An oblique or "
+                        "distant shot in which the damage is a smudge, or a close-up so tight that none of the "
+                        "surrounding bodywork shows, does not meet it."),
+    }
+
+    def draw_extras(self, scene: LotScene, rng) -> LotScene:
+        damage = draw_damage(scene.lot.subject.vehicle, stage_rng(rng, "damage"))
+        lot = scene.lot
+        # most damaged cars are parked (or moved) so that the damaged side has room beside it
+        if stage_rng(rng, "room").random() < ROOM_BESIDE_DAMAGE_SHARE:
+            s = lot.subject
+            normal = s.direction([0.0, 1.0 if damage.side == "left" else -1.0, 0.0])
+            beside = s.stall + (1 if normal[0] > 0 else -1)
+            lot = replace(lot, cars=tuple(c for c in lot.cars if not (c.row == s.row and c.stall == beside)))
+        return replace(scene, lot=lot, damage=damage)
+
+    def subject_replacements(self, scene, plan: LotScene):
+        from ..bl.damage import damage_material
+        from ..core.damage import damaged_panel_parts
+
+        vehicle = plan.lot.subject.vehicle
+        rest, damage = damaged_panel_parts(vehicle, plan.damage)
+        name = plan.damage.panel
+        material = damage_material("Car0_DamagePaint", vehicle, plan.damage)
+        return ({name: [(name, rest, rest.uv), (f"{name}_damage", damage, damage.uv)]},
+                {"damage_paint": material})
+
+    def describe_scene(self, plan: LotScene) -> dict:
+        return {**super().describe_scene(plan), "damage": plan.damage.to_dict()}
+
+    def draw_target(self, plan: LotScene, rng) -> dict:
+        return {"car": "Car0", "panel": plan.damage.panel}
+
+    def target_point(self, plan: LotScene, target: dict) -> np.ndarray:
+        return damage_frame(plan)[0]
+
+    def draw_pose(self, plan: LotScene, target: dict, rng) -> FieldPose:
+        center, normal, _ = damage_frame(plan)
+        car_center = plan.lot.subject.center
+        return draw_lot_pose(plan.lot, center, math.degrees(math.atan2(normal[1], normal[0])), POSES, rng,
+                             elsewhere=lambda r: car_center, line_of_sight=True)
+
+    def damage_object(self, ctx: FrameContext) -> str:
+        return ctx.built.subject.objects[f"{ctx.plan.damage.panel}_damage"]
+
+    def panel_object(self, ctx: FrameContext) -> str:
+        return ctx.built.subject.objects[ctx.plan.damage.panel]
+
+    def mask_targets(self, ctx: FrameContext) -> list[str]:
+        return [self.damage_object(ctx)]
+
+    def neighbour_points(self, ctx: FrameContext) -> dict[str, np.ndarray]:
+        """Surface samples of each panel next to the damaged one (world), once per built scene."""
+        cache = ctx.built.extras.setdefault("cache", {})
+        if "neighbour_points" not in cache:
+            import bpy
+
+            from ..bl.scene_data import group_triangles
+
+            depsgraph = bpy.context.evaluated_depsgraph_get()
+            panel = ctx.plan.lot.subject.vehicle.panels()[ctx.plan.damage.panel]
+            out = {}
+            for name in panel.neighbours:
+                obj = ctx.built.subject.objects.get(name)
+                if obj is None:
+                    continue
+                verts, tris = group_triangles([obj], depsgraph)
+                out[name], _, _ = geometry.sample_surface(verts, tris, 600)
+            cache["neighbour_points"] = out
+        return cache["neighbour_points"]
+
+    def measure(self, ctx: FrameContext) -> dict:
+        center, normal, along = damage_frame(ctx.plan)
+        group = self.target_measurements(ctx, self.mask_targets(ctx), [self.panel_object(ctx)], n_samples=800)
+        camera = group["camera"]
+        neighbours = {name: float(camera.in_frame(p).mean()) for name, p in self.neighbour_points(ctx).items()}
+        best = max(neighbours, key=neighbours.get) if neighbours else None
+        return {
+            "sharp_at_target": blur_at(ctx, center),
+            "damage_in_frame": group["in_frame"],
+            "damage_unoccluded": group["unoccluded"],
+            "view_angle": view_angle_deg(camera.position, center, normal),
+            "camera_distance": float(np.linalg.norm(camera.position - center)),
+            "neighbour_panel_in_frame": neighbours[best] if best else 0.0,
+            "neighbour_panel": best,
+            "px_per_cm": px_per_unit(camera, center, along, 0.01),
+        }
+
+    def measure_image(self, ctx: FrameContext, frame, display) -> dict:
+        damage = frame.mask(self.mask_targets(ctx))
+        return {"damage_pixels": contrasting_pixels(display, damage, frame.mask([self.panel_object(ctx)]))}
+
+    def ground_truth(self, ctx: FrameContext) -> dict:
+        damage: DamagePlan = ctx.plan.damage
+        return {"damage_types": damage.types, "severity": damage.severity}
+
+
+def contrasting_pixels(display: np.ndarray, damage_mask: np.ndarray, panel_mask: np.ndarray) -> int:
+    """Damage pixels whose luminance differs from the surrounding paint's by >= CONTRAST_MIN (relative).
+
+    The paint's level is the median luminance of the damaged panel's own pixels around the damage (its
+    bounding box grown by half its size on every side); a dent shows only through its shading, a scratch
+    through its strokes, rust through its colour."""
+    damage_mask = np.asarray(damage_mask, bool)
+    if not damage_mask.any():
+        return 0
+    lum = luminance(display)
+    rows, cols = np.nonzero(damage_mask)
+    r0, r1, c0, c1 = rows.min(), rows.max() + 1, cols.min(), cols.max() + 1
+    gr, gc = max(2, (r1 - r0) // 2), max(2, (c1 - c0) // 2)
+    window = np.zeros_like(damage_mask)
+    window[max(r0 - gr, 0):r1 + gr, max(c0 - gc, 0):c1 + gc] = True
+    around = np.asarray(panel_mask, bool) & window & ~damage_mask
+    if around.sum() < 10:
+        around = window & ~damage_mask
+    if not around.any():
+        return 0
+    ref = float(np.median(lum[around]))
+    contrast = np.abs(lum[damage_mask] - ref) / max(ref, 0.05)
+    return int(np.count_nonzero(contrast >= CONTRAST_MIN))
+
+
+ENVIRONMENT = DamageView()

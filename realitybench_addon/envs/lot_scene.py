@@ -1,0 +1,143 @@
+"""The parking-lot scene shared by car_view, damage_view, car_plate and ro_board: draw, build, the
+prompt that names the subject car, and the measurements they share.
+
+Each environment's plan is a `LotScene`: the lot (cars, stalls, scenery, sun) plus what the
+environment adds to it (a damage on the subject car, the technician with the RO board).
+The subject car is named in the prompt by colour and body style ("the silver sedan"); the
+lot is drawn so that no other car shares both.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ..core import geometry
+from ..core.parking_lot import LotPlan, draw_lot
+from ..core.prompt import PromptParts
+from ..core.rng import stage_rng
+from .base import Environment, FrameContext
+
+FACES = ("front", "rear", "driver", "passenger")
+FACE_NORMALS = {"front": (1.0, 0.0, 0.0), "rear": (-1.0, 0.0, 0.0), "driver": (0.0, 1.0, 0.0),
+                "passenger": (0.0, -1.0, 0.0)}  # vehicle frame; the driver sits on the left (US)
+
+
+@dataclass(frozen=True)
+class LotScene:
+    lot: LotPlan
+    damage: Any = None  # core.damage.DamagePlan (damage_view)
+    board: Any = None  # core.ro_board.BoardPlan (ro_board)
+
+
+def face_normal_world(lot: LotPlan, face: str) -> np.ndarray:
+    return lot.subject.direction(FACE_NORMALS[face])
+
+
+def face_azimuth_deg(lot: LotPlan, face: str) -> float:
+    n = face_normal_world(lot, face)
+    return math.degrees(math.atan2(n[1], n[0]))
+
+
+def nearest_face(lot: LotPlan, camera_position) -> tuple[str, float]:
+    """The subject's face whose outward normal is closest to the direction from the car's centre to
+    the camera, and the angle between them (degrees, 0 = square onto that face)."""
+    to_cam = np.asarray(camera_position, float) - lot.subject.center
+    to_cam /= max(np.linalg.norm(to_cam), 1e-9)
+    best, best_angle = "front", 180.0
+    for face in FACES:
+        angle = geometry.angle_between_deg(to_cam, face_normal_world(lot, face))
+        if angle < best_angle:
+            best, best_angle = face, angle
+    return best, best_angle
+
+
+class LotEnvironment(Environment):
+    """An environment in the parking lot; subclasses set `lot_options` (see `draw_lot`) and may add
+    to the scene in `draw_extras` / `build_extras`."""
+
+    scene_kind = "parking_lot"
+    lot_options: dict = {}
+    prompt_template: dict = {}  # PromptParts fields with a "{car}" placeholder for the subject's name
+
+    def draw_scene(self, rng) -> LotScene:
+        lot = draw_lot(stage_rng(rng, "lot"), **self.lot_options)
+        return self.draw_extras(LotScene(lot), rng)
+
+    def draw_extras(self, scene: LotScene, rng) -> LotScene:
+        return scene
+
+    def build(self, scene, plan: LotScene, rng):
+        """The lot, then what the environment adds (`build_extras`), then the render-sanity check on the
+        built meshes: a car intersecting another car, the scenery or the added objects raises
+        SceneIntersection."""
+        from ..bl.parking_lot import build_lot, intersecting_pairs
+        from ..core.parking_lot import SceneIntersection
+
+        replace_parts, materials = self.subject_replacements(scene, plan)
+        built = build_lot(scene, plan.lot, replace_parts=replace_parts, extra_materials=materials, check=False)
+        self.build_extras(scene, plan, built)
+        pairs = intersecting_pairs(built, built.extras.get("standing"))
+        if pairs:
+            raise SceneIntersection(f"cars intersect: {pairs}")
+        return built
+
+    def subject_replacements(self, scene, plan: LotScene):
+        """Parts of the subject car built differently (a damaged panel): (replace_parts, extra_materials)."""
+        return None, None
+
+    def build_extras(self, scene, plan: LotScene, built) -> None:
+        pass
+
+    def describe_scene(self, plan: LotScene) -> dict:
+        return {"kind": "parking_lot", **plan.lot.to_dict()}
+
+    def prompt_parts_for(self, plan: LotScene, target: dict) -> PromptParts:
+        car = f"the {plan.lot.subject.vehicle.label}"
+        return replace(self.prompt_parts, **{k: v.format(car=car) for k, v in self.prompt_template.items()})
+
+    # shared measurements -------------------------------------------------------------------------
+
+    @staticmethod
+    def subject_names(ctx: FrameContext) -> list[str]:
+        return ctx.built.subject.body
+
+    @staticmethod
+    def subject_points(ctx: FrameContext, n_samples: int = 3000) -> np.ndarray:
+        """Surface samples over the whole subject car (vertices and face interiors), world space; computed
+        once per built scene."""
+        cache = ctx.built.extras.setdefault("cache", {})
+        if "subject_points" not in cache:
+            import bpy
+
+            from ..bl.scene_data import group_triangles
+
+            depsgraph = bpy.context.evaluated_depsgraph_get()
+            verts, tris = group_triangles(LotEnvironment.subject_names(ctx), depsgraph)
+            points, _, _ = geometry.sample_surface(verts, tris, n_samples)
+            cache["subject_points"] = points
+        return cache["subject_points"]
+
+    @staticmethod
+    def target_measurements(ctx: FrameContext, names: list[str], own: list[str], n_samples: int = 800) -> dict:
+        """in-frame, unoccluded and bbox fractions of the target `names`, where a ray that first meets any
+        of `own` (the surface the target is part of, e.g. the damaged panel around a damage) is not blocked."""
+        import bpy
+
+        from ..bl.measure import sample_target, visibility
+        from ..bl.scene_data import pinhole_camera
+
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        camera = pinhole_camera(ctx.camera, ctx.scene)
+        points, _, _ = sample_target(names, depsgraph, n_samples)
+        visible = visibility(ctx.scene, camera, points, list(names) + list(own), depsgraph)
+        return {"in_frame": float(camera.in_frame(points).mean()), "unoccluded": float(visible.mean()),
+                "bbox": geometry.bbox_fraction(camera, points), "camera": camera}
+
+    def car_in_frame(self, ctx: FrameContext, camera) -> tuple[float, float]:
+        """(share of the subject's surface samples inside the frame, its bbox share of the frame)."""
+        points = self.subject_points(ctx)
+        return float(camera.in_frame(points).mean()), geometry.bbox_fraction(camera, points)
+
