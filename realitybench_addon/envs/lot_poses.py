@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core.parking_lot import Box, LotPlan, car_boxes
 from .base import FieldPose
+from .roof_poses import aim_with_error  # the same hand error as on the roof
 
 BODY_MARGIN_M = 0.3  # feet stay this far from a car's body
 
@@ -71,18 +72,6 @@ def standable(plan: LotPlan, x: float, y: float, boxes: Optional[list[Box]] = No
     if y < plan.building_front_y + 0.3 or abs(x) > 80.0 or abs(y) > 80.0:
         return False
     return not any(inside_box(b, x, y, BODY_MARGIN_M if b.owner.startswith("Car") else 0.2) for b in boxes)
-
-
-def aim_with_error(rng, position: np.ndarray, target: np.ndarray, sd_deg: float) -> np.ndarray:
-    """`target` moved sideways by a hand's angular error (normal, sd_deg per axis)."""
-    forward = np.asarray(target, float) - position
-    dist = float(np.linalg.norm(forward))
-    forward /= dist
-    side = np.cross(forward, [0.0, 0.0, 1.0])
-    side = side / np.linalg.norm(side) if np.linalg.norm(side) > 1e-6 else np.array([1.0, 0.0, 0.0])
-    up = np.cross(side, forward)
-    ex, ey = np.radians(rng.normal(0.0, sd_deg, 2))
-    return np.asarray(target, float) + dist * (math.tan(ex) * side + math.tan(ey) * up)
 
 
 def sight_blocked(position, target, boxes: list[Box], skip=("Car0", "Technician"), samples: int = 40) -> bool:

@@ -84,7 +84,8 @@ def _reach_towards(plan: RoofPlan, position: np.ndarray, target: np.ndarray, rea
 
 def aim_with_error(rng, position: np.ndarray, target: np.ndarray, sd_deg: float) -> np.ndarray:
     """`target` moved sideways by a hand's angular error (normal, sd_deg per axis)."""
-    forward = target - position
+    target = np.asarray(target, float)
+    forward = target - np.asarray(position, float)
     dist = float(np.linalg.norm(forward))
     forward /= dist
     side = np.cross(forward, [0.0, 0.0, 1.0])
