@@ -117,6 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .evaluation.cli import add_parser as add_eval_parser
 
     add_eval_parser(sub)  # `eval run|rescore|report|baseline`: pure Python, no Blender
+    from .rating.cli import add_parsers as add_rating_parsers
+
+    add_rating_parsers(sub)  # `rate` (the rating page) and `ratings` (agreement, gray ranges): no Blender
     return parser
 
 
@@ -172,6 +175,14 @@ def _run(args) -> dict:
         from .evaluation.cli import run_command
 
         return run_command(args)
+    if args.command == "rate":
+        from .rating.cli import run_rate
+
+        return run_rate(args)
+    if args.command == "ratings":
+        from .rating.cli import run_ratings
+
+        return run_ratings(args)
     if args.command == "demo":
         from .api import demo
 

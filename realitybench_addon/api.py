@@ -270,29 +270,22 @@ def replay(frame_id_text: str, out_blend: str | os.PathLike, *, long_side_px: in
 
 def rescore(directory: str | os.PathLike, presets: Sequence[str | os.PathLike] = ()) -> dict:
     """Re-apply (changed) presets to a set's stored measurements; no rendering. Reports verdict flips."""
-    from .core.presets import PresetError, load_environment_preset
-    from .core.terms import evaluate
+    from .core.presets import PresetError
+    from .core.rescoring import presets_for, row_verdict
     from .setio import read_rows
 
     directory = Path(directory)
     rows = read_rows(directory)
     if not rows:
         raise RealityBenchError(f"{directory} holds no exported frames (no metadata.jsonl rows)")
-    loaded, flips, totals = {}, [], {}
+    try:
+        loaded = presets_for((row["environment"] for row in rows), presets)
+    except PresetError as exc:
+        raise RealityBenchError(f"bad preset: {exc}") from None
+    flips, totals = [], {}
     for row in rows:
         env = row["environment"]
-        if env not in loaded:
-            try:
-                loaded[env] = load_environment_preset(env, [Path(p) for p in presets])
-            except PresetError as exc:
-                raise RealityBenchError(f"bad preset: {exc}") from None
-        preset = loaded[env]
-        unscored = row.get("unscored_reason")
-        if unscored and unscored.startswith("acceptability is not scored"):
-            unscored = None
-        if not preset.acceptability_scored:
-            unscored = unscored or f"acceptability is not scored for {env}"
-        _, verdict = evaluate(preset.terms, row["measurements"], unscored)
+        _, verdict = row_verdict(loaded[env], row)
         totals[env] = totals.get(env, 0) + 1
         if verdict.verdict.value != row["verdict"]:
             flips.append({"frame_id": row["frame_id"], "from": row["verdict"], "to": verdict.verdict.value,

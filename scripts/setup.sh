@@ -45,7 +45,8 @@ if [ "$with_tests" = 1 ]; then
   fi
   # Debian's Blender runs on the system Python, so its modules come from Debian too.
   # tesseract-ocr and libzbar0: the OCR engine and barcode reader that check our lettering and Code 128.
-  apt_packages="blender xvfb xdotool python3-numpy python3-pil python3-pytest tesseract-ocr libzbar0"
+  # chromium and chromium-driver: the real browser the rating page is tested in (through Selenium).
+  apt_packages="blender xvfb xdotool python3-numpy python3-pil python3-pytest tesseract-ocr libzbar0 chromium chromium-driver"
   missing=$(dpkg-query -W -f='${Package} ${Status}\n' $apt_packages 2>/dev/null | grep -vc "install ok installed" || true)
   if ! dpkg-query -W $apt_packages >/dev/null 2>&1 || [ "$missing" != 0 ]; then
     sudo_cmd=""

@@ -194,6 +194,20 @@ def test_baselines_report_and_ratings(tmp_path):
     assert "## Models" in text and "## Human ratings" in text and "gpt-4o" in text
     assert "| always accept | 12 (0) | 1.000 | 0.000 | 0.429 | 1.000 |" in text
 
+    # the same ratings given on the rating page (the set's ratings.sqlite), plus a can't-tell that counts nowhere
+    from realitybench_addon.rating.files import Rating
+    from realitybench_addon.rating.store import RatingStore
+
+    store = RatingStore(set_dir, {f["frame_id"]: f["environment"] for f in frames})
+    for rater, values in raters.items():
+        for fid, v in zip(rated, values):
+            store.record(Rating(fid, rater, v or "cant_tell"))
+    done = cli("eval", "report", tmp_path / "model", "--out", tmp_path / "report-db", "--ratings", set_dir,
+               "--no-plots")
+    assert done.returncode == 0, done.stderr
+    from_db = {r["rater"]: r for r in csv.DictReader((tmp_path / "report-db" / "ratings.csv").open())}
+    assert from_db == ratings
+
 
 def test_eval_commands_import_no_bpy(tmp_path):
     """Nor do baselines, rescoring and reports need requests (only `eval run` does)."""

@@ -64,7 +64,8 @@ def add_parser(sub) -> None:
     rp.add_argument("runs", nargs="+", help="run folders (model runs, blind runs, baselines)")
     rp.add_argument("--out", required=True, help="the report folder")
     rp.add_argument("--prices", default=None, help="a dated price file (TOML or JSON); without it costs are n/a")
-    rp.add_argument("--ratings", default=None, help="human ratings (CSV frame_id,rater,rating or JSONL)")
+    rp.add_argument("--ratings", default=None, help="human ratings: a ratings file (CSV frame_id,rater,rating or "
+                                                     "JSONL), or a rated set folder (its ratings.sqlite)")
     rp.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: stats.DEFAULT_SEED)")
     rp.add_argument("--no-plots", action="store_true", help="skip the matplotlib figures")
 

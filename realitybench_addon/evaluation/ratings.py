@@ -1,73 +1,46 @@
-"""Human ratings of frames: agreement between raters, and the scorer against their majority.
+"""Human ratings as a baseline in the evaluation report: agreement, and each rater as a "model".
 
-A ratings file is CSV with the header `frame_id,rater,rating` (or JSONL rows with those keys);
-`rating` is `accept` or `reject` (would a reviewer accept this photo as proof?). One rating per
-rater and frame; every frame must belong to the set.
+Ratings come from a ratings file (CSV or JSONL; rating/files.py describes it) or straight from a
+set's ratings database (`--ratings SET_DIR`, what `rate` writes). Only accept / reject answers
+count here; "can't tell" is a skipped frame.
 
 Reported:
   - Krippendorff's alpha (nominal) over all raters and frames;
   - raw agreement: the share of agreeing rater pairs over all pairs of ratings of one frame;
   - the scorer's agreement with the raters' majority (frames with a strict majority that the
-    scorer accepts or rejects; ties and gray/unscored frames left out);
+    scorer accepts or rejects; ties and gray/unscored frames left out). The held-out view of this,
+    on the stored 60/40 split, is `python -m realitybench_addon ratings DIR --held-out`;
   - each rater as a "model": the acceptability metrics against the scorer on the frames they rated
     (the spec's single-human-rater baseline).
 """
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
 from . import metrics as M
 from . import stats
-from .errors import EvalError
 from .items import Item
 
 RATINGS = ("accept", "reject")
 
 
 def load_ratings(path, items: list[Item]) -> list[tuple[str, str, str]]:
-    """[(frame_id, rater, rating)], validated against the set's items."""
+    """[(frame_id, rater, 'accept' | 'reject')] from a ratings file or a set folder's ratings database."""
+    from ..rating.files import read_ratings_file
+    from ..rating.store import DB_NAME, RatingStore
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise EvalError(f"ratings file {path} not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise EvalError(f"ratings file {path} cannot be read ({exc})") from None
-    rows = []
-    if path.suffix.lower() == ".jsonl":
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append((n, json.loads(line)))
-                except ValueError:
-                    raise EvalError(f"ratings file {path}: line {n} is not JSON") from None
+    if path.is_dir():
+        if not (path / DB_NAME).is_file():
+            from .errors import EvalError
+
+            raise EvalError(f"{path} holds no {DB_NAME}: rate the set first (`rate {path}`) or give a ratings file")
+        ratings = RatingStore(path, {i.frame_id: i.environment for i in items}).ratings()
+        ratings = [r for r in ratings if r.frame_id in {i.frame_id for i in items}]
     else:
-        reader = csv.DictReader(io.StringIO(text))
-        if reader.fieldnames is None or not {"frame_id", "rater", "rating"} <= set(reader.fieldnames):
-            raise EvalError(f"ratings file {path}: needs the header frame_id,rater,rating")
-        rows = [(n, r) for n, r in enumerate(reader, 2)]
-    known = {i.frame_id for i in items}
-    out, seen = [], set()
-    for n, r in rows:
-        if not isinstance(r, dict) or not all(isinstance(r.get(k), str) and r.get(k).strip()
-                                              for k in ("frame_id", "rater", "rating")):
-            raise EvalError(f"ratings file {path}: line {n} needs frame_id, rater and rating")
-        frame_id, rater, rating = r["frame_id"].strip(), r["rater"].strip(), r["rating"].strip().lower()
-        if rating not in RATINGS:
-            raise EvalError(f"ratings file {path}: line {n}: rating {r['rating']!r} is not accept or reject")
-        if frame_id not in known:
-            raise EvalError(f"ratings file {path}: line {n}: frame {frame_id} is not in the set")
-        if (frame_id, rater) in seen:
-            raise EvalError(f"ratings file {path}: line {n}: rater {rater!r} rated {frame_id} twice")
-        seen.add((frame_id, rater))
-        out.append((frame_id, rater, rating))
-    if not out:
-        raise EvalError(f"ratings file {path} holds no ratings")
-    return out
+        ratings = read_ratings_file(path, [i.frame_id for i in items])
+    return [(r.frame_id, r.rater, r.answer) for r in ratings if r.answer in RATINGS]
 
 
 def _rows_for(items_by_id: dict, decisions: dict) -> list[dict]:

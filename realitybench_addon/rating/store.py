@@ -1,0 +1,172 @@
+"""The ratings database: DIR/ratings.sqlite beside the set it rates.
+
+Every answer is committed on its own (WAL journal, synchronous=FULL), so a closed browser or a
+killed server loses nothing, and several raters (threads or processes) can write at once.
+
+    ratings   one row per (frame, rater): the answer, the documentation fields the rater filled in
+              (JSON), the seconds spent on the frame over every visit, when, and where it came from
+              (the page or an imported file)
+    split     frame -> tuning | held_out, made once (split.py)
+    freezes   environment -> the preset hash its held-out frames were first reported with
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Optional
+
+from .errors import RatingsError
+from .files import ANSWERS, Rating
+from .split import PARTS, make_split
+
+DB_NAME = "ratings.sqlite"
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_S = 30.0
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS ratings (
+    frame_id TEXT NOT NULL,
+    rater TEXT NOT NULL,
+    answer TEXT NOT NULL CHECK (answer IN ({", ".join(repr(a) for a in ANSWERS)})),
+    fields TEXT,
+    seconds REAL,
+    rated_at TEXT NOT NULL,
+    source TEXT NOT NULL,
+    PRIMARY KEY (frame_id, rater)
+);
+CREATE TABLE IF NOT EXISTS split (
+    frame_id TEXT PRIMARY KEY,
+    part TEXT NOT NULL CHECK (part IN ({", ".join(repr(p) for p in PARTS)}))
+);
+CREATE TABLE IF NOT EXISTS freezes (
+    environment TEXT PRIMARY KEY,
+    preset_hash TEXT NOT NULL,
+    frozen_at TEXT NOT NULL
+);
+"""
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class RatingStore:
+    """The ratings of one set. `frames` maps each of the set's frame ids to its environment."""
+
+    def __init__(self, set_dir, frames: dict[str, str]):
+        self.path = Path(set_dir) / DB_NAME
+        self.frames = dict(frames)
+        try:
+            with self.connect() as db:
+                db.execute("PRAGMA journal_mode=WAL")  # persistent: readers never block the writer
+                db.executescript(SCHEMA)
+            with self.connect(write=True) as db:
+                version = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+                if version is None:
+                    db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?), ('created_at', ?)",
+                               (str(SCHEMA_VERSION), now_iso()))
+                elif int(version[0]) != SCHEMA_VERSION:
+                    raise RatingsError(f"{self.path} has ratings schema {version[0]}; this version reads "
+                                       f"{SCHEMA_VERSION}")
+                self._extend_split(db)
+        except sqlite3.DatabaseError as exc:
+            raise RatingsError(f"cannot use the ratings database {self.path}: {exc}") from None
+
+    @contextmanager
+    def connect(self, write: bool = False):
+        """A connection of its own (one per thread or request), closed when the block ends. With
+        write=True the block is one transaction (BEGIN IMMEDIATE ... COMMIT; ROLLBACK on an error)."""
+        if not self.path.parent.is_dir():
+            raise RatingsError(f"set folder {self.path.parent} does not exist")
+        try:
+            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            db.execute("PRAGMA synchronous=FULL")
+        except sqlite3.OperationalError as exc:
+            raise RatingsError(f"cannot open {self.path} for writing ({exc}); is the set folder writable?") from None
+        try:
+            if write:
+                db.execute("BEGIN IMMEDIATE")
+            yield db
+            if write:
+                db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        finally:
+            db.close()
+
+    def _extend_split(self, db: sqlite3.Connection) -> None:
+        """Split the frames that have no part yet (all of them, the first time)."""
+        have = {f for (f,) in db.execute("SELECT frame_id FROM split")}
+        new = {f: env for f, env in self.frames.items() if f not in have}
+        if new:
+            db.executemany("INSERT OR IGNORE INTO split VALUES (?, ?)", sorted(make_split(new).items()))
+
+    # ---- answers ---------------------------------------------------------------------------------
+    def record(self, rating: Rating, source: str = "page") -> None:
+        """Write one answer now; answering a frame again replaces the answer and adds the seconds."""
+        if rating.frame_id not in self.frames:
+            raise RatingsError(f"frame {rating.frame_id} is not in the set")
+        fields = None if rating.fields is None else json.dumps(rating.fields, sort_keys=True)
+        with self.connect(write=True) as db:
+            db.execute("""INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?)
+                          ON CONFLICT (frame_id, rater) DO UPDATE SET answer=excluded.answer,
+                              fields=excluded.fields, rated_at=excluded.rated_at, source=excluded.source,
+                              seconds=CASE WHEN ratings.seconds IS NULL AND excluded.seconds IS NULL THEN NULL
+                                      ELSE COALESCE(ratings.seconds, 0) + COALESCE(excluded.seconds, 0) END""",
+                       (rating.frame_id, rating.rater, rating.answer, fields, rating.seconds,
+                        rating.rated_at or now_iso(), source))
+
+    def ratings(self, rater: Optional[str] = None) -> list[Rating]:
+        query = "SELECT frame_id, rater, answer, seconds, fields, rated_at FROM ratings"
+        args: tuple = ()
+        if rater is not None:
+            query, args = query + " WHERE rater = ?", (rater,)
+        with self.connect() as db:
+            rows = db.execute(query + " ORDER BY frame_id, rater", args).fetchall()
+        return [Rating(f, r, a, s, None if fields is None else json.loads(fields), at)
+                for f, r, a, s, fields, at in rows]
+
+    def answers_of(self, rater: str) -> dict[str, Rating]:
+        return {r.frame_id: r for r in self.ratings(rater)}
+
+    def import_ratings(self, ratings: Iterable[Rating], source: str) -> dict:
+        """Add ratings from a file, all or nothing. A rating the database already holds unchanged is
+        skipped; one that differs is an error, and nothing is imported."""
+        ratings = list(ratings)
+        with self.connect(write=True) as db:
+            existing = {(f, r): (a, None if fl is None else json.loads(fl)) for f, r, a, fl in
+                        db.execute("SELECT frame_id, rater, answer, fields FROM ratings")}
+            added = []
+            for r in ratings:
+                old = existing.get((r.frame_id, r.rater))
+                if old is None:
+                    added.append(r)
+                elif old != (r.answer, r.fields):
+                    raise RatingsError(f"{source}: rater {r.rater!r} rated {r.frame_id} {r.answer!r}, but the "
+                                       f"database holds {old[0]!r}; nothing was imported")
+            db.executemany("INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           [(r.frame_id, r.rater, r.answer, None if r.fields is None else json.dumps(r.fields,
+                                                                                                    sort_keys=True),
+                             r.seconds, r.rated_at or now_iso(), f"import:{source}") for r in added])
+        return {"added": len(added), "already_held": len(ratings) - len(added)}
+
+    # ---- the split and the freezes ----------------------------------------------------------------
+    def split(self) -> dict[str, str]:
+        with self.connect() as db:
+            return dict(db.execute("SELECT frame_id, part FROM split"))
+
+    def freezes(self) -> dict[str, dict]:
+        with self.connect() as db:
+            return {env: {"preset_hash": h, "frozen_at": at}
+                    for env, h, at in db.execute("SELECT environment, preset_hash, frozen_at FROM freezes")}
+
+    def freeze(self, environment: str, preset_hash: str) -> None:
+        """Record the scorer the held-out frames were first looked at with (the first freeze stays)."""
+        with self.connect(write=True) as db:
+            db.execute("INSERT OR IGNORE INTO freezes VALUES (?, ?, ?)", (environment, preset_hash, now_iso()))

@@ -1,0 +1,158 @@
+"""`ratings DIR`: the whole picture of a set's ratings, per environment and over all of them.
+
+The scorer is the set's presets (the shipped ones, or --presets folders first), re-applied to each
+frame's stored measurements, so a preset edit shows at once. Held-out frames stay sealed until
+asked for (`held_out=True`); the first time an environment's held-out frames are reported, its
+preset hash is recorded as frozen (store.freeze), and figures under any other preset are marked
+as no longer clean.
+"""
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Iterable
+
+from ..core.presets import PresetError
+from ..core.rescoring import presets_for, row_verdict
+from .agreement import MIN_MAJORITY_RATINGS, rater_agreement, scorer_vs_majority, votes_by_frame
+from .errors import RatingsError
+from .gray import CLEAR_SHARE, suggest_gray
+from .store import RatingStore
+
+
+class RatedSet:
+    """An exported set with its ratings database and presets."""
+
+    def __init__(self, directory, presets: Iterable = ()):
+        from ..setio import METADATA, read_rows
+
+        self.directory = Path(directory)
+        if not (self.directory / METADATA).is_file():
+            raise RatingsError(f"{self.directory} is not an exported set: no {METADATA}")
+        try:
+            self.rows = {row["frame_id"]: row for row in read_rows(self.directory)}
+        except (OSError, ValueError, KeyError) as exc:
+            raise RatingsError(f"cannot read {self.directory / METADATA}: {exc}") from None
+        if not self.rows:
+            raise RatingsError(f"{self.directory / METADATA} holds no frames")
+        self.environments = {f: row["environment"] for f, row in self.rows.items()}
+        self.store = RatingStore(self.directory, self.environments)
+        self.preset_dirs = [Path(p) for p in presets]
+        try:
+            self.presets = presets_for(self.environments.values(), self.preset_dirs)
+        except PresetError as exc:
+            raise RatingsError(f"bad preset: {exc}") from None
+        self.results, self.verdicts = {}, {}
+        for f, row in self.rows.items():
+            try:
+                results, verdict = row_verdict(self.presets[row["environment"]], row)
+            except KeyError as exc:
+                raise RatingsError(f"frame {f} has no stored {exc.args[0]}; re-export the set") from None
+            self.results[f] = {r.name: r for r in results}
+            self.verdicts[f] = verdict.verdict.value
+
+
+def _per_rater(ratings) -> dict:
+    out = {}
+    for rater in sorted({r.rater for r in ratings}):
+        mine = [r for r in ratings if r.rater == rater]
+        seconds = [r.seconds for r in mine if r.seconds is not None]
+        out[rater] = {"ratings": len(mine), "cant_tell": sum(r.answer == "cant_tell" for r in mine),
+                      "median_seconds": statistics.median(seconds) if seconds else None}
+    return out
+
+
+def _group(rated: RatedSet, frames: set[str], ratings, votes, split, held_out: bool, freezes: dict,
+           min_ratings: int) -> dict:
+    mine = [r for r in ratings if r.frame_id in frames]
+    group_votes = {f: v for f, v in votes.items() if f in frames}
+    tuning = [f for f in frames if split.get(f) == "tuning"]
+    held = [f for f in frames if split.get(f) == "held_out"]
+    out = {"rated_frames": len({r.frame_id for r in mine}), "cant_tell": sum(r.answer == "cant_tell" for r in mine),
+           **rater_agreement(group_votes),
+           "scorer_vs_majority": {"tuning": {"part": "tuning", **scorer_vs_majority(
+               group_votes, rated.verdicts, rated.environments, tuning, min_ratings=min_ratings)}}}
+    if held_out:
+        result = scorer_vs_majority(group_votes, rated.verdicts, rated.environments, held, min_ratings=min_ratings)
+        envs = sorted({rated.environments[f] for f in held})
+        stale = [e for e in envs if e in freezes and freezes[e]["preset_hash"] != rated.presets[e].content_hash()]
+        result.update(part="held_out", clean=not stale,
+                      note=(f"the scorer of {', '.join(stale)} changed after its held-out frames were first "
+                            f"reported: these are no longer held-out figures" if stale else None))
+    else:
+        ready = sum(len(group_votes.get(f, {})) >= min_ratings for f in held)
+        result = {"part": "held_out", "sealed": True, "frames_with_enough_ratings": ready,
+                  "note": "sealed until the scorer is frozen: run `ratings DIR --held-out` to report it once"}
+    out["scorer_vs_majority"]["held_out"] = result
+    return out
+
+
+def summarize(rated: RatedSet, *, held_out: bool = False, clear_share: float = CLEAR_SHARE,
+              min_ratings: int = MIN_MAJORITY_RATINGS) -> dict:
+    all_ratings = rated.store.ratings()
+    ratings = [r for r in all_ratings if r.frame_id in rated.rows]
+    votes = votes_by_frame(ratings)
+    split = rated.store.split()
+    freezes = rated.store.freezes()
+    environments = sorted({rated.environments[r.frame_id] for r in ratings})
+    report = {"set": str(rated.directory), "ratings": len(ratings), "raters": sorted({r.rater for r in ratings}),
+              "ratings_of_unknown_frames": len(all_ratings) - len(ratings),
+              "split": {part: sum(1 for p in split.values() if p == part) for part in ("tuning", "held_out")},
+              "presets": {e: rated.presets[e].content_hash() for e in environments},
+              "preset_folders": [str(p) for p in rated.preset_dirs],
+              "per_rater": _per_rater(ratings), "environments": {}, "gray_suggestions": []}
+    for env in environments:
+        frames = {f for f, e in rated.environments.items() if e == env}
+        report["environments"][env] = _group(rated, frames, ratings, votes, split, held_out, freezes, min_ratings)
+        tuning = {f: rated.results[f] for f in frames if split.get(f) == "tuning" and f in votes}
+        report["gray_suggestions"] += suggest_gray(rated.presets[env], tuning, votes, split, clear_share)
+    rated_frames = {r.frame_id for r in ratings}
+    report["all"] = _group(rated, rated_frames, ratings, votes, split, held_out, freezes, min_ratings)
+    if held_out:
+        for env, figures in report["environments"].items():
+            held = figures["scorer_vs_majority"]["held_out"]
+            if held["frames"] + held["ties_excluded"] + held["scorer_unscored_excluded"]:
+                rated.store.freeze(env, rated.presets[env].content_hash())
+        report["frozen"] = rated.store.freezes()
+    return report
+
+
+def _fmt(x, digits: int = 2) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def _scorer_cell(figures: dict) -> str:
+    if figures.get("sealed"):
+        return f"sealed ({figures['frames_with_enough_ratings']})"
+    if not figures["frames"]:
+        return "–"
+    lo, hi = figures["interval"]
+    cell = f"{figures['agreement']:.2f} [{lo:.2f}, {hi:.2f}] ({figures['frames']})"
+    return cell if figures.get("clean", True) else cell + " not clean"
+
+
+def to_markdown(report: dict) -> str:
+    """The report as Markdown: the paper's Table 13 layout, then the gray suggestions."""
+    lines = ["# Human ratings", "",
+             f"{report['ratings']} ratings by {len(report['raters'])} raters; split {report['split']['tuning']} "
+             f"tuning / {report['split']['held_out']} held-out frames. Agree: raw agreement over rater pairs; "
+             "alpha: Krippendorff's alpha (nominal); scorer: agreement with the raters' strict majority on frames "
+             "with enough ratings, ties excluded, 95% interval, (frames).", "",
+             "| set | frames | raters | ratings/frame | agree | alpha | scorer (tuning) | scorer (held-out) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, g in [*report["environments"].items(), ("all", report["all"])]:
+        svm = g["scorer_vs_majority"]
+        lines.append(f"| {name} | {g['frames']} | {g['raters']} | {_fmt(g['ratings_per_frame'], 1)} | "
+                     f"{_fmt(g['raw_agreement'])} | {_fmt(g['alpha'])} | {_scorer_cell(svm['tuning'])} | "
+                     f"{_scorer_cell(svm['held_out'])} |")
+    lines += ["", "## Gray ranges suggested from rater splits (tuning frames)", "",
+              "| term | now | accepted | rejected | split | suggested |", "|---|---|---|---|---|---|"]
+    for s in report["gray_suggestions"]:
+        if not (s["accepted_values"] or s["rejected_values"] or s["split_values"]):
+            continue
+        now = f"{s['comparator']} {s['threshold']}" + (f", gray {list(s['gray'])}" if s["gray"] else "")
+        new = (f"{s['comparator']} {s['suggested']['threshold']:g}, gray {s['suggested']['gray']}" if s["suggested"]
+               else s["reason"])
+        lines.append(f"| {s['environment']}.{s['term']} | {now} | {len(s['accepted_values'])} | "
+                     f"{len(s['rejected_values'])} | {len(s['split_values'])} | {new} |")
+    return "\n".join(lines) + "\n"
