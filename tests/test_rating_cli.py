@@ -139,8 +139,8 @@ def three_raters(set_dir):
             frame_id = f"{env}-random-s0-{i:06d}"
             close = overrides["camera_distance"] < (1.5 if env == "rail_attachment" else 3.0)
             answer = "accept" if close or (k == 0 and n % 3 == 0) else "reject"
-            store.record(Rating(frame_id, name, answer, 2.0 + k, {"lag_present": True} if k == 2 and
-                                env == "rail_attachment" else None))
+            store.record(Rating(frame_id, name, answer, 2.0 + k, {"lag_present": n != 0} if k == 2 and
+                                env == "rail_attachment" else None))  # the lag bolt is there: frame 0 wrong
     return store
 
 
@@ -154,6 +154,10 @@ def test_ratings_report_export_import_roundtrip(rated_set, tmp_path):
     assert (f"| rail_attachment | 10 | 3 | 3.0 | {env['raw_agreement']:.2f} | {env['alpha']:.2f} | "
             f"{env['scorer_vs_majority']['tuning']['agreement']:.2f} [") in table
     assert "| sealed (4) |" in table
+    # cy's documentation fields, scored like a model's on the 6 accepted rail frames (0.6-1.6 m): one wrong
+    assert report["per_rater"]["cy"]["documentation"] == {"frames": 6, "mean_field_score": pytest.approx(5 / 6)}
+    assert report["per_rater"]["ann"]["documentation"] == {"frames": 0, "mean_field_score": None}
+    assert report["per_rater"]["bob"]["median_seconds"] == 3.0
     assert report["ratings"] == 3 * len(FRAMES) and report["raters"] == ["ann", "bob", "cy"]
     assert report["split"] == {"tuning": 9, "held_out": 6}
     env = report["environments"]["rail_attachment"]

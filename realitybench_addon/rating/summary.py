@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Optional
 
 from ..core.presets import PresetError
 from ..core.rescoring import presets_for, row_verdict
@@ -42,7 +42,7 @@ class RatedSet:
             self.presets = presets_for(self.environments.values(), self.preset_dirs)
         except PresetError as exc:
             raise RatingsError(f"bad preset: {exc}") from None
-        self.results, self.verdicts = {}, {}
+        self.results, self.verdicts, self.unscored_by_rule_only = {}, {}, {}
         for f, row in self.rows.items():
             try:
                 results, verdict = row_verdict(self.presets[row["environment"]], row)
@@ -50,15 +50,36 @@ class RatedSet:
                 raise RatingsError(f"frame {f} has no stored {exc.args[0]}; re-export the set") from None
             self.results[f] = {r.name: r for r in results}
             self.verdicts[f] = verdict.verdict.value
+            self.unscored_by_rule_only[f] = (verdict.verdict.value == "unscored" and not verdict.failing
+                                             and not verdict.gray)
 
 
-def _per_rater(ratings) -> dict:
-    out = {}
+def _field_score(rated: RatedSet, rating, cache: dict) -> Optional[float]:
+    """The mean score of the documentation fields a rater filled in, scored like a model's answers
+    (evaluation/fields.py) on frames whose documentation counts; None elsewhere."""
+    from ..evaluation.fields import score_field
+    from ..evaluation.items import documentation_keys
+
+    row = rated.rows[rating.frame_id]
+    verdict, rule_only = rated.verdicts[rating.frame_id], rated.unscored_by_rule_only[rating.frame_id]
+    if not rating.fields or not (verdict == "accept" or rule_only):
+        return None
+    types = dict(documentation_keys(row["environment"], row["ground_truth"], cache))
+    scores = [score_field(row["environment"], key, types[key], row["ground_truth"].get(key), value)
+              for key, value in rating.fields.items() if key in types]
+    return sum(scores) / len(scores) if scores else None
+
+
+def _per_rater(rated: RatedSet, ratings) -> dict:
+    out, cache = {}, {}
     for rater in sorted({r.rater for r in ratings}):
         mine = [r for r in ratings if r.rater == rater]
         seconds = [r.seconds for r in mine if r.seconds is not None]
+        fields = [x for x in (_field_score(rated, r, cache) for r in mine) if x is not None]
         out[rater] = {"ratings": len(mine), "cant_tell": sum(r.answer == "cant_tell" for r in mine),
-                      "median_seconds": statistics.median(seconds) if seconds else None}
+                      "median_seconds": statistics.median(seconds) if seconds else None,
+                      "documentation": {"frames": len(fields),
+                                        "mean_field_score": sum(fields) / len(fields) if fields else None}}
     return out
 
 
@@ -100,7 +121,7 @@ def summarize(rated: RatedSet, *, held_out: bool = False, clear_share: float = C
               "split": {part: sum(1 for p in split.values() if p == part) for part in ("tuning", "held_out")},
               "presets": {e: rated.presets[e].content_hash() for e in environments},
               "preset_folders": [str(p) for p in rated.preset_dirs],
-              "per_rater": _per_rater(ratings), "environments": {}, "gray_suggestions": []}
+              "per_rater": _per_rater(rated, ratings), "environments": {}, "gray_suggestions": []}
     for env in environments:
         frames = {f for f, e in rated.environments.items() if e == env}
         report["environments"][env] = _group(rated, frames, ratings, votes, split, held_out, freezes, min_ratings)
