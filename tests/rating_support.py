@@ -20,7 +20,8 @@ from realitybench_addon.envs import registry
 GROUND_TRUTH = {
     "rail_attachment": {"lag_present": True, "flashing_present": True},
     "damage_view": {"damage_types": ["dent"], "severity": "minor"},
-    "car_view": {"face": "front", "body_style": "sedan", "distance_car_lengths": 1.5},
+    "car_view": {"side": "front", "body_style": "sedan"},
+    "slope_gauge": {"reading_deg": 22.4, "on_module": True},
 }
 
 

@@ -76,8 +76,8 @@ def test_rate_serves_the_set_and_stops_cleanly(rated_set):
                                                       "answer": "maybe"}, timeout=10)
         assert bad.status_code == 400 and "rating 'maybe' is not one of" in bad.json()["error"]
         bad = requests.post(url + "api/answer", json={"rater": "dee", "token": shown["frame"]["token"],
-                                                      "answer": "accept", "fields": {"face": 3}}, timeout=10)
-        assert bad.status_code == 400 and "field 'face' must be a string" in bad.json()["error"]
+                                                      "answer": "accept", "fields": {"side": 3}}, timeout=10)
+        assert bad.status_code == 400 and "field 'side' must be a string" in bad.json()["error"]
         assert requests.get(url + "image/../../metadata.jsonl", timeout=10).status_code == 404
     finally:
         proc.send_signal(signal.SIGTERM)

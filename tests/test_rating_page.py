@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.slow,
                                  reason="needs Debian's chromium and chromium-driver (bash scripts/setup.sh --tests)")]
 
 FRAMES = ([("rail_attachment", i, {"camera_distance": 0.6 + 0.25 * i}) for i in range(4)]
-          + [("car_view", i, {"camera_distance": 2.0 + 0.5 * i}) for i in range(3)])
+          + [("slope_gauge", i, {"view_angle": 10.0 + 20.0 * i}) for i in range(3)])
 
 
 @pytest.fixture
@@ -154,28 +154,30 @@ def test_mouse_keyboard_reload_and_back(served, browser):
 
 
 def test_documentation_fields_are_checked_and_saved(served, browser):
+    from selenium.webdriver.support.ui import Select
+
     session, server = served
     start_as(browser, server, "cy")
     order = rater_order(session.items, "cy")
-    car = next(k for k, f in enumerate(order) if f.startswith("car_view"))
-    for k in range(car):  # skip to the first car_view frame with "can't tell"
+    car = next(k for k, f in enumerate(order) if f.startswith("slope_gauge"))
+    for k in range(car):  # skip to the first slope_gauge frame with "can't tell"
         expect_frame(browser, frame_token(order[k]))
         press(browser, "c")
     expect_frame(browser, frame_token(order[car]))
     press(browser, "f")  # opens the fields; the key is not typed into the first field
     inputs = {i.get_attribute("data-key"): i for i in browser.find_elements("css selector", "#fields [data-key]")}
     assert set(inputs) == {k for k, _ in session.items[order[car]].item.keys}
-    assert inputs["face"].get_attribute("value") == ""
-    inputs["face"].send_keys("rear")
-    inputs["distance_car_lengths"].send_keys("two")
+    assert inputs["reading_deg"].get_attribute("value") == ""
+    Select(inputs["on_module"]).select_by_value("false")
+    inputs["reading_deg"].send_keys("two")
     by_id(browser, "accept").click()
     wait_for(browser, lambda d: "must be a number" in by_id(d, "status").text)
     assert (order[car], "cy") not in db_rows(session)  # nothing saved from a form with a bad value
-    inputs["distance_car_lengths"].clear()
-    inputs["distance_car_lengths"].send_keys("2.5")
+    inputs["reading_deg"].clear()
+    inputs["reading_deg"].send_keys("22.5")
     by_id(browser, "accept").click()
     rated_count(browser, car + 1, len(FRAMES))
-    assert db_rows(session)[(order[car], "cy")][:2] == ("accept", {"face": "rear", "distance_car_lengths": 2.5})
+    assert db_rows(session)[(order[car], "cy")][:2] == ("accept", {"reading_deg": 22.5, "on_module": False})
 
 
 def test_two_raters_at_once(served):
