@@ -259,3 +259,32 @@ def test_user_presets_drive_the_export(tmp_path):
     for r in rows(out):
         assert r["versions"]["preset_hash"] == strict.content_hash()
         assert r["terms"]["camera_distance"]["threshold"] == 0.01 and r["verdict"] != "accept"
+
+
+def test_a_real_export_can_be_rated(exported, tmp_path):
+    """The ratings tools on a real export: the rescored verdicts equal the exported ones, the page
+    offers the random frames, and the set still loads as an imagefolder with its ratings.sqlite."""
+    import shutil
+
+    from realitybench_addon.rating.files import Rating
+    from realitybench_addon.rating.server import RatingSession
+    from realitybench_addon.rating.summary import RatedSet
+
+    out, _ = exported
+    copy = tmp_path / "set"
+    shutil.copytree(out, copy)
+    rated = RatedSet(copy)
+    assert rated.verdicts == {r["frame_id"]: r["verdict"] for r in rows(out)}
+    session = RatingSession(copy)
+    assert sorted(session.items) == sorted(r["frame_id"] for r in rows(out) if r["stratum"] == "random")
+    shown = session.frame("ann", 0)
+    assert shown["frame"]["prompt"] == session.items[session.order("ann")[0]].prompt
+    for k, name in enumerate(("ann", "bob", "cy")):
+        for frame_id in session.order(name):
+            session.store.record(Rating(frame_id, name, "accept" if k else "reject", 1.0))
+    done = cli("ratings", str(copy))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["ratings"] == 18 and report["all"]["frames"] == 6 and report["all"]["raters"] == 3
+    datasets = pytest.importorskip("datasets")
+    assert datasets.load_dataset("imagefolder", data_dir=str(copy), split="train").num_rows == 10
