@@ -123,6 +123,10 @@ def test_rate_errors_are_one_line(rated_set, tmp_path):
     assert_user_error(cli("rate", tmp_path / "nowhere", "--port", "0"), "does not exist")
     assert_user_error(cli("rate", rated_set, "--port", "0", "--env", "tape_gap"), "'tape_gap' is not in the set")
     assert_user_error(cli("rate", rated_set, "--port", "0", "--stratum", "positive"), "no positive frames")
+    blocked = make_scored_set(tmp_path / "blocked", FRAMES[:2])
+    (blocked / "ratings.sqlite").mkdir()  # a folder where the database should be: cannot be opened
+    assert_user_error(cli("rate", blocked, "--port", "0"), "cannot open")
+    assert_user_error(cli("ratings", blocked), "cannot open")
     if os.geteuid() != 0:  # root writes anywhere
         locked = make_scored_set(tmp_path / "locked", FRAMES[:2])
         locked.chmod(0o555)
