@@ -21,23 +21,15 @@ from realitybench_addon.core.ro_board import board_texture, vin_is_valid  # noqa
 from realitybench_addon.core.vehicle import BODY_STYLES  # noqa: E402
 from realitybench_addon.envs import registry  # noqa: E402
 from realitybench_addon.envs.lot_scene import nearest_face  # noqa: E402
+import env_support  # noqa: E402
+from env_support import VERDICTS, packed_pixels  # noqa: E402
 
 ENVS = ("car_view", "damage_view", "car_plate", "ro_board")
-VERDICTS = {"accept", "reject", "gray", "unscored", "pending"}
 CACHE = pipeline.SceneCache()
 
 
 def run(env, index, seed=0, cache=CACHE, **kw):
-    return pipeline.run_frame(pipeline.plan_frame(env, seed, "random", index), render=kw.pop("render", False),
-                              cache=cache, **kw)
-
-
-def packed_pixels(image_name: str) -> np.ndarray:
-    image = bpy.data.images[image_name]
-    w, h = image.size
-    px = np.empty(w * h * 4, np.float32)
-    image.pixels.foreach_get(px)
-    return (px.reshape(h, w, 4)[::-1, :, :3] * 255).round().astype(np.uint8)
+    return env_support.run(env, index, seed=seed, cache=cache, **kw)
 
 
 def quad_world(name: str) -> np.ndarray:

@@ -184,7 +184,7 @@ def test_keys_come_from_the_registry_or_the_set(tmp_path):
     items = {a.item.environment: a.item for a in load_set(tmp_path / "set")}
     assert items["tape_gap"].keys == TAPE_KEYS  # registry prompt parts
     assert items["breaker_label"].keys == BREAKER_KEYS
-    assert items["damage_view"].keys == (("damage_types", "array"), ("severity", "string"))  # not built: inferred
+    assert items["damage_view"].keys == (("damage_types", "array"), ("severity", "string"))  # typed by the registry
     from realitybench_addon.envs import registry
 
     for env in registry.available():

@@ -14,13 +14,12 @@ from pathlib import Path
 import pytest
 import requests
 
-sys.path.insert(0, str(Path(__file__).parent))
-from rating_support import make_scored_set  # noqa: E402
+from rating_support import make_scored_set
 
-from realitybench_addon.rating.files import Rating  # noqa: E402
-from realitybench_addon.rating.server import RatingServer, RatingSession, frame_token  # noqa: E402
-from realitybench_addon.rating.split import rater_order  # noqa: E402
-from realitybench_addon.rating.store import RatingStore  # noqa: E402
+from realitybench_addon.rating.files import Rating
+from realitybench_addon.rating.server import RatingServer, RatingSession, frame_token
+from realitybench_addon.rating.split import rater_order
+from realitybench_addon.rating.store import RatingStore
 
 ROOT = Path(__file__).resolve().parent.parent
 FRAMES = ([("rail_attachment", i, {"camera_distance": 0.6 + 0.2 * i}) for i in range(10)]

@@ -8,16 +8,13 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from rating_support import make_scored_set  # noqa: E402
+from rating_support import make_scored_set
 
-from realitybench_addon.rating.server import RatingServer, RatingSession, frame_token  # noqa: E402
-from realitybench_addon.rating.split import rater_order  # noqa: E402
+from realitybench_addon.rating.server import RatingServer, RatingSession, frame_token
+from realitybench_addon.rating.split import rater_order
 
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 pytestmark = [pytest.mark.slow,

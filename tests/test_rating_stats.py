@@ -2,25 +2,22 @@
 against hand-computed small cases and the `krippendorff` package."""
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from pathlib import Path
 
 import krippendorff
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from rating_support import make_scored_set  # noqa: E402
+from rating_support import make_scored_set
 
-from realitybench_addon.core.presets import load_environment_preset, load_preset  # noqa: E402
-from realitybench_addon.rating.agreement import (rater_agreement, scorer_vs_majority,  # noqa: E402
+from realitybench_addon.core.presets import load_environment_preset, load_preset
+from realitybench_addon.rating.agreement import (rater_agreement, scorer_vs_majority,
                                                  strict_majority, votes_by_frame)
-from realitybench_addon.rating.errors import RatingsError  # noqa: E402
-from realitybench_addon.rating.files import Rating  # noqa: E402
-from realitybench_addon.rating.gray import apply_suggestions, majority_class, suggest_gray  # noqa: E402
-from realitybench_addon.rating.split import make_split, rater_order  # noqa: E402
-from realitybench_addon.rating.summary import RatedSet, summarize  # noqa: E402
+from realitybench_addon.rating.errors import RatingsError
+from realitybench_addon.rating.files import Rating
+from realitybench_addon.rating.gray import apply_suggestions, majority_class, suggest_gray
+from realitybench_addon.rating.split import make_split, rater_order
+from realitybench_addon.rating.summary import RatedSet, summarize
 
 A, R = "accept", "reject"
 
