@@ -7,7 +7,8 @@ import numpy as np
 from . import compat
 
 
-def _new(name: str):
+def new_material(name: str):
+    """(material, nodes, links, principled BSDF) of a fresh node material."""
     mat = bpy.data.materials.new(name)
     mat.use_nodes = True
     nodes = mat.node_tree.nodes
@@ -16,7 +17,7 @@ def _new(name: str):
 
 
 def principled(name: str, color, roughness: float = 0.6, metallic: float = 0.0, specular: float = 0.5):
-    mat, _, _, bsdf = _new(name)
+    mat, _, _, bsdf = new_material(name)
     compat.principled_input(bsdf, "Base Color").default_value = (*color, 1.0)
     compat.principled_input(bsdf, "Roughness").default_value = roughness
     compat.principled_input(bsdf, "Metallic").default_value = metallic
@@ -25,7 +26,8 @@ def principled(name: str, color, roughness: float = 0.6, metallic: float = 0.0, 
     return mat
 
 
-def _ramp(nodes, links, fac_socket, colors):
+def color_ramp(nodes, links, fac_socket, colors):
+    """A colour ramp over `fac_socket` with stops [(position, rgb), ...]."""
     ramp = nodes.new("ShaderNodeValToRGB")
     elements = ramp.color_ramp.elements
     for i, (pos, color) in enumerate(colors):
@@ -36,41 +38,55 @@ def _ramp(nodes, links, fac_socket, colors):
     return ramp
 
 
+def weighted_sum(nodes, links, a, b, weight_a: float):
+    """The socket a * w + b * (1 - w): two factor sockets blended."""
+    add = nodes.new("ShaderNodeMath")
+    add.operation = "MULTIPLY_ADD"
+    add.inputs[1].default_value = weight_a
+    links.new(a, add.inputs[0])
+    rest = nodes.new("ShaderNodeMath")
+    rest.operation = "MULTIPLY"
+    rest.inputs[1].default_value = 1.0 - weight_a
+    links.new(b, rest.inputs[0])
+    links.new(rest.outputs[0], add.inputs[2])
+    return add.outputs[0]
+
+
+def bump_normal(nodes, links, bsdf, height, strength: float | None = None, distance: float | None = None):
+    """Drive the BSDF's normal by a bump of `height` (Blender's defaults where not given)."""
+    bump = nodes.new("ShaderNodeBump")
+    if strength is not None:
+        bump.inputs["Strength"].default_value = strength
+    if distance is not None:
+        bump.inputs["Distance"].default_value = distance
+    links.new(height, bump.inputs["Height"])
+    links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    return bump
+
+
 def shingle(name: str, color, shade_attribute: str = "tab_shade"):
     """Asphalt shingle granules: per-tab shade (a face attribute) times fine granule noise, with bump."""
-    mat, nodes, links, bsdf = _new(name)
+    mat, nodes, links, bsdf = new_material(name)
     attr = nodes.new("ShaderNodeAttribute")
     attr.attribute_name = shade_attribute
     noise = nodes.new("ShaderNodeTexNoise")
     noise.inputs["Scale"].default_value = 900.0
     noise.inputs["Detail"].default_value = 2.0
-    add = nodes.new("ShaderNodeMath")
-    add.operation = "MULTIPLY_ADD"  # shade * 0.6 + granule * 0.4
-    add.inputs[1].default_value = 0.6
-    links.new(attr.outputs["Fac"], add.inputs[0])
-    granule = nodes.new("ShaderNodeMath")
-    granule.operation = "MULTIPLY"
-    granule.inputs[1].default_value = 0.4
-    links.new(noise.outputs["Fac"], granule.inputs[0])
-    links.new(granule.outputs[0], add.inputs[2])
+    shade = weighted_sum(nodes, links, attr.outputs["Fac"], noise.outputs["Fac"], 0.6)  # tab shade, granules
     dark = tuple(c * 0.6 for c in color)
     light = tuple(min(1.0, c * 1.6) for c in color)
-    ramp = _ramp(nodes, links, add.outputs[0], [(0.2, dark), (0.5, color), (0.8, light)])
+    ramp = color_ramp(nodes, links, shade, [(0.2, dark), (0.5, color), (0.8, light)])
     links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
     compat.principled_input(bsdf, "Roughness").default_value = 0.95
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.2
-    bump = nodes.new("ShaderNodeBump")
-    bump.inputs["Strength"].default_value = 0.6
-    bump.inputs["Distance"].default_value = 0.002
-    links.new(noise.outputs["Fac"], bump.inputs["Height"])
-    links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    bump_normal(nodes, links, bsdf, noise.outputs["Fac"], 0.6, 0.002)
     mat.diffuse_color = (*color, 1.0)
     return mat
 
 
 def lap_siding(name: str, color, board_m: float = 0.17):
     """Horizontal lap siding: a saw-tooth wave along Z gives each board's shadow line."""
-    mat, nodes, links, bsdf = _new(name)
+    mat, nodes, links, bsdf = new_material(name)
     coord = nodes.new("ShaderNodeTexCoord")
     sep = nodes.new("ShaderNodeSeparateXYZ")
     links.new(coord.outputs["Object"], sep.inputs[0])
@@ -81,19 +97,17 @@ def lap_siding(name: str, color, board_m: float = 0.17):
     scale.inputs[1].default_value = board_m
     links.new(sep.outputs["Z"], scale.inputs[0])
     links.new(scale.outputs[0], wave.inputs[0])
-    ramp = _ramp(nodes, links, wave.outputs[0], [(0.0, tuple(c * 0.55 for c in color)), (0.12, color), (1.0, color)])
+    ramp = color_ramp(nodes, links, wave.outputs[0],
+                      [(0.0, tuple(c * 0.55 for c in color)), (0.12, color), (1.0, color)])
     links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
-    bump = nodes.new("ShaderNodeBump")
-    bump.inputs["Distance"].default_value = 0.01
-    links.new(wave.outputs[0], bump.inputs["Height"])
-    links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    bump_normal(nodes, links, bsdf, wave.outputs[0], distance=0.01)
     compat.principled_input(bsdf, "Roughness").default_value = 0.7
     mat.diffuse_color = (*color, 1.0)
     return mat
 
 
 def brick(name: str, color):
-    mat, nodes, links, bsdf = _new(name)
+    mat, nodes, links, bsdf = new_material(name)
     coord = nodes.new("ShaderNodeTexCoord")
     tex = nodes.new("ShaderNodeTexBrick")
     tex.inputs["Color1"].default_value = (*color, 1.0)
@@ -122,7 +136,7 @@ def brick(name: str, color):
 
 def module_glass(name: str, cell_m: float = 0.166):
     """A solar module's face: dark blue cells in a grid (white gaps), under low-roughness glass."""
-    mat, nodes, links, bsdf = _new(name)
+    mat, nodes, links, bsdf = new_material(name)
     coord = nodes.new("ShaderNodeTexCoord")
     tex = nodes.new("ShaderNodeTexBrick")
     tex.offset = 0.0
@@ -152,7 +166,7 @@ def packed_image(name: str, rgb: np.ndarray):
 
 
 def image_material(name: str, image, roughness: float = 0.4):
-    mat, nodes, links, bsdf = _new(name)
+    mat, nodes, links, bsdf = new_material(name)
     tex = nodes.new("ShaderNodeTexImage")
     tex.image = image
     tex.interpolation = "Cubic"

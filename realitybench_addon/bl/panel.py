@@ -63,11 +63,7 @@ def _noise_bump(mat, scale: float, strength: float, distance: float = 0.001, col
     noise = nodes.new("ShaderNodeTexNoise")
     noise.inputs["Scale"].default_value = scale
     noise.inputs["Detail"].default_value = 4.0
-    bump = nodes.new("ShaderNodeBump")
-    bump.inputs["Strength"].default_value = strength
-    bump.inputs["Distance"].default_value = distance
-    links.new(noise.outputs["Fac"], bump.inputs["Height"])
-    links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    mats.bump_normal(nodes, links, bsdf, noise.outputs["Fac"], strength, distance)
     if color_mix > 0:
         base = compat.principled_input(bsdf, "Base Color").default_value[:3]
         ramp = nodes.new("ShaderNodeValToRGB")

@@ -61,7 +61,7 @@ def _sun_matrix(direction: np.ndarray) -> Matrix:
 
 def asphalt(name: str, shade: float):
     """Worn asphalt: dark grey aggregate noise with patches, rough."""
-    mat, nodes, links, bsdf = mats._new(name)
+    mat, nodes, links, bsdf = mats.new_material(name)
     coord = nodes.new("ShaderNodeTexCoord")
     fine = nodes.new("ShaderNodeTexNoise")
     fine.inputs["Scale"].default_value = 60.0
@@ -71,38 +71,26 @@ def asphalt(name: str, shade: float):
     patch.inputs["Scale"].default_value = 0.15
     patch.inputs["Detail"].default_value = 3.0
     links.new(coord.outputs["Object"], patch.inputs["Vector"])
-    mix = nodes.new("ShaderNodeMath")
-    mix.operation = "MULTIPLY_ADD"
-    mix.inputs[1].default_value = 0.5
-    links.new(fine.outputs["Fac"], mix.inputs[0])
-    half = nodes.new("ShaderNodeMath")
-    half.operation = "MULTIPLY"
-    half.inputs[1].default_value = 0.5
-    links.new(patch.outputs["Fac"], half.inputs[0])
-    links.new(half.outputs[0], mix.inputs[2])
+    mix = mats.weighted_sum(nodes, links, fine.outputs["Fac"], patch.outputs["Fac"], 0.5)
     base = 0.055 * shade
-    ramp = mats._ramp(nodes, links, mix.outputs[0], [(0.3, (base * 0.6,) * 3), (0.5, (base,) * 3),
+    ramp = mats.color_ramp(nodes, links, mix, [(0.3, (base * 0.6,) * 3), (0.5, (base,) * 3),
                                                      (0.75, (base * 1.6, base * 1.55, base * 1.5))])
     links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
     compat.principled_input(bsdf, "Roughness").default_value = 0.92
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.25
-    bump = nodes.new("ShaderNodeBump")
-    bump.inputs["Strength"].default_value = 0.25
-    bump.inputs["Distance"].default_value = 0.003
-    links.new(fine.outputs["Fac"], bump.inputs["Height"])
-    links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    mats.bump_normal(nodes, links, bsdf, fine.outputs["Fac"], 0.25, 0.003)
     mat.diffuse_color = (base, base, base, 1.0)
     return mat
 
 
 def _noise_material(name: str, dark, light, scale: float, roughness: float = 0.9):
-    mat, nodes, links, bsdf = mats._new(name)
+    mat, nodes, links, bsdf = mats.new_material(name)
     coord = nodes.new("ShaderNodeTexCoord")
     noise = nodes.new("ShaderNodeTexNoise")
     noise.inputs["Scale"].default_value = scale
     noise.inputs["Detail"].default_value = 4.0
     links.new(coord.outputs["Object"], noise.inputs["Vector"])
-    ramp = mats._ramp(nodes, links, noise.outputs["Fac"], [(0.35, dark), (0.65, light)])
+    ramp = mats.color_ramp(nodes, links, noise.outputs["Fac"], [(0.35, dark), (0.65, light)])
     links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
     compat.principled_input(bsdf, "Roughness").default_value = roughness
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.2

@@ -28,7 +28,7 @@ def _noisy(name: str, stops, scale: float, *, attribute: str | None = None, roug
 
     `haze_from_m`: beyond this distance from the origin the colour fades towards the sky's haze
     (aerial perspective, which Cycles does not do without a volume)."""
-    mat, nodes, links, bsdf = mats._new(name)
+    mat, nodes, links, bsdf = mats.new_material(name)
     coord = nodes.new("ShaderNodeTexCoord")
     noise = nodes.new("ShaderNodeTexNoise")
     noise.inputs["Scale"].default_value = scale
@@ -38,17 +38,8 @@ def _noisy(name: str, stops, scale: float, *, attribute: str | None = None, roug
     if attribute:
         attr = nodes.new("ShaderNodeAttribute")
         attr.attribute_name = attribute
-        mix = nodes.new("ShaderNodeMath")
-        mix.operation = "MULTIPLY_ADD"  # attribute * 0.6 + noise * 0.4
-        mix.inputs[1].default_value = 0.6
-        links.new(attr.outputs["Fac"], mix.inputs[0])
-        weighted = nodes.new("ShaderNodeMath")
-        weighted.operation = "MULTIPLY"
-        weighted.inputs[1].default_value = 0.4
-        links.new(fac, weighted.inputs[0])
-        links.new(weighted.outputs[0], mix.inputs[2])
-        fac = mix.outputs[0]
-    ramp = mats._ramp(nodes, links, fac, stops)
+        fac = mats.weighted_sum(nodes, links, attr.outputs["Fac"], fac, 0.6)
+    ramp = mats.color_ramp(nodes, links, fac, stops)
     color = ramp.outputs["Color"]
     if haze_from_m is not None:
         length = nodes.new("ShaderNodeVectorMath")
@@ -70,10 +61,7 @@ def _noisy(name: str, stops, scale: float, *, attribute: str | None = None, roug
     compat.principled_input(bsdf, "Roughness").default_value = roughness
     compat.principled_input(bsdf, "Specular IOR Level").default_value = specular
     if bump > 0:
-        b = nodes.new("ShaderNodeBump")
-        b.inputs["Strength"].default_value = bump
-        links.new(noise.outputs["Fac"], b.inputs["Height"])
-        links.new(b.outputs["Normal"], bsdf.inputs["Normal"])
+        mats.bump_normal(nodes, links, bsdf, noise.outputs["Fac"], bump)
     mat.diffuse_color = (*stops[len(stops) // 2][1], 1.0)
     return mat
 
@@ -81,7 +69,7 @@ def _noisy(name: str, stops, scale: float, *, attribute: str | None = None, roug
 def _crown(name: str, stops, clump_scale: float):
     """Foliage: a per-tree shade (face attribute) and broad noise pick the green; Voronoi cells make
     leaf clumps, darker in the gaps between them, with a strong bump."""
-    mat, nodes, links, bsdf = mats._new(name)
+    mat, nodes, links, bsdf = mats.new_material(name)
     coord = nodes.new("ShaderNodeTexCoord")
     attr = nodes.new("ShaderNodeAttribute")
     attr.attribute_name = "tree_shade"
@@ -89,16 +77,8 @@ def _crown(name: str, stops, clump_scale: float):
     noise.inputs["Scale"].default_value = 0.9
     noise.inputs["Detail"].default_value = 4.0
     links.new(coord.outputs["Object"], noise.inputs["Vector"])
-    mix = nodes.new("ShaderNodeMath")
-    mix.operation = "MULTIPLY_ADD"  # shade * 0.55 + noise * 0.45
-    mix.inputs[1].default_value = 0.55
-    links.new(attr.outputs["Fac"], mix.inputs[0])
-    weighted = nodes.new("ShaderNodeMath")
-    weighted.operation = "MULTIPLY"
-    weighted.inputs[1].default_value = 0.45
-    links.new(noise.outputs["Fac"], weighted.inputs[0])
-    links.new(weighted.outputs[0], mix.inputs[2])
-    ramp = mats._ramp(nodes, links, mix.outputs[0], stops)
+    tree_shade = mats.weighted_sum(nodes, links, attr.outputs["Fac"], noise.outputs["Fac"], 0.55)
+    ramp = mats.color_ramp(nodes, links, tree_shade, stops)
     cells = nodes.new("ShaderNodeTexVoronoi")
     cells.inputs["Scale"].default_value = clump_scale
     links.new(coord.outputs["Object"], cells.inputs["Vector"])
@@ -118,15 +98,11 @@ def _crown(name: str, stops, clump_scale: float):
         links.new(gaps.outputs["Result"], combine.inputs[channel])
     links.new(combine.outputs["Color"], shade.inputs[7])
     links.new(shade.outputs[2], compat.principled_input(bsdf, "Base Color"))
-    bump = nodes.new("ShaderNodeBump")
-    bump.inputs["Strength"].default_value = 0.55
-    bump.inputs["Distance"].default_value = 0.3
     invert = nodes.new("ShaderNodeMath")
     invert.operation = "SUBTRACT"
     invert.inputs[0].default_value = 1.0
     links.new(cells.outputs["Distance"], invert.inputs[1])
-    links.new(invert.outputs[0], bump.inputs["Height"])
-    links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    mats.bump_normal(nodes, links, bsdf, invert.outputs[0], 0.55, 0.3)
     compat.principled_input(bsdf, "Roughness").default_value = 0.85
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.25
     mat.diffuse_color = (*stops[len(stops) // 2][1], 1.0)
