@@ -29,6 +29,7 @@ def test_sidebar_in_a_real_window(tmp_path):
     assert errors == [], errors
     assert '"frame_id": "tape_gap-random-s0-000024"' in output
     assert "RB-GUI-EXPORT 2" in output  # the modal export (a background Blender) wrote its two frames
+    assert 'RB-GUI-RATINGS {"environment": "tape_gap", "frames": 2, "raters": 3' in output  # rated, then shown
     # a click on Suggest a Pose moved the camera, and Ctrl+Z put it back where the hand had left it
     assert "RB-GUI-UNDO moved restored" in output
     from PIL import Image

@@ -190,3 +190,37 @@ def test_frame_browser_rebuilds_a_frame_whose_live_terms_match_the_stored_ones(a
         if term["kind"] == "geometric":
             assert term["value"] == pytest.approx(stored["terms"][term["name"]]["value"]), term["name"]
     addon.stratum = "random"
+
+
+def test_gray_ranges_from_ratings_fill_the_threshold_edits(addon, tmp_path):
+    from rating_support import make_scored_set
+
+    from realitybench_addon.rating.files import Rating
+    from realitybench_addon.rating.summary import RatedSet, summarize
+
+    addon.environment, addon.seed, addon.index = "rail_attachment", 0, 0
+    bpy.ops.realitybench.build_scene()
+    bpy.ops.realitybench.preset(action="REVERT")
+    out = make_scored_set(tmp_path / "set", [("rail_attachment", i, {"camera_distance": 0.5 + 0.2 * i})
+                                             for i in range(12)])
+    addon.rescore_dir = str(out)
+    with pytest.raises(RuntimeError, match="no ratings in .* yet: rate it first"):
+        bpy.ops.realitybench.rater_gray()
+    rated = RatedSet(out)
+    for frame_id, part in rated.store.split().items():
+        distance = rated.rows[frame_id]["measurements"]["camera_distance"]
+        votes = ["accept"] * 3 if distance < 1.1 else ["accept", "reject"] if distance < 1.7 else ["reject"] * 3
+        for k, vote in enumerate(votes):
+            rated.store.record(Rating(frame_id, f"r{k}", vote))
+    assert bpy.ops.realitybench.rater_gray() == {"FINISHED"}
+    shown = json.loads(addon.last_ratings)
+    direct = next(g for g in summarize(RatedSet(out))["gray_suggestions"] if g["term"] == "camera_distance")
+    assert direct["suggested"] is not None and shown["suggestions"]["camera_distance"] == direct["suggested"]
+    assert bpy.ops.realitybench.use_gray(term="camera_distance") == {"FINISHED"}
+    item = next(i for i in addon.terms if i.name == "camera_distance")
+    assert item.threshold == pytest.approx(direct["suggested"]["threshold"])
+    assert item.has_gray and (item.gray_lo, item.gray_hi) == pytest.approx(tuple(direct["suggested"]["gray"]))
+    readout = {t["name"]: t for t in live.STATE.result["terms"]}["camera_distance"]  # the live preset follows
+    assert readout["threshold"] == pytest.approx(direct["suggested"]["threshold"])
+    assert list(readout["gray"]) == pytest.approx(direct["suggested"]["gray"])
+    bpy.ops.realitybench.preset(action="REVERT")

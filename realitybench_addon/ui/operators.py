@@ -389,6 +389,24 @@ class RB_OT_preset(bpy.types.Operator):
         return {"FINISHED"}
 
 
+class _EditedPresets:
+    """A temporary presets folder holding the sidebar's edited preset (if any), for set-level tools."""
+
+    def __enter__(self):
+        import tempfile
+
+        from ..core.presets import save_preset
+        from . import live
+
+        self._tmp = tempfile.TemporaryDirectory()
+        if live.STATE.preset is not None:
+            save_preset(live.STATE.preset, Path(self._tmp.name) / f"{live.STATE.preset.environment}.toml")
+        return [self._tmp.name]
+
+    def __exit__(self, *exc):
+        self._tmp.cleanup()
+
+
 class RB_OT_rescore_set(bpy.types.Operator):
     """How many frames of an exported set flip verdict under the edited thresholds (no rendering)"""
 
@@ -397,21 +415,13 @@ class RB_OT_rescore_set(bpy.types.Operator):
     bl_options = {"REGISTER"}
 
     def execute(self, context):
-        import tempfile
-        from pathlib import Path
-
-        from ..core.presets import save_preset
-        from . import live
-
         s = context.window_manager.realitybench
         if not s.rescore_dir:
             self.report({"ERROR"}, "choose an exported set first")
             return {"CANCELLED"}
-        with tempfile.TemporaryDirectory() as tmp:
-            if live.STATE.preset is not None:
-                save_preset(live.STATE.preset, Path(tmp) / f"{live.STATE.preset.environment}.toml")
+        with _EditedPresets() as presets:
             try:
-                report = api.rescore(bpy.path.abspath(s.rescore_dir), [tmp])
+                report = api.rescore(bpy.path.abspath(s.rescore_dir), presets)
             except api.RealityBenchError as exc:
                 self.report({"ERROR"}, str(exc))
                 return {"CANCELLED"}
@@ -420,5 +430,83 @@ class RB_OT_rescore_set(bpy.types.Operator):
         return {"FINISHED"}
 
 
+class RB_OT_rater_gray(bpy.types.Operator):
+    """Rater agreement on the set's ratings (from its rating page) and, for this environment, the gray
+    ranges suggested where raters split, under the edited thresholds; tuning frames only"""
+
+    bl_idname = "realitybench.rater_gray"
+    bl_label = "Gray Ranges from Ratings"
+    bl_options = {"REGISTER"}
+
+    def execute(self, context):
+        from ..rating.errors import RatingsError
+        from ..rating.store import DB_NAME
+        from ..rating.summary import RatedSet, summarize
+
+        s = context.window_manager.realitybench
+        directory = Path(bpy.path.abspath(s.rescore_dir)) if s.rescore_dir else None
+        if directory is None or not (directory / DB_NAME).is_file():
+            self.report({"ERROR"}, f"no ratings in {directory or 'the chosen set'} yet: rate it first with "
+                                   f"python -m realitybench_addon rate {directory or 'DIR'}")
+            return {"CANCELLED"}
+        with _EditedPresets() as presets:
+            try:
+                rated = RatedSet(directory, presets)
+                report = summarize(rated)
+            except RatingsError as exc:
+                self.report({"ERROR"}, str(exc))
+                return {"CANCELLED"}
+        figures = report["environments"].get(s.environment)
+        if figures is None:
+            self.report({"ERROR"}, f"no {s.environment} frames of {directory} are rated")
+            return {"CANCELLED"}
+        tuning_part = figures["scorer_vs_majority"]["tuning"]
+        suggestions = {g["term"]: g for g in report["gray_suggestions"] if g["environment"] == s.environment}
+        s.last_ratings = _json({"environment": s.environment, "frames": figures["frames"],
+                                "raters": figures["raters"], "alpha": figures["alpha"],
+                                "scorer_agreement": tuning_part["agreement"], "scorer_frames": tuning_part["frames"],
+                                "frozen": s.environment in rated.store.freezes(),
+                                "suggestions": {t: g["suggested"] for t, g in suggestions.items()},
+                                "reasons": {t: g["reason"] for t, g in suggestions.items()}})
+        n = sum(1 for g in suggestions.values() if g["suggested"])
+        self.report({"INFO"}, f"{figures['frames']} rated frames; {n} gray range(s) suggested")
+        return {"FINISHED"}
+
+
+class RB_OT_use_gray(bpy.types.Operator):
+    """Put the raters' suggested threshold and gray range of this term into the sidebar's edits
+    (Apply or Save to keep them)"""
+
+    bl_idname = "realitybench.use_gray"
+    bl_label = "Use Suggestion"
+    bl_options = {"REGISTER", "UNDO"}
+
+    term: bpy.props.StringProperty(name="Term")
+
+    def execute(self, context):
+        s = context.window_manager.realitybench
+        ratings = json.loads(s.last_ratings) if s.last_ratings else {}
+        if ratings.get("environment") != s.environment:
+            self.report({"ERROR"}, "run Gray Ranges from Ratings for this environment first")
+            return {"CANCELLED"}
+        if ratings["frozen"]:
+            self.report({"ERROR"}, f"{s.environment} is frozen: its held-out frames were already reported, so "
+                                   f"tuning it now would use them")
+            return {"CANCELLED"}
+        suggested = ratings["suggestions"].get(self.term)
+        item = next((i for i in s.terms if i.name == self.term), None)
+        if suggested is None or item is None:
+            self.report({"ERROR"}, f"no suggestion for {self.term}")
+            return {"CANCELLED"}
+        item.has_gray = False  # each edit re-validates the preset: widen the threshold before the range
+        item.threshold = suggested["threshold"]
+        item.gray_lo, item.gray_hi = suggested["gray"]
+        item.has_gray = True
+        self.report({"INFO"}, f"{self.term}: {item.comparator} {item.threshold:g}, gray {item.gray_lo:g}-"
+                              f"{item.gray_hi:g}")
+        return {"FINISHED"}
+
+
 CLASSES = (RB_OT_measure, RB_OT_demo_scene, RB_OT_export, RB_OT_build_scene, RB_OT_randomize_scene,
-           RB_OT_randomize_camera, RB_OT_check, RB_OT_suggest_pose, RB_OT_browse, RB_OT_preset, RB_OT_rescore_set)
+           RB_OT_randomize_camera, RB_OT_check, RB_OT_suggest_pose, RB_OT_browse, RB_OT_preset, RB_OT_rescore_set,
+           RB_OT_rater_gray, RB_OT_use_gray)

@@ -196,6 +196,21 @@ class RB_PT_tuning(_Sidebar, bpy.types.Panel):
         if s.last_rescore:
             report = json.loads(s.last_rescore)
             layout.label(text=f"{report['flipped']} of {report['frames']} frames flip verdict")
+        layout.operator("realitybench.rater_gray", icon="COMMUNITY")
+        ratings = json.loads(s.last_ratings) if s.last_ratings else None
+        if ratings and ratings["environment"] == s.environment:
+            alpha = "n/a" if ratings["alpha"] is None else f"{ratings['alpha']:.2f}"
+            scorer = ("n/a" if ratings["scorer_agreement"] is None
+                      else f"{ratings['scorer_agreement']:.0%} of {ratings['scorer_frames']}")
+            layout.label(text=f"{ratings['frames']} frames, {ratings['raters']} raters, alpha {alpha}")
+            layout.label(text=f"Scorer vs majority (tuning): {scorer}")
+            labels = {item.name: item.label for item in s.terms}
+            for term, suggested in ratings["suggestions"].items():
+                if suggested and term in labels:
+                    row = layout.row(align=True)
+                    lo, hi = suggested["gray"]
+                    row.label(text=f"{labels[term]}: gray {lo:g}-{hi:g}")
+                    row.operator("realitybench.use_gray", text="Use").term = term
 
 
 class RB_PT_browser(_Sidebar, bpy.types.Panel):

@@ -67,6 +67,8 @@ class RB_MeasureSettings(bpy.types.PropertyGroup):
     rescore_dir: bpy.props.StringProperty(name="Set", subtype="DIR_PATH",
                                           description="An exported set to rescore with the edited thresholds")
     last_rescore: bpy.props.StringProperty(name="Last rescore")
+    last_ratings: bpy.props.StringProperty(name="Last ratings", description="JSON: rater agreement and gray "
+                                                                            "suggestions for the environment")
     target: bpy.props.StringProperty(name="Target", description="Object to measure (several: comma-separated)")
     unit_length_m: bpy.props.FloatProperty(name="Unit length", description="Length whose pixel span is reported",
                                            default=0.01, min=1e-5, soft_max=1.0, unit="LENGTH", precision=4)

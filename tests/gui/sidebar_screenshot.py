@@ -5,7 +5,8 @@ under Xvfb:  blender --factory-startup --window-geometry 0 0 1600 1000 EMPTY.ble
 (opening a file skips the splash screen).
 Steps run from a timer (the UI must draw between them): open the sidebar on our tab, build
 a tape_gap scene and look through the phone, nudge the camera (live readouts), check
-acceptability, export from the UI, screenshot, then move the phone away, click Suggest a Pose
+acceptability, export from the UI, rate the exported frames and show the raters' agreement in the
+(opened) Thresholds panel, screenshot, then move the phone away, click Suggest a Pose
 and press Ctrl+Z (clicks and keys through xdotool: operators called from Python push no undo
 step), quit. Any Python error prints "RB-GUI-FAILED" and quits.
 """
@@ -78,6 +79,18 @@ def step():
                 return 1.0  # stay on this step while the export runs
             rows = open(os.path.join(OUT + ".set", "metadata.jsonl")).read().splitlines()
             print("RB-GUI-EXPORT", len(rows), flush=True)
+            # three raters judge the exported frames; the Thresholds panel then shows their agreement
+            from realitybench_addon.rating.files import Rating
+            from realitybench_addon.rating.summary import RatedSet
+
+            rated = RatedSet(OUT + ".set")
+            for frame_id in rated.rows:
+                for rater, answer in (("ann", "accept"), ("bob", "accept"), ("cy", "reject")):
+                    rated.store.record(Rating(frame_id, rater, answer))
+            settings.rescore_dir = OUT + ".set"
+            with bpy.context.temp_override(window=window, area=area):
+                assert bpy.ops.realitybench.rater_gray() == {"FINISHED"}
+            print("RB-GUI-RATINGS", settings.last_ratings[:120], flush=True)
         elif n == 5:
             with bpy.context.temp_override(window=window, area=area):
                 bpy.ops.screen.screenshot(filepath=OUT)
@@ -116,5 +129,8 @@ def step():
         return None
 
 
+from realitybench_addon.ui import panels  # noqa: E402
+
+panels.RB_PT_tuning.bl_options = set()  # open the Thresholds panel, so its draw code runs in this window
 realitybench_addon.register()
 bpy.app.timers.register(step, first_interval=2.0)
