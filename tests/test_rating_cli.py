@@ -118,6 +118,19 @@ def test_many_raters_write_at_once(rated_set):
     assert all(r.seconds == 1.0 for r in ratings)
 
 
+def test_several_processes_write_one_database(rated_set):
+    """Two rating servers on one set (or a server and an import) write the same file at once."""
+    script = ("import sys; from pathlib import Path; sys.path.insert(0, 'tests'); import test_rating_cli as t;"
+              "from realitybench_addon.rating.files import Rating; s = t.store_of(Path(sys.argv[1]));"
+              "[s.record(Rating(f, sys.argv[2], 'accept', 0.5)) for f in sorted(s.frames) for _ in range(3)]")
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(rated_set), f"proc{k}"], cwd=ROOT)
+             for k in range(4)]
+    assert [p.wait(timeout=120) for p in procs] == [0] * 4
+    ratings = store_of(rated_set).ratings()
+    assert len(ratings) == 4 * len(FRAMES)
+    assert {r.seconds for r in ratings} == {1.5}  # each of the 3 visits added its half second
+
+
 def test_rate_errors_are_one_line(rated_set, tmp_path):
     assert_user_error(cli("rate", tmp_path / "nowhere", "--port", "0"), "does not exist")
     assert_user_error(cli("rate", rated_set, "--port", "0", "--env", "tape_gap"), "'tape_gap' is not in the set")
