@@ -148,6 +148,11 @@ def test_mouse_keyboard_reload_and_back(served, browser):
         rated_count(browser, n, total)
     wait_for(browser, lambda d: by_id(d, "done").is_displayed())
     assert len(db_rows(session, "ann")) == total
+    by_id(browser, "review").click()  # going back over the answers: each one steps on to the next frame
+    expect_frame(browser, tokens[0])
+    press(browser, "c")
+    expect_frame(browser, tokens[1])
+    assert db_rows(session)[(order[0], "ann")][0] == "cant_tell"
 
 
 def test_documentation_fields_are_checked_and_saved(served, browser):

@@ -103,7 +103,11 @@ class RatingSession:
         answers = self.store.answers_of(rater)
         here = order.index(frame_id)
         later = [k for k in list(range(here + 1, len(order))) + list(range(here)) if order[k] not in answers]
-        return {**self.progress(rater), "next_position": later[0] if later else None}
+        if later:
+            after = later[0]
+        else:  # every frame rated: a rater going back over their answers steps on to the next one
+            after = here + 1 if here + 1 < len(order) else None
+        return {**self.progress(rater), "next_position": after}
 
     def check_fields(self, frame_id: str, fields) -> Optional[dict]:
         """The documentation fields a rater filled in, checked against the frame's keys and types."""
