@@ -155,6 +155,14 @@ def test_mouse_keyboard_reload_and_back(served, browser):
     assert db_rows(session)[(order[0], "ann")][0] == "cant_tell"
 
 
+def test_a_bad_rater_name_is_explained_on_the_page(served, browser):
+    session, server = served
+    browser.get(server.url + "#rater=" + "x" * 41)  # a link with a name the server refuses
+    wait_for(browser, lambda d: "must be 1-40 printable characters" in by_id(d, "name-status").text)
+    assert by_id(browser, "name-form").is_displayed() and not by_id(browser, "rating").is_displayed()
+    assert db_rows(session) == {}
+
+
 def test_documentation_fields_are_checked_and_saved(served, browser):
     from selenium.webdriver.support.ui import Select
 
