@@ -87,6 +87,16 @@ def test_rate_serves_the_set_and_stops_cleanly(rated_set):
     assert [(r.rater, r.answer, r.seconds) for r in store_of(rated_set).ratings()] == [("dee", "reject", 4.2)]
 
 
+def test_a_sample_per_environment_is_the_same_for_every_rater(rated_set):
+    session = RatingSession(rated_set, per_environment=3)
+    envs = sorted(f.split("-")[0] for f in session.items)
+    assert envs == ["car_view"] * 3 + ["rail_attachment"] * 3
+    assert sorted(RatingSession(rated_set, per_environment=3).items) == sorted(session.items)  # drawn once
+    assert sorted(session.order("ann")) == sorted(session.order("bob")) == sorted(session.items)
+    assert len(RatingSession(rated_set, per_environment=50).items) == len(FRAMES)  # fewer frames than asked
+    assert_user_error(cli("rate", rated_set, "--port", "0", "--per-env", "0"), "--per-env 0 must be at least 1")
+
+
 def test_many_raters_write_at_once(rated_set):
     session = RatingSession(rated_set)
     server = RatingServer(session, port=0).start()

@@ -1,6 +1,6 @@
 """`python -m realitybench_addon rate DIR` and `... ratings DIR` (see docs/ratings.md).
 
-    rate DIR [--host H] [--port P] [--env ENV[,ENV]] [--stratum random|positive|all] [--no-fields]
+    rate DIR [--host H] [--port P] [--env ENV[,ENV]] [--stratum random|positive|all] [--per-env N] [--no-fields]
     ratings DIR [--presets DIR ...] [--held-out] [--import FILE] [--export FILE]
                 [--apply-gray ENV.TERM ...] [--presets-out DIR] [--markdown FILE] [--clear-share S]
                 [--min-ratings N]
@@ -24,6 +24,8 @@ def add_parsers(sub) -> None:
     r.add_argument("--env", default=None, help="ENV[,ENV...]: rate only these environments (default: all)")
     r.add_argument("--stratum", default="random", choices=("random", "positive", "all"),
                    help="which frames to rate (default random: positive frames are all scorer-accepted)")
+    r.add_argument("--per-env", type=int, default=None, metavar="N",
+                   help="offer only N frames of each environment, drawn once for all raters (the paper rated 30)")
     r.add_argument("--no-fields", action="store_true", help="do not offer the documentation fields")
 
     s = sub.add_parser("ratings", help="rater agreement, the scorer against the raters' majority, gray ranges "
@@ -59,7 +61,8 @@ def run_rate(args) -> dict:
 
     if not 0 <= args.port <= 65535:
         raise RatingsError(f"--port {args.port} is not a port number (0-65535)")
-    session = RatingSession(args.directory, _env_list(args.env), args.stratum, ask_fields=not args.no_fields)
+    session = RatingSession(args.directory, _env_list(args.env), args.stratum, ask_fields=not args.no_fields,
+                            per_environment=args.per_env)
     server = RatingServer(session, args.host, args.port, quiet=not args.verbose)
     print(f"rating page: {server.url}  ({len(session.items)} frames; answers go to {session.store.path}; "
           f"Ctrl-C stops)", file=sys.stderr, flush=True)

@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, urlparse
 from ..evaluation.items import load_set
 from .errors import RatingsError
 from .files import Rating, check_answer, check_rater, check_seconds
-from .split import rater_order
+from .split import rater_order, rating_sample
 from .store import RatingStore
 
 PAGE = Path(__file__).with_name("page.html")
@@ -43,7 +43,7 @@ class RatingSession:
     """What the page may ask of one set: frames to rate (filtered), each rater's order, answers."""
 
     def __init__(self, set_dir, environments: Optional[Iterable[str]] = None, stratum: str = "random",
-                 ask_fields: bool = True):
+                 ask_fields: bool = True, per_environment: Optional[int] = None):
         self.set_dir = Path(set_dir)
         if stratum not in STRATA:
             raise RatingsError(f"--stratum {stratum!r} is not one of {', '.join(STRATA)}")
@@ -59,6 +59,11 @@ class RatingSession:
         if not self.items:
             raise RatingsError(f"no {'' if stratum == 'all' else stratum + ' '}frames of "
                                f"{', '.join(sorted(wanted))} in {self.set_dir}")
+        if per_environment is not None:
+            if per_environment < 1:
+                raise RatingsError(f"--per-env {per_environment} must be at least 1")
+            sample = rating_sample({f: a.item.environment for f, a in self.items.items()}, per_environment)
+            self.items = {f: self.items[f] for f in sample}
         self.by_token = {frame_token(f): f for f in self.items}
         self.ask_fields = ask_fields
         self._orders: dict[str, list[str]] = {}

@@ -43,3 +43,14 @@ def rater_order(frame_ids, rater: str, seed: int = SPLIT_SEED) -> list[str]:
     ids = sorted(frame_ids)
     rng = np.random.default_rng([seed, 1, *stable_words(rater)])
     return [ids[i] for i in rng.permutation(len(ids))]
+
+
+def rating_sample(frames: dict[str, str], per_environment: int, seed: int = SPLIT_SEED) -> list[str]:
+    """Up to `per_environment` frames of each environment, drawn once for all raters (so every frame
+    gathers several ratings), the same for the same frames."""
+    chosen = []
+    for env in sorted(set(frames.values())):
+        ids = sorted(f for f, e in frames.items() if e == env)
+        rng = np.random.default_rng([seed, 2, *stable_words(env)])
+        chosen += [ids[i] for i in sorted(rng.permutation(len(ids))[:per_environment])]
+    return chosen
