@@ -81,3 +81,23 @@ def test_apparent_reading_reprojects_onto_the_edge():
 def test_blade_parallel_to_sight_plane_is_an_error():
     with pytest.raises(ValueError, match="parallel"):
         geometry.apparent_blade_reading([0, -1, 0], [-1, 0, 0], [1, 0, 0], [0, 0, 0], [1, 0, 0])
+
+
+def test_ring_sphere_triangles_close_the_mesh_facing_outwards():
+    from collections import Counter
+
+    from realitybench_addon.core.geometry import ring_sphere_triangles
+
+    rings, seg = 7, 12
+    phi = np.pi * np.arange(1, rings) / rings
+    th = 2 * np.pi * np.arange(seg) / seg
+    verts = np.vstack([[0, 0, -1], np.column_stack([np.outer(np.sin(phi), np.cos(th)).ravel(),
+                                                    np.outer(np.sin(phi), np.sin(th)).ravel(),
+                                                    np.repeat(-np.cos(phi), seg)]), [0, 0, 1]])
+    tris = ring_sphere_triangles(rings, seg)
+    assert len(tris) == 2 * seg * (rings - 1) and tris.max() == len(verts) - 1
+    edges = Counter(tuple(sorted(e)) for t in tris for e in ((t[0], t[1]), (t[1], t[2]), (t[2], t[0])))
+    assert set(edges.values()) == {2}  # closed: every edge between exactly two triangles
+    a, b, c = verts[tris[:, 0]], verts[tris[:, 1]], verts[tris[:, 2]]
+    volume = np.einsum("ij,ij->i", a, np.cross(b, c)).sum() / 6
+    assert 0.9 * 4 / 3 * np.pi < volume < 4 / 3 * np.pi  # positive: the faces point outwards

@@ -20,6 +20,20 @@ def triangle_areas(vertices: np.ndarray, triangles: np.ndarray) -> np.ndarray:
     return 0.5 * np.linalg.norm(np.cross(v[t[:, 1]] - v[t[:, 0]], v[t[:, 2]] - v[t[:, 0]]), axis=1)
 
 
+def ring_sphere_triangles(rings: int, seg: int) -> np.ndarray:
+    """Triangles of a closed sphere-like mesh laid out as [bottom pole, rings - 1 rings of `seg`
+    vertices from the bottom up, top pole], facing outwards."""
+    tris = [(0, 1 + (j + 1) % seg, 1 + j) for j in range(seg)]
+    for i in range(rings - 2):
+        b0, b1 = 1 + i * seg, 1 + (i + 1) * seg
+        for j in range(seg):
+            k = (j + 1) % seg
+            tris += [(b0 + j, b0 + k, b1 + k), (b0 + j, b1 + k, b1 + j)]
+    last, top = 1 + (rings - 2) * seg, 1 + (rings - 1) * seg
+    tris += [(last + j, last + (j + 1) % seg, top) for j in range(seg)]
+    return np.array(tris)
+
+
 def _allocate(weights: np.ndarray, total: int) -> np.ndarray:
     """Split `total` into integer counts proportional to `weights` (largest remainder; stable)."""
     if total <= 0 or weights.sum() <= 0:

@@ -24,6 +24,7 @@ from typing import Optional
 
 import numpy as np
 
+from .geometry import ring_sphere_triangles
 from .plate import PlatePlan, draw_plate
 from .vehicle import BODY_STYLES, VehiclePlan, draw_vehicle
 
@@ -389,13 +390,4 @@ def tree_mesh(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
         verts += [[tree.x + rr[j] * math.cos(ang[j]), tree.y + rr[j] * math.sin(ang[j]),
                    zc - tree.crown_radius_m * math.cos(phi)] for j in range(seg)]
     verts.append([tree.x, tree.y, tree.height_m])
-    cv = np.array(verts)
-    ct = [(0, 1 + (j + 1) % seg, 1 + j) for j in range(seg)]
-    for i in range(rings - 2):
-        b0, b1 = 1 + i * seg, 1 + (i + 1) * seg
-        for j in range(seg):
-            k = (j + 1) % seg
-            ct += [(b0 + j, b0 + k, b1 + k), (b0 + j, b1 + k, b1 + j)]
-    last, apex = 1 + (rings - 2) * seg, len(cv) - 1
-    ct += [(last + j, last + (j + 1) % seg, apex) for j in range(seg)]
-    return tv, np.array(tt), cv, np.array(ct)
+    return tv, np.array(tt), np.array(verts), ring_sphere_triangles(rings, seg)

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from . import lettering
+from .geometry import ring_sphere_triangles
 
 VIN_CHARS = "0123456789ABCDEFGHJKLMNPRSTUVWXYZ"
 _TRANSLIT = {**{str(d): d for d in range(10)},
@@ -213,15 +214,7 @@ def _ellipsoid(center, radii, rings: int = 8, seg: int = 12) -> tuple[np.ndarray
             verts.append([center[0] + radii[0] * math.sin(phi) * math.cos(th),
                           center[1] + radii[1] * math.sin(phi) * math.sin(th), center[2] - radii[2] * math.cos(phi)])
     verts.append([center[0], center[1], center[2] + radii[2]])
-    tris = [(0, 1 + (j + 1) % seg, 1 + j) for j in range(seg)]
-    for i in range(rings - 2):
-        b0, b1 = 1 + i * seg, 1 + (i + 1) * seg
-        for j in range(seg):
-            k = (j + 1) % seg
-            tris += [(b0 + j, b0 + k, b1 + k), (b0 + j, b1 + k, b1 + j)]
-    last, top = 1 + (rings - 2) * seg, len(verts) - 1
-    tris += [(last + j, last + (j + 1) % seg, top) for j in range(seg)]
-    return np.array(verts), np.array(tris)
+    return np.array(verts), ring_sphere_triangles(rings, seg)
 
 
 def technician_parts(board: BoardPlan) -> dict[str, list]:
