@@ -181,6 +181,41 @@ class DrawnText:
 
 
 @dataclass(frozen=True)
+class TextRow:
+    """One line of lettering on a texture, as drawn: its role, text, pixel box, baseline, cap height."""
+
+    role: str
+    text: str
+    box_px: tuple[float, float, float, float]
+    baseline_px: float
+    cap_height_px: float
+
+
+@dataclass(frozen=True)
+class TextLayout:
+    """The rows of lettering drawn on a texture of `size_px` at `px_per_mm` (a plate, a board)."""
+
+    rows: tuple[TextRow, ...]
+    px_per_mm: float
+    size_px: tuple[int, int]
+
+    def row(self, role: str) -> TextRow:
+        return next(r for r in self.rows if r.role == role)
+
+    def text_of(self, role: str) -> str:
+        return self.row(role).text
+
+    def cap_height_m(self, role: str) -> float:
+        return self.row(role).cap_height_px / self.px_per_mm / 1000.0
+
+    def center_m(self, box_px) -> tuple[float, float]:
+        """A pixel box's centre in metres from the texture's centre (x right, y up)."""
+        w, h = self.size_px
+        cx, cy = (box_px[0] + box_px[2]) / 2, (box_px[1] + box_px[3]) / 2
+        return ((cx - w / 2) / self.px_per_mm / 1000, (h / 2 - cy) / self.px_per_mm / 1000)
+
+
+@dataclass(frozen=True)
 class _HandLine:
     """The writer's whole-line habits: drawn once per call."""
     slant: float  # horizontal shear per unit height (a right lean)

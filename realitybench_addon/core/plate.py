@@ -18,6 +18,7 @@ from typing import Optional
 import numpy as np
 
 from . import lettering
+from .lettering import TextLayout, TextRow
 from .vehicle import PLATE_SIZE_M
 
 LETTERS = "ABCDEFGHJKLMNPRSTUVWXYZ"
@@ -115,37 +116,17 @@ def draw_plate(rng: np.random.Generator, state: Optional[str] = None, home_state
 
 
 @dataclass(frozen=True)
-class PlateRow:
-    role: str  # state | characters | slogan
-    text: str
-    box_px: tuple[float, float, float, float]
-    baseline_px: float
-    cap_height_px: float
-
-
-@dataclass(frozen=True)
-class PlateLayout:
-    rows: tuple[PlateRow, ...]
-    px_per_mm: float
-    size_px: tuple[int, int]
-
-    def row(self, role: str) -> PlateRow:
-        return next(r for r in self.rows if r.role == role)
+class PlateLayout(TextLayout):
+    """A plate's rows (roles: state | characters | slogan)."""
 
     @property
     def text(self) -> str:
         """The characters as drawn."""
-        return self.row("characters").text
+        return self.text_of("characters")
 
     @property
     def char_height_m(self) -> float:
-        return self.row("characters").cap_height_px / self.px_per_mm / 1000.0
-
-    def center_m(self, box_px) -> tuple[float, float]:
-        """A pixel box's centre in plate metres from the plate's centre (x right, y up)."""
-        w, h = self.size_px
-        cx, cy = (box_px[0] + box_px[2]) / 2, (box_px[1] + box_px[3]) / 2
-        return ((cx - w / 2) / self.px_per_mm / 1000, (h / 2 - cy) / self.px_per_mm / 1000)
+        return self.cap_height_m("characters")
 
 
 PLATE_PX_PER_MM = 4.0
@@ -170,7 +151,7 @@ def plate_texture(plate: PlatePlan, px_per_mm: float = PLATE_PX_PER_MM) -> tuple
         cap = lettering.fit_cap_height(text, width_mm * mm, cap_mm * mm)
         x = (w - lettering.text_width(text, cap)) / 2
         drawn = lettering.draw_text(image, text, x, baseline_mm * mm, cap, color=color)
-        rows.append(PlateRow(role, text, drawn.box_px, baseline_mm * mm, cap))
+        rows.append(TextRow(role, text, drawn.box_px, baseline_mm * mm, cap))
 
     centred("state", style.name, 25.0, 13.0, 200.0, style.header)
     centred("characters", plate.text, 114.0, MAX_CHAR_HEIGHT_MM, w_mm - 22.0, style.characters)

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from . import lettering
+from .lettering import TextLayout, TextRow
 from .geometry import ring_sphere_triangles
 
 VIN_CHARS = "0123456789ABCDEFGHJKLMNPRSTUVWXYZ"
@@ -108,38 +109,13 @@ def draw_board(rng: np.random.Generator, feet_xy, facing_deg: float, face: str) 
 
 
 @dataclass(frozen=True)
-class BoardRow:
-    role: str  # header | label | ro | vin | date
-    text: str
-    box_px: tuple[float, float, float, float]
-    baseline_px: float
-    cap_height_px: float
-
-
-@dataclass(frozen=True)
-class BoardLayout:
-    rows: tuple[BoardRow, ...]
-    px_per_mm: float
-    size_px: tuple[int, int]
-
-    def row(self, role: str) -> BoardRow:
-        return next(r for r in self.rows if r.role == role)
-
-    def text_of(self, role: str) -> str:
-        return self.row(role).text
-
-    def cap_height_m(self, role: str) -> float:
-        return self.row(role).cap_height_px / self.px_per_mm / 1000.0
+class BoardLayout(TextLayout):
+    """The board's rows (roles: header | label | ro | vin | date)."""
 
     @property
     def row_pitch_m(self) -> float:
         values = [r.baseline_px for r in self.rows if r.role in ("ro", "vin", "date")]
         return float(np.mean(np.diff(values))) / self.px_per_mm / 1000.0
-
-    def center_m(self, box_px) -> tuple[float, float]:
-        w, h = self.size_px
-        cx, cy = (box_px[0] + box_px[2]) / 2, (box_px[1] + box_px[3]) / 2
-        return ((cx - w / 2) / self.px_per_mm / 1000, (h / 2 - cy) / self.px_per_mm / 1000)
 
 
 def board_texture(board: BoardPlan, px_per_mm: float = BOARD_PX_PER_MM) -> tuple[np.ndarray, BoardLayout]:
@@ -160,7 +136,7 @@ def board_texture(board: BoardPlan, px_per_mm: float = BOARD_PX_PER_MM) -> tuple
     cap = lettering.fit_cap_height("REPAIR ORDER", w - 40 * mm, 12 * mm)
     x = (w - lettering.text_width("REPAIR ORDER", cap)) / 2
     drawn = lettering.draw_text(image, "REPAIR ORDER", x, (band / 2) * mm + cap / 2, cap, color=BOARD_WHITE)
-    rows.append(BoardRow("header", "REPAIR ORDER", drawn.box_px, (band / 2) * mm + cap / 2, cap))
+    rows.append(TextRow("header", "REPAIR ORDER", drawn.box_px, (band / 2) * mm + cap / 2, cap))
     ink = MARKER_COLORS[int(hand.integers(len(MARKER_COLORS)))]
     label_x, value_x = 8 * mm, 50 * mm
     first = band + 46.0
@@ -172,12 +148,12 @@ def board_texture(board: BoardPlan, px_per_mm: float = BOARD_PX_PER_MM) -> tuple
         draw.line([label_x, baseline + 4 * mm, w - 8 * mm, baseline + 4 * mm], fill=(150, 160, 175),
                   width=max(1, int(round(0.6 * mm))))
         drawn = lettering.draw_text(image, label, label_x, baseline, 6.0 * mm, color=header)
-        rows.append(BoardRow("label", label, drawn.box_px, baseline, 6.0 * mm))
+        rows.append(TextRow("label", label, drawn.box_px, baseline, 6.0 * mm))
         cap_px = lettering.fit_cap_height(value, w - value_x - 12 * mm, cap_mm * mm)
         start = value_x + hand.uniform(0.0, 3.0) * mm
         drawn = lettering.draw_text(image, value, start, baseline - hand.uniform(0.5, 2.0) * mm, cap_px, color=ink,
                                     style="hand", rng=hand)
-        rows.append(BoardRow(role, value, drawn.box_px, baseline, cap_px))
+        rows.append(TextRow(role, value, drawn.box_px, baseline, cap_px))
     return np.asarray(image), BoardLayout(tuple(rows), px_per_mm, (w, h))
 
 
