@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import barcode, lettering
+from .lettering import TextLayout, TextRow
 
 KINDS = ("module", "microinverter", "inverter")
 
@@ -107,34 +108,19 @@ def draw_label(kind: str, rng: np.random.Generator) -> EquipmentLabel:
 
 
 @dataclass(frozen=True)
-class LabelRow:
-    role: str  # brand | model | serial | rating
-    text: str
-    box_px: tuple[float, float, float, float]  # the ink
-    baseline_px: float
-    cap_height_px: float
+class LabelLayout(TextLayout):
+    """The label's rows (roles: brand | model | serial | rating; box_px is the ink), its barcode, and
+    the true-size row pitch and bar module the label was drawn with."""
 
-
-@dataclass(frozen=True)
-class LabelLayout:
-    rows: tuple[LabelRow, ...]
-    barcode_data: str
-    barcode_box_px: tuple[float, float, float, float]
-    px_per_mm: float
-    size_px: tuple[int, int]
-    row_pitch_m: float
-    bar_module_m: float
+    barcode_data: str = ""
+    barcode_box_px: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    row_pitch_m: float = 0.0
+    bar_module_m: float = 0.0
 
     def text_of(self, role: str) -> str:
         """The text drawn in the row of `role` after its caption ("MODEL NO. X" -> "X")."""
-        row = next(r for r in self.rows if r.role == role)
-        return row.text.split(" ", 2)[-1] if role in ("model", "serial") else row.text
-
-    def center_m(self, box_px) -> tuple[float, float]:
-        """A pixel box's centre in label metres from the label's centre (x right, y up)."""
-        w, h = self.size_px
-        cx, cy = (box_px[0] + box_px[2]) / 2, (box_px[1] + box_px[3]) / 2
-        return ((cx - w / 2) / self.px_per_mm / 1000, (h / 2 - cy) / self.px_per_mm / 1000)
+        text = self.row(role).text
+        return text.split(" ", 2)[-1] if role in ("model", "serial") else text
 
 
 PAPER = (236, 236, 230)
@@ -165,14 +151,14 @@ def label_texture(label: EquipmentLabel, px_per_mm: float = LABEL_PX_PER_MM) -> 
     def row(role, text, baseline, cap_height):
         cap_height = lettering.fit_cap_height(text, usable, cap_height)
         drawn = lettering.draw_text(image, text, margin, baseline, cap_height, color=INK)
-        rows.append(LabelRow(role, text, drawn.box_px, baseline, cap_height))
+        rows.append(TextRow(role, text, drawn.box_px, baseline, cap_height))
 
     # header band: the brand reversed out of a dark bar
     band = 2.1 * pitch
     draw.rectangle([0, 0, w_px, band], fill=INK)
     brand_cap = lettering.fit_cap_height(label.brand, usable, 0.55 * band)
     drawn = lettering.draw_text(image, label.brand, margin, (band + brand_cap) / 2, brand_cap, color=PAPER)
-    rows.append(LabelRow("brand", label.brand, drawn.box_px, (band + brand_cap) / 2, brand_cap))
+    rows.append(TextRow("brand", label.brand, drawn.box_px, (band + brand_cap) / 2, brand_cap))
     y = band + 1.25 * pitch
     row("model", f"MODEL NO. {label.model}", y, cap)
     y += pitch
@@ -188,8 +174,9 @@ def label_texture(label: EquipmentLabel, px_per_mm: float = LABEL_PX_PER_MM) -> 
             break
         row("rating", text, y, cap)
         y += pitch
-    layout = LabelLayout(tuple(rows), label.serial, tuple(map(float, box)), px_per_mm, (w_px, h_px),
-                         size.row_pitch_m, size.bar_module_m)
+    layout = LabelLayout(tuple(rows), px_per_mm, (w_px, h_px), barcode_data=label.serial,
+                         barcode_box_px=tuple(map(float, box)), row_pitch_m=size.row_pitch_m,
+                         bar_module_m=size.bar_module_m)
     return np.asarray(image), layout
 
 

@@ -26,6 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .geometry import ring_sphere_triangles
 from .house import Wing, fan_triangles, wing_planes, wing_walls
 
 RIM_RADIUS_M = 880.0
@@ -248,20 +249,7 @@ def crown_mesh(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
     return _merge(meshes)
 
 
-def _ellipsoid_topology(n: int, rings: int) -> np.ndarray:
-    tris = [(0, 1 + (j + 1) % n, 1 + j) for j in range(n)]
-    for k in range(rings - 2):
-        b0, b1 = 1 + k * n, 1 + (k + 1) * n
-        for j in range(n):
-            j1 = (j + 1) % n
-            tris += [(b0 + j, b0 + j1, b1 + j1), (b0 + j, b1 + j1, b1 + j)]
-    top = 1 + (rings - 1) * n
-    last = 1 + (rings - 2) * n
-    tris += [(last + j, last + (j + 1) % n, top) for j in range(n)]
-    return np.asarray(tris)
-
-
-_ELLIPSOID_TRIS = _ellipsoid_topology(CROWN_SEGMENTS, CROWN_RINGS)
+_ELLIPSOID_TRIS = ring_sphere_triangles(CROWN_RINGS, CROWN_SEGMENTS)
 
 
 def _lumpy_ellipsoid(cx, cy, z0, z1, radius, seed) -> tuple[np.ndarray, np.ndarray]:
