@@ -75,9 +75,9 @@ class RatingSession:
                 self._orders[rater] = rater_order(self.items, rater)
             return self._orders[rater]
 
-    def progress(self, rater: str) -> dict:
+    def progress(self, rater: str, answers: Optional[dict] = None) -> dict:
         order = self.order(rater)
-        answers = self.store.answers_of(rater)
+        answers = self.store.answers_of(rater) if answers is None else answers
         rated = [f in answers for f in order]
         first_open = rated.index(False) if not all(rated) else None
         return {"rater": rater, "total": len(order), "rated": sum(rated), "next_position": first_open}
@@ -87,9 +87,10 @@ class RatingSession:
         if not 0 <= position < len(order):
             raise RatingsError(f"position {position} is outside 0..{len(order) - 1}")
         ask = self.items[order[position]]
-        answer = self.store.answers_of(rater).get(ask.item.frame_id)
+        answers = self.store.answers_of(rater)
+        answer = answers.get(ask.item.frame_id)
         token = frame_token(ask.item.frame_id)
-        return {**self.progress(rater), "position": position,
+        return {**self.progress(rater, answers), "position": position,
                 "frame": {"token": token, "image": f"/image/{token}", "prompt": ask.prompt,
                           "keys": [list(k) for k in ask.item.keys] if self.ask_fields else []},
                 "answer": None if answer is None else {"answer": answer.answer, "fields": answer.fields}}
@@ -112,7 +113,7 @@ class RatingSession:
             after = later[0]
         else:  # every frame rated: a rater going back over their answers steps on to the next one
             after = here + 1 if here + 1 < len(order) else None
-        return {**self.progress(rater), "next_position": after}
+        return {**self.progress(rater, answers), "next_position": after}
 
     def check_fields(self, frame_id: str, fields) -> Optional[dict]:
         """The documentation fields a rater filled in, checked against the frame's keys and types."""
