@@ -36,8 +36,8 @@ def load_ratings(path, items: list[Item]) -> list[tuple[str, str, str]]:
             from .errors import EvalError
 
             raise EvalError(f"{path} holds no {DB_NAME}: rate the set first (`rate {path}`) or give a ratings file")
-        ratings = RatingStore(path, {i.frame_id: i.environment for i in items}).ratings()
-        ratings = [r for r in ratings if r.frame_id in {i.frame_id for i in items}]
+        frames = {i.frame_id: i.environment for i in items}
+        ratings = [r for r in RatingStore(path, frames).ratings() if r.frame_id in frames]
     else:
         ratings = read_ratings_file(path, [i.frame_id for i in items])
     return [(r.frame_id, r.rater, r.answer) for r in ratings if r.answer in RATINGS]
