@@ -56,6 +56,10 @@ def _env_list(text):
     return [e.strip() for e in text.split(",") if e.strip()] if text else None
 
 
+def _stop_on_sigterm(signum, frame):
+    raise KeyboardInterrupt  # stop the server as Ctrl-C does: the summary is still printed
+
+
 def run_rate(args) -> dict:
     from .server import RatingServer, RatingSession
 
@@ -66,7 +70,7 @@ def run_rate(args) -> dict:
     server = RatingServer(session, args.host, args.port, quiet=not args.verbose)
     print(f"rating page: {server.url}  ({len(session.items)} frames; answers go to {session.store.path}; "
           f"Ctrl-C stops)", file=sys.stderr, flush=True)
-    previous = signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
