@@ -24,16 +24,24 @@ from .transport import Transport, TransportConfig
 
 
 def resolve_key(provider: Provider, api_key_env: Optional[str], no_api_key: bool) -> tuple[Optional[str], str]:
-    """(key, how it was found) without ever putting the key in a message."""
+    """(key, how it was found) without ever putting the key in a message. Surrounding whitespace is dropped (a
+    key file saved with Windows line endings gives `"$(cat k)"` a trailing \\r); any other character outside
+    printable ASCII is refused: a header cannot carry it, and an HTTP library's error would echo it escaped."""
     if no_api_key:
         if api_key_env:
             raise EvalError("--no-api-key and --api-key-env exclude each other")
         return None, "none"
     var = api_key_env or provider.default_key_env
-    key = os.environ.get(var)
-    if not key:
+    raw = os.environ.get(var)
+    if not raw:
         raise EvalError(f"the API key variable {var} is not set: export {var}=... "
                         f"(--api-key-env VAR reads another variable; --no-api-key for a local server that needs none)")
+    key = raw.strip()
+    if not key:
+        raise EvalError(f"the API key variable {var} holds only whitespace")
+    if any(not " " <= c <= "~" for c in key):
+        raise EvalError(f"the API key in {var} contains a control character or a character outside printable "
+                        f"ASCII; set the variable to the key alone")
     return key, f"env:{var}"
 
 
@@ -51,6 +59,10 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
         raise EvalError(f"--timeout must be positive, got {transport.timeout_s}")
     if transport.max_retries < 0:
         raise EvalError(f"--retries must be at least 0, got {transport.max_retries}")
+    if not transport.deadline_s > 0:
+        raise EvalError(f"--deadline must be positive, got {transport.deadline_s}")
+    if transport.max_reply_bytes < 1:
+        raise EvalError(f"--max-reply-bytes must be at least 1, got {transport.max_reply_bytes}")
     key, auth = resolve_key(provider, api_key_env, no_api_key)
     ask_items = load_set(set_dir)
     base_url = (base_url or provider.default_base_url).rstrip("/")
@@ -98,8 +110,8 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
         record = {"request_hash": h, "frame_id": a.item.frame_id, "provider": provider.name, "model": model,
                   "status": "ok" if result.ok else "error", "error": result.error, "http_status": result.status,
                   "reply_text": None, "finish_reason": None, "usage_raw": None, "usage": None,
-                  "raw_response": result.body, "attempts": result.attempts, "started_at": started,
-                  "elapsed_s": round(result.elapsed_s, 4)}
+                  "raw_response": result.body, "truncated": result.truncated, "attempts": result.attempts,
+                  "started_at": started, "elapsed_s": round(result.elapsed_s, 4)}
         if result.ok:
             try:
                 text, finish, usage_raw = provider.parse(result.body)

@@ -3,7 +3,7 @@
     eval run SET --provider openai|anthropic|gemini --model M [--base-url URL] [--api-key-env VAR |
              --no-api-key] [--max-tokens N] [--temperature T|default] [--image-detail D]
              [--max-tokens-field F] [--extra JSON] [--blind] [--concurrency N] [--rpm N] [--timeout S]
-             [--retries N] [--label L] --out RUNDIR
+             [--deadline S] [--max-reply-bytes N] [--retries N] [--label L] --out RUNDIR
     eval rescore RUNDIR [--prices FILE]
     eval report RUN [RUN ...] --out REPORTDIR [--prices FILE] [--ratings FILE] [--no-plots]
     eval baseline SET --kind always-accept|always-reject --out RUNDIR
@@ -49,7 +49,14 @@ def add_parser(sub) -> None:
     r.add_argument("--blind", action="store_true", help="send the prompt without the image (what priors alone give)")
     r.add_argument("--concurrency", type=int, default=4, help="requests in flight at once (default 4)")
     r.add_argument("--rpm", type=float, default=None, help="requests per minute, retries included (default: no limit)")
-    r.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one reply (default 120)")
+    r.add_argument("--timeout", type=float, default=120.0,
+                   help="seconds one read of a reply may wait for data (default 120)")
+    r.add_argument("--deadline", type=float, default=None, metavar="S",
+                   help="seconds one attempt may take in all: connect, headers and body, however slowly the server "
+                        "sends (default 600, or --timeout if larger)")
+    r.add_argument("--max-reply-bytes", type=int, default=None, metavar="N",
+                   help="largest reply read; past it reading stops and the item fails, marked truncated "
+                        "(default 8388608, 8 MiB)")
     r.add_argument("--retries", type=int, default=5, help="retries of a request after a retryable failure (default 5)")
     r.add_argument("--retry-after-cap", type=float, default=60.0,
                    help="longest Retry-After honoured, in seconds (default 60)")
@@ -106,7 +113,7 @@ def run_command(args) -> dict:
         from . import providers
         from .ask import ask_set
         from .summary import headline, rescore
-        from .transport import TransportConfig
+        from .transport import DEFAULT_DEADLINE_S, DEFAULT_MAX_REPLY_BYTES, TransportConfig
 
         provider = providers.get(args.provider)
         detail = args.image_detail
@@ -115,8 +122,11 @@ def run_command(args) -> dict:
         settings = providers.Settings(max_tokens=args.max_tokens, temperature=_temperature(args.temperature),
                                       image_detail=detail, blind=args.blind, extra=_extra(args.extra),
                                       max_tokens_field=args.max_tokens_field)
-        transport = TransportConfig(timeout_s=args.timeout, max_retries=args.retries, concurrency=args.concurrency,
-                                    rpm=args.rpm, retry_after_cap_s=args.retry_after_cap)
+        deadline = max(DEFAULT_DEADLINE_S, args.timeout) if args.deadline is None else args.deadline
+        cap = DEFAULT_MAX_REPLY_BYTES if args.max_reply_bytes is None else args.max_reply_bytes
+        transport = TransportConfig(timeout_s=args.timeout, deadline_s=deadline, max_reply_bytes=cap,
+                                    max_retries=args.retries, concurrency=args.concurrency, rpm=args.rpm,
+                                    retry_after_cap_s=args.retry_after_cap)
         asked = ask_set(args.set, args.out, provider=provider, model=args.model, base_url=args.base_url,
                         settings=settings, transport=transport, api_key_env=args.api_key_env,
                         no_api_key=args.no_api_key, label=args.label)

@@ -13,13 +13,16 @@ hash of (protocol version, provider, model, generation settings, prompt, image h
 names its frame instead of an image): a rerun of
 the same command asks only what has no `ok` line yet; failed requests are asked again.
 
-No API key is ever written: every row passes through `scrub` with the run's secrets first.
+No API key is ever written: every row passes through `scrub` with every form of the run's secrets first
+(as is, stripped, and escaped as repr, JSON and URL encoding escape it: an error message or an echoing
+server may hold any of them).
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import threading
+import urllib.parse
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Optional
@@ -64,9 +67,25 @@ def request_hash(provider: str, model: str, settings: dict, prompt: str, image_s
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def secret_forms(secrets: Iterable[str]) -> list[str]:
+    """Every form in which a secret may come back, longest first: as is and stripped, each escaped as repr
+    (both quote styles), JSON (ASCII or not, '/' plain or as '\\/') and URL encoding (percent and plus)."""
+    forms: set[str] = set()
+    for secret in secrets:
+        for s in {secret, (secret or "").strip()}:
+            if not s:
+                continue
+            json_form = json.dumps(s)[1:-1]
+            forms.update({s, repr(s)[1:-1], s.encode("unicode_escape").decode("ascii"), json_form,
+                          json_form.replace("/", "\\/"), json.dumps(s, ensure_ascii=False)[1:-1],
+                          urllib.parse.quote(s, safe=""), urllib.parse.quote(s), urllib.parse.quote_plus(s)})
+    return sorted((f for f in forms if f), key=lambda f: (-len(f), f))
+
+
 def scrub(value, secrets: Iterable[str]):
-    """`value` with every occurrence of every secret replaced by [REDACTED] (recursively)."""
-    secrets = [s for s in secrets if s]
+    """`value` with every occurrence of every secret replaced by [REDACTED] (recursively), longest first (a
+    form that contains another is replaced whole)."""
+    secrets = sorted((s for s in secrets if s), key=len, reverse=True)
     if not secrets:
         return value
     if isinstance(value, str):
@@ -83,7 +102,7 @@ def scrub(value, secrets: Iterable[str]):
 class RunStore:
     def __init__(self, directory, secrets: Iterable[str] = ()):
         self.dir = Path(directory)
-        self.secrets = [s for s in secrets if s]
+        self.secrets = secret_forms(secrets)
         self._lock = threading.Lock()
 
     # ---- files ------------------------------------------------------------------------------
