@@ -20,7 +20,7 @@ from ..core.blur import blur_at_target
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.phone import Capture, shutter_poses
 from .raycast import scene_bvh
-from .scene_data import SceneDataError, get_object, group_triangles, matrix_to_numpy, pinhole_camera
+from .scene_data import SceneDataError, check_surface, get_object, group_triangles, matrix_to_numpy, pinhole_camera
 
 AXES = {"x": 0, "y": 1, "z": 2}
 CAPTURE_PROPERTY = "realitybench_capture"  # JSON of the phone capture, set on cameras we place
@@ -34,6 +34,7 @@ def camera_capture(camera_obj) -> Optional[Capture]:
 
 def sample_target(names: Sequence[str], depsgraph, n_samples: int = DEFAULT_SAMPLES):
     verts, tris = group_triangles(names, depsgraph)
+    check_surface(names, verts, tris)
     return geometry.sample_surface(verts, tris, n_samples)
 
 

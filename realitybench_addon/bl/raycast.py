@@ -14,7 +14,7 @@ import numpy as np
 from mathutils import Vector
 from mathutils.bvhtree import BVHTree
 
-from .scene_data import world_triangles
+from .scene_data import SURFACE_TYPES, world_triangles
 
 _CACHE: dict[str, "SceneBVH"] = {}
 
@@ -51,7 +51,7 @@ class SceneBVH:
 
 
 def _mesh_objects(scene):
-    return [o for o in scene.objects if o.type in {"MESH", "CURVE", "SURFACE", "META", "FONT"} and o.visible_get()]
+    return [o for o in scene.objects if o.type in SURFACE_TYPES and o.visible_get()]
 
 
 def scene_fingerprint(scene) -> tuple:

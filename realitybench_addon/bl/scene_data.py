@@ -1,7 +1,7 @@
 """Scene data as numpy: evaluated mesh triangles in world space and the camera as a PinholeCamera."""
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 import bpy
 import numpy as np
@@ -9,8 +9,16 @@ import numpy as np
 from ..core.optics import PinholeCamera
 
 
+# Object types Blender can turn into a mesh (`to_mesh`); any other (empty, light, camera) has no surface.
+SURFACE_TYPES = ("MESH", "CURVE", "SURFACE", "META", "FONT")
+# A target whose faces add up to less than this share of its bounding box's squared diagonal is flat
+# noise, not a surface: collinear corners stored as float32 still leave ~1e-7 of it.
+MIN_AREA_SHARE = 1e-6
+
+
 class SceneDataError(LookupError):
-    """A named object or camera that is not in the scene (a user error: the message says which)."""
+    """A named object or camera that is not in the scene or cannot be measured (a user error: the
+    message says which and why)."""
 
 
 def get_object(name: str, kind: Optional[str] = None) -> "bpy.types.Object":
@@ -49,13 +57,33 @@ def group_triangles(names: Iterable[str], depsgraph) -> tuple[np.ndarray, np.nda
     """Triangles of several objects joined into one (a target made of parts)."""
     all_v, all_t, offset = [], [], 0
     for name in names:
-        v, t = world_triangles(get_object(name), depsgraph)
+        obj = get_object(name)
+        if obj.type not in SURFACE_TYPES:
+            kind = obj.type.lower()
+            article = "an" if kind[0] in "aeiou" else "a"
+            raise SceneDataError(f"object {name!r} is {article} {kind}, which has no surface to measure; "
+                                 f"a target must be a mesh, curve, surface, metaball or text object")
+        v, t = world_triangles(obj, depsgraph)
         all_v.append(v)
         all_t.append(t + offset)
         offset += len(v)
     if offset == 0:
         raise SceneDataError(f"target {', '.join(names)} has no faces")
     return np.concatenate(all_v), np.concatenate(all_t)
+
+
+def check_surface(names: Sequence[str], vertices: np.ndarray, triangles: np.ndarray) -> float:
+    """The total area (m^2) of a target's triangles; SceneDataError when it has no real surface (every
+    face degenerate: corners that coincide or lie on one line), which would sample as fully visible."""
+    v = np.asarray(vertices, float)
+    t = np.asarray(triangles, int).reshape(-1, 3)
+    area = float(np.linalg.norm(np.cross(v[t[:, 1]] - v[t[:, 0]], v[t[:, 2]] - v[t[:, 0]]), axis=1).sum() / 2)
+    used = v[np.unique(t)] if len(t) else v[:0]
+    diagonal_sq = float(np.sum((used.max(axis=0) - used.min(axis=0)) ** 2)) if len(used) else 0.0
+    if area <= MIN_AREA_SHARE * diagonal_sq:
+        raise SceneDataError(f"target {', '.join(map(repr, names))} has no surface to measure: its faces' total "
+                             f"area is {area:.3g} m^2 (their corners coincide or lie on one line)")
+    return area
 
 
 def render_size(scene) -> tuple[int, int]:

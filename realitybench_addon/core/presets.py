@@ -18,6 +18,11 @@ load; every error names the file, the key, the bad value and what is allowed.
     gray_measure = "..."           # optional: test `gray` on another measurement
     measure = "..."                # optional: measurement key if not the term's name
     description = "..."
+
+A preset outside the shipped folder may only read measurements the environment produces.
+Which those are is known without Blender from the shipped preset of the same environment:
+its term names, `measure` and `gray_measure` keys. (A term reading a measurement that no
+frame carries would count as failing and silently reject every frame.)
 """
 from __future__ import annotations
 
@@ -92,7 +97,9 @@ class Preset:
 
     def with_term(self, name: str, **changes: Any) -> "Preset":
         """A copy with one term's threshold / gray range changed, validated like a file."""
-        self.term(name)  # raises for an unknown term
+        if name not in (t.name for t in self.terms):
+            raise PresetError(self.source, f"terms.{name}", f"no such term in {self.environment}; "
+                              f"terms: {', '.join(t.name for t in self.terms)}")
         data = self.to_dict()
         for key, value in changes.items():
             if key not in ("threshold", "gray"):
@@ -226,6 +233,9 @@ def load_preset(path: str | Path) -> Preset:
         raise PresetError(source, "<file>", "no such preset file") from None
     except OSError as exc:
         raise PresetError(source, "<file>", f"cannot be read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise PresetError(source, "<file>", f"is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+                          f"{exc.start}); TOML files must be UTF-8") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -233,7 +243,39 @@ def load_preset(path: str | Path) -> Preset:
     preset = preset_from_dict(data, source)
     if path.stem != preset.environment and not path.stem.startswith(preset.environment + "."):
         raise PresetError(source, "environment", f"{preset.environment!r} does not match the file name {path.name!r}")
+    shipped = _shipped_file(preset.environment)
+    if shipped is None:
+        try:
+            known = ", ".join(shipped_environments())
+        except FileNotFoundError:
+            known = "none (no shipped presets folder)"
+        raise PresetError(source, "environment", f"{preset.environment!r} is not a known environment; known: {known}")
+    if path.resolve() != shipped.resolve():
+        check_measurements(preset, measurement_names(load_preset(shipped)))
     return preset
+
+
+def measurement_names(preset: Preset) -> tuple[str, ...]:
+    """Every measurement `preset` reads, in term order: each term's key and gray measure."""
+    names: list[str] = []
+    for term in preset.terms:
+        for name in (term.measurement_key, term.gray_measure):
+            if name is not None and name not in names:
+                names.append(name)
+    return tuple(names)
+
+
+def check_measurements(preset: Preset, known: Iterable[str]) -> None:
+    """PresetError unless every measurement `preset` reads is one of `known` (the environment's)."""
+    known = tuple(known)
+    for term in preset.terms:
+        reads = [(f"terms.{term.name}.measure" if term.measure else f"terms.{term.name}", term.measurement_key)]
+        if term.gray_measure is not None:
+            reads.append((f"terms.{term.name}.gray_measure", term.gray_measure))
+        for key, name in reads:
+            if name not in known:
+                raise PresetError(preset.source, key, f"{name!r} is not a measurement of {preset.environment}; "
+                                  f"measurements: {', '.join(known)}")
 
 
 def _toml_value(value: Any) -> str:
@@ -275,6 +317,14 @@ def shipped_presets_dir() -> Path:
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError(f"no presets folder next to {here}")
+
+
+def _shipped_file(environment: str) -> Optional[Path]:
+    try:
+        path = shipped_presets_dir() / f"{environment}.toml"
+    except FileNotFoundError:
+        return None
+    return path if path.is_file() else None
 
 
 def shipped_environments(directory: Optional[Path] = None) -> list[str]:
