@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--unit-length", type=float, default=0.01, metavar="METERS",
                    help="length whose pixel span is reported as px_per_unit (default 0.01 m)")
     m.add_argument("--axis", choices=("x", "y", "z"), default="y", help="target-local axis for px_per_unit (default y)")
-    m.add_argument("--samples-on-target", type=int, default=2000, help="surface samples on the target (default 2000)")
+    m.add_argument("--samples-on-target", type=int, default=2000, help="surface samples on the target, 10 to 1,000,000 (default 2000)")
     m.add_argument("--render", action="store_true", help="also render and report the image terms")
     m.add_argument("--render-samples", type=int, default=16, help="Cycles samples with --render (default 16)")
 
@@ -88,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--recycle-every", type=int, default=100, metavar="N",
                    help="run the export in worker processes of N frames each, so memory cannot creep over a long "
                         "export (default 100; 0: all in this process)")
+    e.add_argument("--repair", action="store_true",
+                   help="the folder's metadata.jsonl is damaged: keep every good row, drop the bad ones (listed in "
+                        "manifest.json) and render their frames again; give the export's own options")
     e.add_argument("--max-frames", type=int, default=None, help=argparse.SUPPRESS)  # one worker's share
     e.add_argument("--engine", choices=("local", "ray"), default="local",
                    help="local (this process) or ray (shards as Ray tasks, merged into --out)")
@@ -133,8 +136,6 @@ def _run(args) -> dict:
     if args.command == "measure":
         from .api import measure
 
-        if args.samples_on_target < 10:
-            raise RealityBenchError("--samples-on-target must be at least 10")
         target = args.target[0] if len(args.target) == 1 else args.target
         return measure(target, args.camera, blend=args.blend, unit_length_m=args.unit_length, axis=args.axis,
                        render=args.render, samples=args.render_samples, n_samples=args.samples_on_target)
@@ -157,7 +158,7 @@ def _run(args) -> dict:
                           long_side_px=parse_resolution(args.resolution), samples=args.samples,
                           denoise=not args.no_denoise, device=args.device, shard=args.shard,
                           command=" ".join(["python -m realitybench_addon", *_user_argv()]),
-                          max_frames=args.max_frames, extras=args.extras, presets=args.presets)
+                          max_frames=args.max_frames, extras=args.extras, presets=args.presets, repair=args.repair)
         return {key: manifest[key] for key in ("complete", "expected_frames", "counts", "stats")}
     if args.command == "replay":
         from .api import parse_resolution, replay
@@ -192,15 +193,15 @@ def _run(args) -> dict:
     raise RealityBenchError(f"unknown command {args.command!r}")
 
 
-def _user_argv() -> list[str]:
-    """The command line as the user typed it (without the worker-only options)."""
+def _user_argv(drop: tuple[str, ...] = ()) -> list[str]:
+    """The command line as the user typed it, without the worker-only options (and the flags in `drop`)."""
     argv, skip = [], False
     for arg in sys.argv[1:]:
         if skip:
             skip = False
         elif arg == "--max-frames":
             skip = True
-        else:
+        elif arg not in drop:
             argv.append(arg)
     return argv
 
@@ -219,20 +220,35 @@ def _export_in_workers(args) -> dict:
     Each child resumes where the last stopped, so the set is the same as one long run."""
     import subprocess
 
-    from .api import RealityBenchError
+    from .api import RealityBenchError, ensure_writable_dir, export_config, parse_resolution
+    from .setlock import SetLock, SetLocked
 
-    argv = _user_argv()
-    while True:
-        child = subprocess.run([sys.executable, "-m", "realitybench_addon", *argv, "--max-frames",
-                                str(args.recycle_every)], stdout=subprocess.PIPE, text=True,
-                               preexec_fn=_die_with_parent)
-        if child.returncode != 0:
-            if child.returncode == 2:
-                raise SystemExit(2)  # the child already printed the one-line error
-            raise RealityBenchError(f"export worker exited with code {child.returncode}; rerun to resume")
-        summary = json.loads(child.stdout)
-        if summary["complete"]:
-            return summary
+    # Checked here too, so a bad option is one error before any folder is made or locked.
+    export_config(args.env, random=args.random, positive=args.positive, seed=args.seed,
+                  long_side_px=parse_resolution(args.resolution), samples=args.samples, denoise=not args.no_denoise,
+                  device=args.device, shard=args.shard, extras=args.extras, presets=args.presets)
+    out = ensure_writable_dir(args.out)
+    try:
+        lock = SetLock(out, "export").acquire()  # held for all workers, who share it (setlock.py)
+    except SetLocked as exc:
+        raise RealityBenchError(str(exc)) from None
+    try:
+        repair = args.repair
+        while True:
+            argv = _user_argv() if repair else _user_argv(drop=("--repair",))
+            child = subprocess.run([sys.executable, "-m", "realitybench_addon", *argv, "--max-frames",
+                                    str(args.recycle_every)], stdout=subprocess.PIPE, text=True,
+                                   preexec_fn=_die_with_parent, pass_fds=(lock.fd,), env=lock.child_env())
+            if child.returncode != 0:
+                if child.returncode == 2:
+                    raise SystemExit(2)  # the child already printed the one-line error
+                raise RealityBenchError(f"export worker exited with code {child.returncode}; rerun to resume")
+            repair = False  # the first worker repaired the log
+            summary = json.loads(child.stdout)
+            if summary["complete"]:
+                return summary
+    finally:
+        lock.release()
 
 
 def _export_on_ray(args) -> dict:
@@ -270,11 +286,12 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     from .api import RealityBenchError
     from .evaluation.errors import EvalError
+    from .setio import SetError
 
     try:
         result_stream = _claim_stdout(args.verbose)
         _print_json(_run(args), result_stream)
-    except (RealityBenchError, EvalError) as exc:
+    except (RealityBenchError, EvalError, SetError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:

@@ -230,9 +230,13 @@ def export_config(environments, *, random: int = 100, positive: int = 50, seed: 
 def export(environments, *, out, random: int = 100, positive: int = 50, seed: int = 0, long_side_px: int = 1600,
            samples: int = 16, denoise: bool = True, device: str = "cpu", shard: str = "0/1", command: str = "",
            progress=None, max_frames: Optional[int] = None, extras: bool = False,
-           presets: Sequence[str | os.PathLike] = ()) -> dict:
-    """Export (or resume) a labeled set; the defaults reproduce the paper's set shape. Returns the manifest."""
+           presets: Sequence[str | os.PathLike] = (), repair: bool = False) -> dict:
+    """Export (or resume) a labeled set; the defaults reproduce the paper's set shape. Returns the manifest.
+    With `repair`, damaged rows of the folder's metadata log are dropped (and listed in the manifest) and
+    their frames rendered again; every good row stays as it was."""
     from .export import ExportError, export as run_export
+    from .setio import SetError
+    from .setlock import SetLocked
 
     config = export_config(environments, random=random, positive=positive, seed=seed, long_side_px=long_side_px,
                            samples=samples, denoise=denoise, device=device, shard=shard, extras=extras,
@@ -246,8 +250,8 @@ def export(environments, *, out, random: int = 100, positive: int = 50, seed: in
             raise RealityBenchError(str(exc)) from None
     out = ensure_writable_dir(out)
     try:
-        return run_export(config, out, command=command, progress=progress, max_frames=max_frames)
-    except ExportError as exc:
+        return run_export(config, out, command=command, progress=progress, max_frames=max_frames, repair=repair)
+    except (ExportError, SetError, SetLocked) as exc:
         raise RealityBenchError(str(exc)) from None
 
 
@@ -306,67 +310,18 @@ def rescore(directory: str | os.PathLike, presets: Sequence[str | os.PathLike] =
 
 
 def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> dict:
-    """Join shard folders (same settings, shards K/N for every K) into one complete set."""
-    import shutil
+    """Join shard folders (same settings, shards K/N for every K) into one complete set, all or nothing."""
+    from .core.presets import PresetError
+    from .merge import MergeError, merge as run_merge
+    from .setio import SetError
+    from .setlock import SetLocked
 
-    from .export import ExportConfig, wants_positive
-    from .core.presets import load_environment_preset
-    from .setio import append_row, read_manifest, read_rows, write_manifest
-
-    manifests = []
-    for d in shard_dirs:
-        m = read_manifest(Path(d))
-        if m is None:
-            raise RealityBenchError(f"{d} is not an exported set (no manifest.json)")
-        if not m.get("complete"):
-            raise RealityBenchError(f"{d} is an unfinished shard; resume it first")
-        manifests.append(m)
-    base = {k: v for k, v in manifests[0]["config"].items() if k != "shard"}
-    shards = set()
-    for d, m in zip(shard_dirs, manifests):
-        mine = {k: v for k, v in m["config"].items() if k != "shard"}
-        if mine != base:
-            raise RealityBenchError(f"{d} was exported with different settings from {shard_dirs[0]}")
-        shards.add(tuple(m["config"]["shard"]))
-    n = manifests[0]["config"]["shard"][1]
-    if shards != {(k, n) for k in range(n)}:
-        missing = sorted({(k, n) for k in range(n)} - shards)
-        raise RealityBenchError(f"shards missing or repeated: have {sorted(shards)}, missing {missing}")
-    out = ensure_writable_dir(out)
-    if (out / "metadata.jsonl").exists():
-        raise RealityBenchError(f"{out} already holds a set; merge into an empty folder")
-    seen = set()
-    for d in shard_dirs:
-        for row in read_rows(Path(d)):
-            key = (row["environment"], row["stratum"], row["slot"])
-            if key in seen:
-                raise RealityBenchError(f"frame slot {key} appears in two shards")
-            seen.add(key)
-            target = out / row["file_name"]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(Path(d) / row["file_name"], target)
-            for kind, suffix in (("masks", ".png"), ("overlays", ".jpg")):
-                extra = Path(d) / "extras" / kind / row["environment"] / f"{row['frame_id']}{suffix}"
-                if extra.exists():
-                    (out / "extras" / kind / row["environment"]).mkdir(parents=True, exist_ok=True)
-                    shutil.copy2(extra, out / "extras" / kind / row["environment"] / extra.name)
-            append_row(out, row)
-    config = ExportConfig.from_dict({**base, "shard": (0, 1)})
-    expected = 0
-    for env in config.environments:
-        preset = load_environment_preset(env, [Path(d) for d in config.preset_dirs])
-        expected += config.random + (config.positive if wants_positive(preset) else 0)
-    if len(seen) != expected:
-        raise RealityBenchError(f"merged set has {len(seen)} frames, expected {expected}")
-    manifest = {"command": "merge", "config": config.identity(), "config_hash": config.content_hash(),
-                "complete": True, "expected_frames": expected, "merged_from": [str(d) for d in shard_dirs],
-                "shard_manifests": manifests}
-    write_manifest(out, manifest)
-    if config.extras:
-        from .export import write_contact_sheets
-
-        write_contact_sheets(out)
-    return {"frames": len(seen), "out": str(out)}
+    try:
+        return run_merge(shard_dirs, out)
+    except (MergeError, SetError, SetLocked, PresetError) as exc:
+        raise RealityBenchError(str(exc)) from None
+    except OSError as exc:
+        raise RealityBenchError(f"merge into {out} failed: {exc}") from None
 
 
 def build_frame(environment: str, seed: int = 0, index: int = 0, *, stratum: str = "random",

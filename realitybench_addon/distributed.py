@@ -2,8 +2,8 @@
 
 Each task runs one shard (`export --shard K/N`) in its own Python process with the bpy
 wheel (bpy is not thread-safe, and a fresh process per shard also bounds memory), writing
-into `OUT/.shards/K-of-N/`; when all tasks finish, the shards are merged into OUT and
-removed. Every frame is a pure function of its id, so where a task runs does not matter;
+into `.OUT.shards/K-of-N/` beside OUT; when all tasks finish, the shards are merged into OUT
+(one rename: OUT appears whole or not at all) and removed. Every frame is a pure function of its id, so where a task runs does not matter;
 on a multi-node cluster OUT must be on a filesystem all nodes share. Rerunning the same
 command resumes: finished shards are skipped, unfinished ones resume from their metadata.
 """
@@ -16,8 +16,13 @@ from pathlib import Path
 from typing import Optional
 
 
+def shards_root(out: Path) -> Path:
+    out = Path(out).resolve()
+    return out.parent / f".{out.name}.shards"
+
+
 def shard_dir(out: Path, k: int, n: int) -> Path:
-    return out / ".shards" / f"{k}-of-{n}"
+    return shards_root(out) / f"{k}-of-{n}"
 
 
 def _run_shard(argv: list[str]) -> tuple[int, str]:
@@ -52,5 +57,5 @@ def export_on_ray(export_argv: list[str], out: Path, *, workers: int, address: O
         raise RuntimeError(f"{len(failed)} of {workers} shards failed; shard {k}: {last}")
     shards = [shard_dir(out, k, workers) for k in range(workers)]
     summary = merge(shards, out)
-    shutil.rmtree(out / ".shards")
+    shutil.rmtree(shards_root(out))
     return {**read_manifest(out), "ray": {"workers": workers, "address": address or "local"}, **summary}

@@ -8,24 +8,32 @@ Slots and stream indices. Every frame fills a *slot* of its stratum and is built
                        searched as a funnel: geometric terms (no render) first, then a render of
                        the survivors, then the image terms and the sanity check.
 Slots never depend on each other, so shards (slot % N == K) need no coordination and a
-killed export resumes by skipping the slots already in metadata.jsonl.
+killed export resumes by skipping the slots already in metadata.jsonl. Slots are streamed, never
+listed, so the size of a set is bounded by its disk, not by memory.
+
+One writer per folder: the export holds the folder's lock (setlock.py) from its first read to its
+last write. A damaged metadata log stops the export with the line named; `repair=True` keeps every
+good row (byte for byte), drops the bad ones and re-renders their slots.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sys
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 from . import __version__
 from .core import debug_images
 from .core.presets import PresetError, load_environment_preset
 from .envs import registry
-from .setio import append_row, atomic_write, read_manifest, read_rows, remove_partials, write_manifest
+from .setio import (METADATA, SetError, append_row, atomic_write, read_manifest, read_rows, remove_partials,
+                    row_problem, scan_jsonl, write_manifest)
+from .setlock import SetLock
 
 EXTRAS = "extras"  # masks/, overlays/, contact_sheets/ (beside the set's images)
 POSITIVE_BLOCK = 1000
@@ -34,6 +42,13 @@ REPLACEMENTS = 16
 # The positive stratum is drawn where the paper's scorer accepts under a quarter of random
 # frames (seven environments, as in the paper).
 POSITIVE_BELOW_SHARE = 0.25
+# Random slot i is drawn from index i and its replacements from REPLACEMENT_BASE + ..., so the random
+# stratum has REPLACEMENT_BASE slots at most; the positive stratum is held to the same size.
+MAX_SLOTS = REPLACEMENT_BASE
+# A lower bound on a frame's bytes on disk (JPEG of a rendered photo, its row): the export refuses a set
+# that cannot fit in the free space even at this size. Real frames are several times larger.
+MIN_JPEG_BYTES_PER_PIXEL = 0.02
+ROW_BYTES = 2048
 
 
 class ExportError(ValueError):
@@ -98,6 +113,11 @@ def validate(config: ExportConfig) -> dict:
     """Check everything before any work; return the loaded presets."""
     if config.random < 0 or config.positive < 0:
         raise ExportError(f"counts must be non-negative (random {config.random}, positive {config.positive})")
+    if max(config.random, config.positive) > MAX_SLOTS:
+        raise ExportError(f"at most {MAX_SLOTS:,} frames per environment and stratum (asked for random "
+                          f"{config.random:,}, positive {config.positive:,}); split a larger set by --seed")
+    if config.long_side_px < 16:
+        raise ExportError(f"the frame's long side must be at least 16 px, got {config.long_side_px}")
     if config.seed < 0:
         raise ExportError(f"--seed must be non-negative, got {config.seed}")
     if config.samples < 1:
@@ -142,9 +162,37 @@ class Progress:
             print(line, file=sys.stderr, flush=True)
 
 
-def _slots(count: int, shard: tuple[int, int]) -> list[int]:
+def _slots(count: int, shard: tuple[int, int]) -> range:
     k, n = shard
-    return [s for s in range(count) if s % n == k]
+    return range(k, count, n)
+
+
+def planned_work(config: ExportConfig, presets: dict) -> Iterator[tuple[str, str, int]]:
+    """Every (environment, stratum, slot) of this shard, in export order, one at a time."""
+    for env in config.environments:
+        yield from ((env, "random", s) for s in _slots(config.random, config.shard))
+        if wants_positive(presets[env]):
+            yield from ((env, "positive", s) for s in _slots(config.positive, config.shard))
+
+
+def expected_frames(config: ExportConfig, presets: dict) -> int:
+    """How many frames this shard holds when complete (the length of `planned_work`)."""
+    return sum(len(_slots(config.random, config.shard))
+               + (len(_slots(config.positive, config.shard)) if wants_positive(presets[env]) else 0)
+               for env in config.environments)
+
+
+def check_disk_space(config: ExportConfig, presets: dict, out: Path, already: int) -> None:
+    """Refuse, before any work, a set that cannot fit on its disk even at the smallest plausible frame size."""
+    frames = expected_frames(config, presets) - already
+    if frames <= 0:
+        return
+    short = config.long_side_px * 3 // 4
+    needed = frames * (config.long_side_px * short * MIN_JPEG_BYTES_PER_PIXEL + ROW_BYTES)
+    free = shutil.disk_usage(out).free
+    if needed > free:
+        raise ExportError(f"{frames:,} more frames need at least {needed / 1e9:,.1f} GB, but {out} has "
+                          f"{free / 1e9:,.1f} GB free; export fewer frames or to a larger disk")
 
 
 def metadata_row(record: dict, slot: int, config_hash: str) -> dict:
@@ -156,67 +204,120 @@ def metadata_row(record: dict, slot: int, config_hash: str) -> dict:
     return row
 
 
-def export(config: ExportConfig, out: Path, *, command: str = "", progress: Optional[Callable] = None,
-           max_frames: Optional[int] = None) -> dict:
-    """Run (or resume) an export into `out`; returns the manifest. With `max_frames`, stop after that
-    many new frames (the manifest then says complete: false; the same call resumes)."""
-    from . import pipeline
+class SlotStats:
+    """The positive-search counters and render discards of each finished slot, keyed by slot, so a slot
+    that is done again (after a kill between its manifest and its row, or a repair) replaces its own
+    numbers instead of adding to them. The manifest's totals are sums over these."""
 
+    def __init__(self, previous: Optional[dict]):
+        stats = (previous or {}).get("stats", {})
+        self.slots: dict[str, dict] = dict(stats.get("slots", {}))
+        # A manifest from before per-slot stats: keep its totals as a base the slots add to.
+        self.base_discards = Counter(stats.get("discards", {})) if "slots" not in stats else Counter()
+        self.base_search = ({env: Counter(c) for env, c in stats.get("positive_search", {}).items()}
+                            if "slots" not in stats else {})
+        self.timings = Counter(stats.get("timings", {}))
+
+    @staticmethod
+    def key(env: str, stratum: str, slot: int) -> str:
+        return f"{env}/{stratum}/{slot}"
+
+    def record(self, env: str, stratum: str, slot: int, discards: Counter, search: Counter) -> None:
+        entry = {k: dict(v) for k, v in (("discards", discards), ("search", search)) if v}
+        if entry:
+            self.slots[self.key(env, stratum, slot)] = entry
+        else:
+            self.slots.pop(self.key(env, stratum, slot), None)
+
+    def forget(self, key: str) -> None:
+        self.slots.pop(key, None)
+
+    def to_dict(self, environments) -> dict:
+        discards = Counter(self.base_discards)
+        search = {env: Counter(self.base_search.get(env, {})) for env in environments}
+        for key, entry in self.slots.items():
+            discards.update(entry.get("discards", {}))
+            search.setdefault(key.split("/", 1)[0], Counter()).update(entry.get("search", {}))
+        return {"discards": dict(discards), "positive_search": {k: dict(v) for k, v in search.items()},
+                "timings": dict(self.timings), "slots": self.slots}
+
+
+def export(config: ExportConfig, out: Path, *, command: str = "", progress: Optional[Callable] = None,
+           max_frames: Optional[int] = None, repair: bool = False) -> dict:
+    """Run (or resume) an export into `out`; returns the manifest. With `max_frames`, stop after that
+    many new frames (the manifest then says complete: false; the same call resumes). With `repair`, first
+    drop the damaged rows of the metadata log (the manifest lists them) and then re-render their slots.
+    Holds the folder's lock throughout (SetLocked if another writer has it)."""
     presets = validate(config)
     out = Path(out)
-    previous = read_manifest(out) if out.is_dir() else None
-    if previous is not None and previous.get("config") != json.loads(json.dumps(config.identity())):
+    out.mkdir(parents=True, exist_ok=True)
+    with SetLock(out, "export"):
+        return _export_locked(config, presets, out, command, progress, max_frames, repair)
+
+
+def _export_locked(config, presets, out, command, progress, max_frames, repair) -> dict:
+    from . import pipeline
+
+    config_hash = config.content_hash()
+    try:
+        previous = read_manifest(out)
+    except SetError:
+        if not repair:
+            raise SetError(f"{out / 'manifest.json'} is damaged; rerun the export's own command with --repair "
+                           "to rebuild it from the rows") from None
+        previous = None
+    identity = json.loads(json.dumps(config.identity()))
+    if previous is not None and previous.get("config") != identity:
         old = previous.get("config", {})
-        new = json.loads(json.dumps(config.identity()))
-        differing = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+        differing = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
         raise ExportError(f"{out} holds a set made with different settings ({', '.join(differing)}); "
                           "use another --out or the same settings to resume")
-    out.mkdir(parents=True, exist_ok=True)
     remove_partials(out)
-    rows = read_rows(out, repair=True)
-    done = {(r["environment"], r["stratum"], r["slot"]) for r in rows}
-    config_hash = config.content_hash()
-    stats = previous.get("stats", {}) if previous else {}
-    discards = Counter(stats.get("discards", {}))
-    search = {env: Counter(stats.get("positive_search", {}).get(env, {})) for env in config.environments}
-    timings = Counter(stats.get("timings", {}))
-
-    work = []
-    for env in config.environments:
-        work += [(env, "random", s) for s in _slots(config.random, config.shard)]
-        if wants_positive(presets[env]):
-            work += [(env, "positive", s) for s in _slots(config.positive, config.shard)]
-    todo = [w for w in work if w not in done]
-    if max_frames is not None:
-        remaining = len(todo)
-        todo = todo[:max_frames]
-    else:
-        remaining = len(todo)
-    tracker = Progress(len(todo), report=progress)
+    stats = SlotStats(previous)
+    repairs = list((previous or {}).get("repairs", []))
+    if repair:
+        dropped = repair_rows(out, config, presets, config_hash)
+        for entry in dropped:
+            if "slot_key" in entry:
+                stats.forget(entry["slot_key"])
+        repairs.append({"at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "dropped": dropped})
+    counts: dict = {}
+    done = set()
+    for r in read_rows(out, repair=True):
+        done.add((r["environment"], r["stratum"], r["slot"]))
+        counts.setdefault(r["environment"], Counter())[r["stratum"]] += 1
+    check_disk_space(config, presets, out, len(done))
+    expected = expected_frames(config, presets)
+    remaining = expected - len(done)
+    tracker = Progress(remaining if max_frames is None else min(max_frames, remaining), report=progress)
 
     def save_manifest(complete: bool) -> dict:
-        counts: dict = {}
-        for r in read_rows(out):
-            counts.setdefault(r["environment"], Counter())[r["stratum"]] += 1
         manifest = {
             "command": command, "config": config.identity(), "config_hash": config_hash,
-            "complete": complete, "expected_frames": len(work), "counts": {k: dict(v) for k, v in counts.items()},
-            "stats": {"discards": dict(discards), "positive_search": {k: dict(v) for k, v in search.items()},
-                      "timings": dict(timings)},
+            "complete": complete, "expected_frames": expected, "counts": {k: dict(v) for k, v in counts.items()},
+            "stats": stats.to_dict(config.environments),
             "versions": {"realitybench": __version__,
                          "preset_hashes": {env: p.content_hash() for env, p in presets.items()}},
         }
+        if repairs:
+            manifest["repairs"] = repairs
         write_manifest(out, manifest)
         return manifest
 
-    save_manifest(complete=not todo)
-    for env, stratum, slot in todo:
+    save_manifest(complete=remaining == 0)
+    new_frames = 0
+    for env, stratum, slot in planned_work(config, presets):
+        if (env, stratum, slot) in done:
+            continue
+        if max_frames is not None and new_frames >= max_frames:
+            break
         preset = presets[env]
         started = time.perf_counter()
+        discards, search = Counter(), Counter()
         if stratum == "random":
-            result = _random_frame(pipeline, config, preset, env, slot, discards, timings)
+            result = _random_frame(pipeline, config, preset, env, slot, discards, stats.timings)
         else:
-            result = _positive_frame(pipeline, config, preset, env, slot, discards, search[env], timings)
+            result = _positive_frame(pipeline, config, preset, env, slot, discards, search, stats.timings)
         fid = result.record["frame_id"]
         row = metadata_row(result.record, slot, config_hash)
         if config.extras:
@@ -224,14 +325,80 @@ def export(config: ExportConfig, out: Path, *, command: str = "", progress: Opti
             atomic_write(out / EXTRAS / "overlays" / env / f"{fid}.jpg",
                          debug_images.overlay_jpeg(result.jpeg, result.mask, row))
         atomic_write(out / env / f"{fid}.jpg", result.jpeg)
+        stats.timings["wall_s"] += time.perf_counter() - started
+        # The slot's stats before its row: a kill in between redoes the slot, which replaces them.
+        stats.record(env, stratum, slot, discards, search)
+        save_manifest(complete=False)
         append_row(out, row)
-        timings["wall_s"] += time.perf_counter() - started
+        new_frames += 1
+        counts.setdefault(env, Counter())[stratum] += 1
         save_manifest(complete=False)
         tracker.step(f"{env} {stratum} slot {slot}: {result.record['verdict']}")
-    complete = len(todo) == remaining
+    complete = len(done) + new_frames == expected
     if complete and config.extras:
         write_contact_sheets(out)
     return save_manifest(complete=complete)
+
+
+def _whole_jpeg(path: Path) -> bool:
+    """The file is there and is a JPEG from its start marker to its end marker (not cut short)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(2)
+            fh.seek(-2, 2)
+            return head == b"\xff\xd8" and fh.read(2) == b"\xff\xd9"
+    except OSError:
+        return False
+
+
+def repair_rows(out: Path, config: ExportConfig, presets: dict, config_hash: str) -> list[dict]:
+    """Rewrite metadata.jsonl with its good rows only, each byte for byte; return what was dropped and why.
+
+    A row is good when it parses, passes `row_problem` (keys, plain names, a path inside the set), was
+    made with this export's settings, fills a slot of this export that no earlier row fills, and its image
+    is a whole JPEG. Rows made with other settings stop the repair: the wrong options were given."""
+    path = out / METADATA
+    parsed, damaged, _ = scan_jsonl(path)
+    dropped = [{"line": number, "why": why} for number, why in damaged]
+    kept, seen, other_settings = [], {}, 0
+    for number, row, raw in parsed:
+        problem = row_problem(row, out)
+        key = (row.get("environment"), row.get("stratum"), row.get("slot")) if problem is None else None
+        if problem is None and row.get("config_hash") != config_hash:
+            problem = f"made with other settings (config_hash {str(row.get('config_hash'))[:16]!r})"
+            other_settings += 1
+        if problem is None and not _in_plan(config, presets, *key):
+            problem = f"slot {key[1]} {key[2]} of {key[0]} is not part of this export"
+        if problem is None and key in seen:
+            problem = f"slot {key[1]} {key[2]} of {key[0]} again (first on line {seen[key]})"
+        if problem is None and not _whole_jpeg(out / row["file_name"]):
+            problem = f"image {row['file_name']} is missing or cut short"
+        if problem is None:
+            seen[key] = number
+            kept.append(raw)
+        else:
+            entry = {"line": number, "why": problem}
+            if key is not None:
+                entry["slot_key"] = SlotStats.key(*key)
+            if isinstance(row, dict) and isinstance(row.get("frame_id"), str):
+                entry["frame_id"] = row["frame_id"][:120]
+            dropped.append(entry)
+    if other_settings and not kept:
+        raise ExportError(f"no row of {path} was made with these settings (config_hash {config_hash}); repair "
+                          "with the export's own options (its manifest.json or command line)")
+    if dropped or (path.exists() and path.stat().st_size != sum(len(r) for r in kept)):
+        atomic_write(path, b"".join(kept))
+    for entry in dropped:
+        print(f"repair: dropped {METADATA} line {entry['line']}: {entry['why']}", file=sys.stderr, flush=True)
+    return sorted(dropped, key=lambda e: e["line"])
+
+
+def _in_plan(config: ExportConfig, presets: dict, env, stratum, slot) -> bool:
+    if env not in config.environments:
+        return False
+    if stratum == "random":
+        return slot in _slots(config.random, config.shard)
+    return stratum == "positive" and wants_positive(presets[env]) and slot in _slots(config.positive, config.shard)
 
 
 def write_contact_sheets(out: Path) -> None:
@@ -250,7 +417,7 @@ def _render(pipeline, config, preset, spec, timings):
     return result
 
 
-def _random_frame(pipeline, config, preset, env, slot, discards, timings):
+def _random_frame(pipeline, config, preset, env, slot, discards: Counter, timings: Counter):
     indices = [slot] + [REPLACEMENT_BASE + slot * REPLACEMENTS + k for k in range(REPLACEMENTS)]
     for index in indices:
         result = _render(pipeline, config, preset, pipeline.plan_frame(env, config.seed, "random", index), timings)
@@ -260,7 +427,7 @@ def _random_frame(pipeline, config, preset, env, slot, discards, timings):
     raise RuntimeError(f"{env} random slot {slot}: {REPLACEMENTS + 1} poses in a row failed the render sanity check")
 
 
-def _positive_frame(pipeline, config, preset, env, slot, discards, search, timings):
+def _positive_frame(pipeline, config, preset, env, slot, discards: Counter, search: Counter, timings: Counter):
     for k in range(POSITIVE_BLOCK):
         spec = pipeline.plan_frame(env, config.seed, "positive", slot * POSITIVE_BLOCK + k)
         search["candidates"] += 1

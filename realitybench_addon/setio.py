@@ -6,13 +6,20 @@ Layout (a Hugging Face `imagefolder` set):
     DIR/<environment>/<frame id>.jpg
     DIR/manifest.json          the command, config, counts, discards, timings (rewritten atomically)
 A row is whole or absent: a torn last line (a kill mid-append) is ignored and truncated on
-resume; a `.partial` file is never presented as a frame.
+resume; a `.partial` file is never presented as a frame. Anything else that is wrong with the log
+(a damaged line in the middle, a row without its keys, a `file_name` that leaves the set) is
+damage, not a crash artefact: readers stop with a `SetError` naming the line, and
+`export --repair` keeps every good row and re-renders only the bad ones.
+
+A set is a folder people pass around, so nothing in it is trusted: every row's image path must be
+`ENVIRONMENT/FRAME_ID.jpg` with plain names, and must resolve (links followed) inside the set.
 """
 from __future__ import annotations
 
 import json
 import math
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -61,29 +68,98 @@ def append_row(directory: Path, row: dict) -> None:
     append_jsonl(directory / METADATA, row)
 
 
+class SetError(ValueError):
+    """A set on disk is damaged or hostile; the message names the file and the line."""
+
+
+# Names that are one plain path component: no separator, no "..", no leading dot.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
+ROW_KEYS = ("file_name", "frame_id", "environment", "stratum", "slot")
+REPAIR_HINT = "rerun the export's own command with --repair to keep the good rows and re-render the rest"
+
+
+def row_problem(row, directory: Path) -> str | None:
+    """Why a metadata row cannot be trusted, or None. The image must be ENVIRONMENT/FRAME_ID.jpg inside
+    `directory` (links followed), so a row can never point a reader at another file."""
+    if not isinstance(row, dict):
+        return f"a JSON {type(row).__name__}, not an object"
+    missing = [k for k in ROW_KEYS if k not in row]
+    if missing:
+        return f"lacks {', '.join(missing)}"
+    for key in ("frame_id", "environment", "stratum"):
+        if not isinstance(row[key], str) or not _PLAIN_NAME.match(row[key]) or ".." in row[key]:
+            return f"{key} {str(row[key])[:80]!r} is not a plain name"
+    if not isinstance(row["slot"], int) or isinstance(row["slot"], bool) or row["slot"] < 0:
+        return f"slot {str(row['slot'])[:80]!r} is not a non-negative integer"
+    expected = f"{row['environment']}/{row['frame_id']}.jpg"
+    if row["file_name"] != expected:
+        return f"file_name {str(row['file_name'])[:120]!r} is not {expected!r}"
+    root = directory.resolve()
+    if not (root / expected).resolve().is_relative_to(root):
+        return f"file_name {expected!r} leads outside the set (through a link)"
+    return None
+
+
+def image_path(directory: Path, row: dict) -> Path:
+    """The image of a row already checked by `read_rows`, checked again at the moment of use (a link
+    can be swapped in after the rows were read)."""
+    root = Path(directory).resolve()
+    path = (root / row["file_name"]).resolve()
+    if not path.is_relative_to(root):
+        raise SetError(f"{Path(directory) / METADATA}: frame {row['frame_id']}: image leads outside the set")
+    return path
+
+
 def read_rows(directory: Path, *, repair: bool = False) -> list[dict]:
-    """Every whole row; with `repair`, cut a torn last line off the file so appends stay clean."""
-    return read_jsonl(directory / METADATA, repair=repair)
+    """Every row of a set, each checked by `row_problem`; with `repair`, cut a torn last line off the file
+    so appends stay clean. A damaged row anywhere is a SetError naming its line."""
+    directory = Path(directory)
+    try:
+        rows = read_jsonl(directory / METADATA, repair=repair)
+    except SetError as exc:
+        raise SetError(f"{exc}; {REPAIR_HINT}") from None
+    first_line: dict = {}
+    for number, row in enumerate(rows, 1):
+        problem = row_problem(row, directory)
+        if problem is None and first_line.setdefault(row["frame_id"], number) != number:
+            problem = f"frame {row['frame_id']} again (first on line {first_line[row['frame_id']]})"
+        if problem:
+            raise SetError(f"{directory / METADATA} line {number}: {problem}; {REPAIR_HINT}")
+    return rows
+
+
+def scan_jsonl(path: Path) -> tuple[list[tuple[int, object, bytes]], list[tuple[int, str]], int]:
+    """Every line of a JSONL file, forgiving: (line number, value, the line's bytes) for each parsed line,
+    (line number, why) for each damaged one, and the byte length of the whole lines. A last line without
+    its newline is torn, not damaged: it is left out of both lists and of the length."""
+    data = path.read_bytes() if path.exists() else b""
+    parsed, damaged, whole_end = [], [], 0
+    for number, line in enumerate(data.splitlines(keepends=True), 1):
+        if not line.endswith(b"\n"):
+            break  # torn by a kill mid-append: the only damage a crash leaves
+        whole_end += len(line)
+        try:
+            parsed.append((number, json.loads(line), line))
+        except json.JSONDecodeError as exc:
+            damaged.append((number, f"not JSON ({exc.msg} at column {exc.colno})"))
+        except UnicodeDecodeError:
+            damaged.append((number, "not UTF-8 text"))
+    return parsed, damaged, whole_end
 
 
 def read_jsonl(path: Path, *, repair: bool = False) -> list[dict]:
-    """Every whole line of an append-only JSONL file; with `repair`, cut a torn last line off."""
-    if not path.exists():
-        return []
-    data = path.read_bytes()
-    rows, good_end = [], 0
-    for line in data.splitlines(keepends=True):
-        if not line.endswith(b"\n"):
-            break
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            break
-        good_end += len(line)
-    if repair and good_end < len(data):
+    """Every line of an append-only JSONL file. A torn last line (no newline: a kill mid-append) is
+    ignored, and with `repair` cut off; a damaged whole line is a SetError naming it."""
+    path = Path(path)
+    parsed, damaged, whole_end = scan_jsonl(path)
+    if damaged:
+        number, why = damaged[0]
+        more = f" (and {len(damaged) - 1} more)" if len(damaged) > 1 else ""
+        raise SetError(f"{path} line {number} is damaged: {why}{more}")
+    if repair and path.exists() and whole_end < path.stat().st_size:
         with open(path, "r+b") as fh:
-            fh.truncate(good_end)
-    return rows
+            fh.truncate(whole_end)
+    return [value for _, value, _ in parsed]
 
 
 def write_manifest(directory: Path, manifest: dict) -> None:
@@ -91,8 +167,16 @@ def write_manifest(directory: Path, manifest: dict) -> None:
 
 
 def read_manifest(directory: Path) -> dict | None:
-    path = directory / MANIFEST
-    return json.loads(path.read_text()) if path.exists() else None
+    path = Path(directory) / MANIFEST
+    if not path.exists():
+        return None
+    try:
+        manifest = json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        manifest = None
+    if not isinstance(manifest, dict):
+        raise SetError(f"{path} is damaged (not a JSON object)")
+    return manifest
 
 
 def remove_partials(directory: Path) -> int:

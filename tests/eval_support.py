@@ -107,7 +107,8 @@ def make_set(directory, frames: list[dict]) -> Path:
         buf = io.BytesIO()
         Image.new("RGB", (16, 12), ((37 * n) % 256, (91 * n) % 256, (53 * n + 7) % 256)).save(buf, "JPEG")
         (directory / file_name).write_bytes(buf.getvalue())
-        row = {"file_name": file_name, "frame_id": fr["frame_id"], "environment": env, "stratum": fr["stratum"],
+        row = {"file_name": file_name, "slot": n, "frame_id": fr["frame_id"], "environment": env,
+               "stratum": fr["stratum"],
                "verdict": fr["verdict"], "scored": fr["verdict"] in ("accept", "reject"),
                "failing_terms": fr["failing"], "gray_terms": fr["gray"],
                "unscored_reason": "lag bolt missing from the scene" if fr["verdict"] == "unscored" else None,

@@ -122,7 +122,7 @@ REQUIRED = ("file_name", "frame_id", "environment", "stratum", "verdict", "groun
 
 def load_set(directory) -> list[AskItem]:
     """Every frame of an exported set, sorted by frame id; a clear EvalError for anything missing."""
-    from ..setio import METADATA, read_rows
+    from ..setio import METADATA, SetError, image_path, read_rows
 
     directory = Path(directory)
     if not directory.is_dir():
@@ -131,7 +131,9 @@ def load_set(directory) -> list[AskItem]:
         raise EvalError(f"{directory} is not an exported set: no {METADATA}")
     try:
         rows = read_rows(directory)
-    except (OSError, UnicodeDecodeError) as exc:
+    except SetError as exc:
+        raise EvalError(str(exc)) from None
+    except OSError as exc:
         raise EvalError(f"cannot read {directory / METADATA}: {exc}") from None
     if not rows:
         raise EvalError(f"{directory / METADATA} holds no frames")
@@ -144,18 +146,20 @@ def load_set(directory) -> list[AskItem]:
         if row["frame_id"] in seen:
             raise EvalError(f"{directory / METADATA}: frame {row['frame_id']} appears twice")
         seen.add(row["frame_id"])
-        image_path = directory / row["file_name"]
         try:
-            image = image_path.read_bytes()
+            path = image_path(directory, row)
+            image = path.read_bytes()
+        except SetError as exc:
+            raise EvalError(str(exc)) from None
         except OSError:
-            raise EvalError(f"frame {row['frame_id']}: image {image_path} is missing") from None
+            raise EvalError(f"frame {row['frame_id']}: image {directory / row['file_name']} is missing") from None
         ground_truth = row["ground_truth"] or {}
         item = Item(frame_id=row["frame_id"], environment=row["environment"], stratum=row["stratum"],
                     verdict=row["verdict"], failing_terms=tuple(row.get("failing_terms") or ()),
                     gray_terms=tuple(row.get("gray_terms") or ()), ground_truth=ground_truth,
                     keys=documentation_keys(row["environment"], ground_truth, cache), file_name=row["file_name"],
                     image_sha256=sha256_bytes(image), prompt_sha256=sha256_bytes(row["prompt"].encode()))
-        items.append(AskItem(item, row["prompt"], image_path))
+        items.append(AskItem(item, row["prompt"], path))
     items.sort(key=lambda a: a.item.frame_id)
     return items
 

@@ -153,7 +153,7 @@ class RB_OT_export(bpy.types.Operator):
         return {"RUNNING_MODAL"}
 
     def modal(self, context, event):
-        from ..setio import read_manifest, read_rows
+        from ..setio import SetError, read_manifest
 
         if event.type == "ESC":
             self._proc.kill()
@@ -162,9 +162,13 @@ class RB_OT_export(bpy.types.Operator):
             return {"CANCELLED"}
         if event.type != "TIMER":
             return {"PASS_THROUGH"}
-        manifest = read_manifest(self._out) or {}
+        try:  # the worker may be rewriting them; a damaged log is its error to report
+            manifest = read_manifest(self._out) or {}
+            done = sum((manifest.get("counts") or {}).get(env, {}).get(stratum, 0)
+                       for env in manifest.get("counts") or {} for stratum in ("random", "positive"))
+        except (SetError, OSError):
+            manifest, done = {}, 0
         total = manifest.get("expected_frames", 0)
-        done = len(read_rows(self._out))
         context.workspace.status_text_set(f"RealityBench export: {done}/{total or '?'} frames (Esc stops)")
         code = self._proc.poll()
         if code is None:
@@ -323,10 +327,14 @@ class RB_OT_browse(bpy.types.Operator):
 
     def execute(self, context):
         from ..core.rng import parse_frame_id
-        from ..setio import read_rows
+        from ..setio import SetError, read_rows
 
         s = context.window_manager.realitybench
-        rows = read_rows(Path(bpy.path.abspath(s.browse_dir))) if s.browse_dir else []
+        try:
+            rows = read_rows(Path(bpy.path.abspath(s.browse_dir))) if s.browse_dir else []
+        except (SetError, OSError) as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
         if not rows:
             self.report({"ERROR"}, f"no exported frames in {s.browse_dir or '(no folder chosen)'}")
             return {"CANCELLED"}

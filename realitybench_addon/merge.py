@@ -1,0 +1,116 @@
+"""Join the shard folders of one export into one complete set, all or nothing.
+
+Every shard is checked first (finished, same settings, the shards K/N for every K, every row sound,
+no slot twice, the expected frame count); only then is the set written, into a temporary folder
+beside OUT that becomes OUT by one rename. A refused merge leaves nothing behind that a reader
+could take for a set.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Sequence
+
+from .export import EXTRAS, ExportConfig, expected_frames, write_contact_sheets
+from .setio import append_row, image_path, read_manifest, read_rows, write_manifest
+from .setlock import SetLock
+
+
+class MergeError(ValueError):
+    """A merge refused before anything was written; the message names the shard and the problem."""
+
+
+def _check_shards(shard_dirs: Sequence[Path]) -> tuple[ExportConfig, list[dict]]:
+    manifests = []
+    for d in shard_dirs:
+        m = read_manifest(d)
+        if m is None:
+            raise MergeError(f"{d} is not an exported set (no manifest.json)")
+        if not m.get("complete"):
+            raise MergeError(f"{d} is an unfinished shard; resume it first")
+        if not isinstance(m.get("config"), dict) or "shard" not in m["config"]:
+            raise MergeError(f"{d}/manifest.json has no export settings")
+        manifests.append(m)
+    base = {k: v for k, v in manifests[0]["config"].items() if k != "shard"}
+    shards = []
+    for d, m in zip(shard_dirs, manifests):
+        if {k: v for k, v in m["config"].items() if k != "shard"} != base:
+            raise MergeError(f"{d} was exported with different settings from {shard_dirs[0]}")
+        shards.append(tuple(m["config"]["shard"]))
+    n = manifests[0]["config"]["shard"][1]
+    wanted = {(k, n) for k in range(n)}
+    if len(shards) != len(set(shards)) or set(shards) != wanted:
+        repeated = sorted({s for s in shards if shards.count(s) > 1})
+        missing = sorted(wanted - set(shards))
+        raise MergeError(f"shards missing or repeated: have {sorted(shards)}, missing {missing}, repeated {repeated}")
+    try:
+        config = ExportConfig.from_dict({**base, "shard": (0, 1)})
+    except TypeError as exc:
+        raise MergeError(f"{shard_dirs[0]}/manifest.json: unknown export settings ({exc})") from None
+    return config, manifests
+
+
+def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> dict:
+    """Check every shard, then write the merged set into OUT (which must not exist or be empty)."""
+    from .core.presets import load_environment_preset
+
+    shard_dirs = [Path(d) for d in shard_dirs]
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise MergeError(f"{out} already holds files; merge into a new or empty folder")
+    with ExitStack() as held:
+        for d in {d.resolve(): d for d in shard_dirs}.values():  # a shard named twice is refused below
+            try:  # no export may write a shard while it is read; a read-only shard needs no lock
+                held.enter_context(SetLock(d, "merge (reading)"))
+            except (PermissionError, FileNotFoundError, NotADirectoryError):
+                pass
+        config, manifests = _check_shards(shard_dirs)
+        presets = {env: load_environment_preset(env, [Path(p) for p in config.preset_dirs])
+                   for env in config.environments}
+        rows_by_shard, seen = [], {}
+        for d in shard_dirs:
+            rows = read_rows(d)
+            for row in rows:
+                key = (row["environment"], row["stratum"], row["slot"])
+                if key in seen:
+                    raise MergeError(f"frame slot {key} appears in {seen[key]} and {d}")
+                seen[key] = d
+                if not image_path(d, row).is_file():
+                    raise MergeError(f"{d}: frame {row['frame_id']} has no image {row['file_name']}")
+            rows_by_shard.append(rows)
+        expected = expected_frames(config, presets)
+        if len(seen) != expected:
+            raise MergeError(f"the shards hold {len(seen)} frames, the export expects {expected}; "
+                             "resume or re-export the shard that lacks frames")
+
+        staging = out.parent / f".{out.name}.merging-{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        try:
+            with SetLock(staging, "merge"):
+                for d, rows in zip(shard_dirs, rows_by_shard):
+                    for row in rows:
+                        target = staging / row["file_name"]
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        shutil.copy2(image_path(d, row), target)
+                        for kind, suffix in (("masks", ".png"), ("overlays", ".jpg")):
+                            extra = d / EXTRAS / kind / row["environment"] / f"{row['frame_id']}{suffix}"
+                            if extra.is_file() and extra.resolve().is_relative_to(d.resolve()):
+                                (staging / EXTRAS / kind / row["environment"]).mkdir(parents=True, exist_ok=True)
+                                shutil.copy2(extra, staging / EXTRAS / kind / row["environment"] / extra.name)
+                        append_row(staging, row)
+                write_manifest(staging, {
+                    "command": "merge", "config": config.identity(), "config_hash": config.content_hash(),
+                    "complete": True, "expected_frames": expected, "merged_from": [str(d) for d in shard_dirs],
+                    "shard_manifests": manifests})
+                if config.extras:
+                    write_contact_sheets(staging)
+            try:
+                os.rename(staging, out)  # replaces an empty OUT; fails if OUT gained files meanwhile
+            except OSError as exc:
+                raise MergeError(f"cannot move the merged set into {out}: {exc.strerror}") from None
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return {"frames": len(seen), "out": str(out)}
+

@@ -1,0 +1,96 @@
+"""One writer per set: an exclusive lock on the output folder for export, merge and repair.
+
+The lock is the kernel's (`flock` on `DIR/.realitybench.lock`), so it is freed the moment its
+holder dies, however it dies: a killed export never leaves a stale lock behind. The file itself
+only says who holds it (pid, host, command, since when) for the second writer's error message;
+a file left by a dead holder is simply taken over.
+
+Worker processes of one export (`--recycle-every`) inherit the parent's open lock file through
+REALITYBENCH_LOCK_FD and so share its lock instead of competing for it.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+
+LOCK_FILE = ".realitybench.lock"
+INHERITED_FD = "REALITYBENCH_LOCK_FD"
+
+
+class SetLocked(RuntimeError):
+    """Another process is writing the set; the message names it."""
+
+
+def _holder(path: Path) -> str:
+    try:
+        info = json.loads(path.read_text())
+        since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info["since"]))
+        return f"{info['purpose']} (pid {info['pid']} on {info['host']}, since {since})"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "another process"
+
+
+class SetLock:
+    """`with SetLock(directory, "export"):` holds the folder's lock or raises SetLocked at once."""
+
+    def __init__(self, directory, purpose: str):
+        self.path = Path(directory) / LOCK_FILE
+        self.purpose = purpose
+        self.fd: int | None = None
+        self.inherited = False
+
+    def _inherited_fd(self) -> int | None:
+        """The parent's lock file descriptor, when this process is a worker of the export that holds it."""
+        text = os.environ.get(INHERITED_FD)
+        if not text or not text.isdigit():
+            return None
+        fd = int(text)
+        try:
+            held, here = os.fstat(fd), os.stat(self.path)
+        except OSError:
+            return None
+        return fd if (held.st_dev, held.st_ino) == (here.st_dev, here.st_ino) else None
+
+    def acquire(self) -> "SetLock":
+        inherited = self._inherited_fd()
+        if inherited is not None:
+            self.fd, self.inherited = inherited, True
+            return self
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise SetLocked(f"{self.path.parent} is being written by {_holder(self.path)}; "
+                            "wait for it to finish or stop it, then run again") from None
+        info = {"purpose": self.purpose, "pid": os.getpid(), "host": socket.gethostname(), "since": time.time(),
+                "command": " ".join(sys.argv)[:500]}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
+        self.fd = fd
+        return self
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        if not self.inherited:
+            os.ftruncate(self.fd, 0)  # no holder named any more; the file stays (unlinking would race)
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+        self.fd = None
+
+    def child_env(self) -> dict:
+        """Environment for a worker process that writes under this lock (pass `pass_fds=(lock.fd,)`)."""
+        return {**os.environ, INHERITED_FD: str(self.fd)}
+
+    def __enter__(self) -> "SetLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
