@@ -190,6 +190,13 @@ def test_frame_browser_rebuilds_a_frame_whose_live_terms_match_the_stored_ones(a
         if term["kind"] == "geometric":
             assert term["value"] == pytest.approx(stored["terms"][term["name"]]["value"]), term["name"]
     addon.stratum = "random"
+    # a set handed over with a row that points out of it is refused, named by its line
+    lines = (out / "metadata.jsonl").read_text().splitlines(keepends=True)
+    row = json.loads(lines[1])
+    lines[1] = json.dumps({**row, "file_name": "../../etc/passwd"}) + "\n"
+    (out / "metadata.jsonl").write_text("".join(lines))
+    with pytest.raises(RuntimeError, match="metadata.jsonl line 2: file_name '../../etc/passwd'"):
+        bpy.ops.realitybench.browse(step=0)
 
 
 def test_gray_ranges_from_ratings_fill_the_threshold_edits(addon, tmp_path):
