@@ -29,6 +29,7 @@ from typing import Callable, Iterator, Optional
 
 from . import __version__
 from .core import debug_images
+from .core.feasibility import check_positive_feasible, positive_search_exhausted
 from .core.presets import PresetError, load_environment_preset
 from .envs import registry
 from .setio import (METADATA, SetError, append_row, atomic_write, read_manifest, read_rows, remove_partials,
@@ -133,6 +134,19 @@ def validate(config: ExportConfig) -> dict:
             presets[env] = load_environment_preset(env, [Path(d) for d in config.preset_dirs])
         except PresetError as exc:
             raise ExportError(f"bad preset: {exc}") from None
+    for env, preset in presets.items():  # a positive frame no pose can reach at this size: say so now
+        problem = check_positive_feasible(env, preset, config.long_side_px) if (
+            config.positive > 0 and wants_positive(preset)) else None
+        if problem:
+            raise ExportError(problem)
+    if config.denoise and (config.random > 0 or config.positive > 0):
+        try:
+            from .bl.render import denoise_problem
+        except ImportError:  # no bpy in this process (a Ray driver): each worker checks again
+            denoise_problem = None
+        problem = denoise_problem(True) if denoise_problem is not None else None
+        if problem:
+            raise ExportError(problem)
     return presets
 
 
@@ -314,10 +328,15 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
         preset = presets[env]
         started = time.perf_counter()
         discards, search = Counter(), Counter()
-        if stratum == "random":
-            result = _random_frame(pipeline, config, preset, env, slot, discards, stats.timings)
-        else:
-            result = _positive_frame(pipeline, config, preset, env, slot, discards, search, stats.timings)
+        try:
+            if stratum == "random":
+                result = _random_frame(pipeline, config, preset, env, slot, discards, stats.timings)
+            else:
+                result = _positive_frame(pipeline, config, preset, env, slot, discards, search, stats.timings)
+        except ExportError:  # a search that ran dry: keep what it tried in the manifest
+            stats.record(env, stratum, slot, discards, search)
+            save_manifest(complete=False)
+            raise
         fid = result.record["frame_id"]
         row = metadata_row(result.record, slot, config_hash)
         if config.extras:
@@ -424,10 +443,13 @@ def _random_frame(pipeline, config, preset, env, slot, discards: Counter, timing
         if result.discard_reason is None:
             return result
         discards[result.discard_reason] += 1
-    raise RuntimeError(f"{env} random slot {slot}: {REPLACEMENTS + 1} poses in a row failed the render sanity check")
+    raise ExportError(f"{env} random slot {slot}: {REPLACEMENTS + 1} poses in a row failed the render sanity check "
+                      f"({', '.join(f'{k} {v}' for k, v in discards.items())}); the draws are deterministic, so "
+                      "a rerun fails the same way: use another --seed or check the environment's presets")
 
 
 def _positive_frame(pipeline, config, preset, env, slot, discards: Counter, search: Counter, timings: Counter):
+    failing: Counter = Counter()  # which terms turned candidates away, for the message when none passes
     for k in range(POSITIVE_BLOCK):
         spec = pipeline.plan_frame(env, config.seed, "positive", slot * POSITIVE_BLOCK + k)
         search["candidates"] += 1
@@ -436,6 +458,7 @@ def _positive_frame(pipeline, config, preset, env, slot, discards: Counter, sear
         timings["scene_build_s"] += geometric.timings["scene_build_s"]
         if geometric.record["verdict"] not in ("accept", "pending") or geometric.discard_reason:
             search["geometric_rejects"] += 1
+            failing.update(geometric.record["failing_terms"] + geometric.record["gray_terms"])
             continue
         result = _render(pipeline, config, preset, spec, timings)
         search["renders"] += 1
@@ -446,4 +469,5 @@ def _positive_frame(pipeline, config, preset, env, slot, discards: Counter, sear
             search["accepted"] += 1
             return result
         search["image_rejects"] += 1
-    raise RuntimeError(f"{env} positive slot {slot}: no accepted pose among {POSITIVE_BLOCK} candidates")
+        failing.update(result.record["failing_terms"] + result.record["gray_terms"])
+    raise ExportError(positive_search_exhausted(env, slot, config.long_side_px, preset, search, failing))

@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 BLENDER = os.environ.get("RB_BLENDER_EXECUTABLE", "/usr/bin/blender")
 PLUGIN_DIR = Path(os.environ.get("RB_PYTEST_BLENDER_DIR", REPO / ".venv" / "pytest-blender"))
 INNER = "tests/blender_binary"
-EXPECTED_PASSED = 7  # every test in test_smoke.py
+EXPECTED_PASSED = 9  # every test in test_smoke.py
 TIMEOUT_S = 600
 
 
@@ -56,6 +56,8 @@ def test_smoke_suite_inside_blender_binary(tmp_path):
     addons = tmp_path / "addons"
     shutil.copytree(REPO / "realitybench_addon", addons / "realitybench_addon",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    # Inside the package, as build.py lays out the extension: the installed copy has no repository beside it.
+    shutil.copytree(REPO / "presets", addons / "realitybench_addon" / "presets")
     # Options meant for the venv's pytest must not reach Debian's pytest inside Blender.
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
     for var, sub in (("BLENDER_USER_CONFIG", "config"), ("BLENDER_USER_SCRIPTS", "scripts"), ("TMPDIR", "tmp")):

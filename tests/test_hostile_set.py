@@ -386,3 +386,19 @@ def test_the_bpy_extra_pins_numpy_below_2():
     import numpy
 
     assert int(numpy.__version__.split(".")[0]) < 2  # what the tests' own venv resolved
+
+
+# 14. A positive stratum no pose can reach at the asked size is refused before any work -------------
+
+def test_a_positive_stratum_out_of_reach_at_this_size_is_refused_at_once(tmp_path):
+    pytest.importorskip("bpy")
+    out = tmp_path / "set"
+    result = cli("export", "--env", "breaker_label", "--random", "0", "--positive", "1", "--resolution", "64x48",
+                 "--out", out, timeout=120)
+    assert_refused(result, "breaker_label: no pose can pass text_row_px >= ", "at 64 px long side",
+                   "use a larger --resolution", "--positive 0")
+    assert not out.exists()
+    # the same size without a positive stratum is fine to plan
+    from realitybench_addon.api import export_config
+
+    export_config("breaker_label", random=1, positive=0, long_side_px=64)

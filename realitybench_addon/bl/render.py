@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
+from typing import Optional
 
 import bpy
 import numpy as np
@@ -54,7 +55,19 @@ def cycles_device(kind: str) -> str:
     return "CPU"
 
 
+def denoise_problem(denoise: bool) -> Optional[str]:
+    """None, or one line saying that this Blender cannot denoise and which option turns denoising off.
+    An export checks it before any work: a build without OpenImageDenoise fails every denoised render."""
+    if not denoise or compat.has_openimagedenoise():
+        return None
+    return (f"this Blender ({bpy.app.version_string}) was built without OpenImageDenoise, so Cycles cannot "
+            "denoise; use --no-denoise (denoise=False from Python or the export operator)")
+
+
 def configure_cycles(scene, samples: int = 16, denoise: bool = False, device: str = "cpu") -> None:
+    problem = denoise_problem(denoise)
+    if problem:
+        raise RuntimeError(problem)
     scene.render.engine = "CYCLES"
     scene.cycles.device = cycles_device(device)
     scene.cycles.samples = samples

@@ -136,6 +136,37 @@ def test_tiny_render_gives_target_mask():
     assert not any(n.bl_idname == "CompositorNodeOutputFile" for n in scene.node_tree.nodes)
 
 
+def test_denoise_probe_matches_the_build():
+    """Debian's 3.4.1 has no OpenImageDenoise: the probe says so before any render, and the problem names
+    the option that turns denoising off (a build with it reports no problem)."""
+    import _cycles
+    from realitybench_addon.bl import compat, render
+
+    built_with = bool(_cycles.with_openimagedenoise)
+    assert compat.has_openimagedenoise() is built_with
+    assert compat.denoise_test_render() is built_with
+    assert render.denoise_problem(False) is None
+    if built_with:
+        assert render.denoise_problem(True) is None
+    else:
+        assert render.denoise_problem(True) == (
+            f"this Blender ({bpy.app.version_string}) was built without OpenImageDenoise, so Cycles cannot "
+            "denoise; use --no-denoise (denoise=False from Python or the export operator)")
+
+
+def test_export_without_the_denoiser_stops_before_any_work(addon, tmp_path):
+    """The export operator on a build without OpenImageDenoise: one error naming the option, no folder."""
+    import _cycles
+
+    if _cycles.with_openimagedenoise:
+        pytest.skip("this build has OpenImageDenoise")
+    out = tmp_path / "set"
+    with pytest.raises(RuntimeError, match=r"built without OpenImageDenoise.*use --no-denoise \(denoise=False"):
+        bpy.ops.realitybench.export(environments="tape_gap", random=1, positive=0, resolution="64x48", samples=1,
+                                    out=str(out))
+    assert not out.exists()
+
+
 def test_reset_scene_keeps_addon_enabled(addon):
     from realitybench_addon.bl import analytic
 
