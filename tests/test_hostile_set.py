@@ -402,3 +402,17 @@ def test_a_positive_stratum_out_of_reach_at_this_size_is_refused_at_once(tmp_pat
     from realitybench_addon.api import export_config
 
     export_config("breaker_label", random=1, positive=0, long_side_px=64)
+
+
+@pytest.mark.slow
+def test_a_positive_search_that_runs_dry_is_one_line_saying_what_to_change(tmp_path):
+    """breaker_label slot 2 at 320x240 (seed 0) has no accepted pose among its 1000 candidates."""
+    pytest.importorskip("bpy")
+    out = tmp_path / "set"
+    result = cli("export", "--env", "breaker_label", "--random", "0", "--positive", "3", "--shard", "2/3",
+                 "--resolution", "320x240", *SMALL[2:], "--out", out)
+    assert_refused(result, "breaker_label positive slot 2: no accepted frame among 1000 candidates at 320 px",
+                   "failing terms: text_row_px", "a rerun fails the same way", "use a larger --resolution")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert not manifest["complete"] and not (out / "metadata.jsonl").exists()
+    assert manifest["stats"]["positive_search"]["breaker_label"]["candidates"] == 1000  # what it tried is kept
