@@ -10,6 +10,7 @@ them; tests/rating_support.py), then prints:
     answering --answers frames at once over HTTP; every answer is a committed SQLite transaction;
   - the time of the `ratings` report with 5 raters on every frame.
 Targets (2-core dev machine): p95 answer latency under 100 ms with 8 raters; report under 10 s.
+The report at a million ratings: benchmarks/bench_ratings_scale.py.
 """
 from __future__ import annotations
 

@@ -45,9 +45,9 @@ def scored_row(environment: str, index: int, overrides: dict, stratum: str = "ra
     measurements = {**passing_measurements(environment), **overrides}
     results, verdict = evaluate(preset.terms, measurements)
     frame_id = f"{environment}-{stratum}-s0-{index:06d}"
-    return {"file_name": f"{environment}/{frame_id}.jpg", "frame_id": frame_id, "environment": environment,
-            "stratum": stratum, "terms": {r.name: {k: v for k, v in r.to_dict().items() if k != "name"}
-                                          for r in results},
+    return {"file_name": f"{environment}/{frame_id}.jpg", "slot": index, "frame_id": frame_id,
+            "environment": environment, "stratum": stratum,
+            "terms": {r.name: {k: v for k, v in r.to_dict().items() if k != "name"} for r in results},
             "measurements": measurements, "verdict": verdict.verdict.value, "scored": verdict.scored,
             "failing_terms": list(verdict.failing), "gray_terms": list(verdict.gray), "unscored_reason": None,
             "ground_truth": GROUND_TRUTH[environment],
@@ -73,3 +73,19 @@ def make_scored_set(directory, frames: list[tuple[str, int, dict]], stratum_of=N
 def distance_set(directory, n: int = 20) -> Path:
     """rail_attachment frames whose camera distance alone decides the verdict: 0.5 m .. 2.4 m."""
     return make_scored_set(directory, [("rail_attachment", i, {"camera_distance": 0.5 + 0.1 * i}) for i in range(n)])
+
+
+def database_snapshot(set_dir):
+    """Every row of every table of the set's ratings database, read with SQLite itself (None when there
+    is none): what "nothing changed" is checked against."""
+    import sqlite3
+
+    path = Path(set_dir) / "ratings.sqlite"
+    if not path.exists():
+        return None
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)  # reading never makes one
+    try:
+        tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+        return {t: sorted(db.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
+    finally:
+        db.close()

@@ -63,7 +63,7 @@ def test_rate_serves_the_set_and_stops_cleanly(rated_set):
         assert progress == {"rater": "dee", "total": 5, "rated": 0, "next_position": 0}
         shown = requests.get(url + "api/frame", params={"rater": "dee", "position": 0}, timeout=10).json()
         first = rater_order([f"car_view-random-s0-{i:06d}" for i in range(5)], "dee")[0]
-        assert shown["frame"]["token"] == frame_token(first)
+        assert shown["frame"]["token"] == frame_token(store_of(rated_set).secret, first)
         assert "verdict" not in json.dumps(shown) and "car_view-random" not in json.dumps(shown)
         image = requests.get(url.rstrip("/") + shown["frame"]["image"], timeout=10)
         assert image.headers["Content-Type"] == "image/jpeg" and image.content == (rated_set / "car_view" /

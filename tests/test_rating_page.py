@@ -13,7 +13,7 @@ import pytest
 
 from rating_support import make_scored_set
 
-from realitybench_addon.rating.server import RatingServer, RatingSession, frame_token
+from realitybench_addon.rating.server import RatingServer, RatingSession
 from realitybench_addon.rating.split import rater_order
 
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
@@ -103,7 +103,7 @@ def test_mouse_keyboard_reload_and_back(served, browser):
     session, server = served
     total = len(FRAMES)
     order = rater_order(session.items, "ann")
-    tokens = [frame_token(f) for f in order]
+    tokens = [session.token(f) for f in order]
     start_as(browser, server, "ann")
 
     # frame 1 of ann's own shuffled order, with exactly the prompt a model gets; no id, no verdict
@@ -171,9 +171,9 @@ def test_documentation_fields_are_checked_and_saved(served, browser):
     order = rater_order(session.items, "cy")
     car = next(k for k, f in enumerate(order) if f.startswith("slope_gauge"))
     for k in range(car):  # skip to the first slope_gauge frame with "can't tell"
-        expect_frame(browser, frame_token(order[k]))
+        expect_frame(browser, session.token(order[k]))
         press(browser, "c")
-    expect_frame(browser, frame_token(order[car]))
+    expect_frame(browser, session.token(order[car]))
     press(browser, "f")  # opens the fields; the key is not typed into the first field
     inputs = {i.get_attribute("data-key"): i for i in browser.find_elements("css selector", "#fields [data-key]")}
     assert set(inputs) == {k for k, _ in session.items[order[car]].item.keys}
@@ -200,7 +200,7 @@ def test_two_raters_at_once(served):
         assert orders["ann"] != orders["bob"]  # each rater has a shuffle of their own
         for n in range(1, len(FRAMES) + 1):  # interleaved: ann, bob, ann, bob, ...
             for name, driver, key in (("ann", ann, "a"), ("bob", bob, "r")):
-                expect_frame(driver, frame_token(orders[name][n - 1]))
+                expect_frame(driver, session.token(orders[name][n - 1]))
                 press(driver, key)
                 rated_count(driver, n, len(FRAMES))
         rows = db_rows(session)

@@ -39,7 +39,7 @@ def load_ratings(path, items: list[Item]) -> list[tuple[str, str, str]]:
         frames = {i.frame_id: i.environment for i in items}
         ratings = [r for r in RatingStore(path, frames).ratings() if r.frame_id in frames]
     else:
-        ratings = read_ratings_file(path, [i.frame_id for i in items])
+        ratings = read_ratings_file(path, {i.frame_id: i.keys for i in items})
     return [(r.frame_id, r.rater, r.answer) for r in ratings if r.answer in RATINGS]
 
 

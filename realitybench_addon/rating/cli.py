@@ -1,17 +1,21 @@
 """`python -m realitybench_addon rate DIR` and `... ratings DIR` (see docs/ratings.md).
 
     rate DIR [--host H] [--port P] [--env ENV[,ENV]] [--stratum random|positive|all] [--per-env N] [--no-fields]
+             [--passphrase-file FILE]     (or the passphrase in $REALITYBENCH_RATING_PASSPHRASE)
     ratings DIR [--presets DIR ...] [--held-out] [--import FILE] [--export FILE]
                 [--apply-gray ENV.TERM ...] [--presets-out DIR] [--markdown FILE] [--clear-share S]
                 [--min-ratings N]
 """
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from pathlib import Path
 
 from .errors import RatingsError
+
+PASSPHRASE_ENV = "REALITYBENCH_RATING_PASSPHRASE"
 
 
 def add_parsers(sub) -> None:
@@ -27,6 +31,10 @@ def add_parsers(sub) -> None:
     r.add_argument("--per-env", type=int, default=None, metavar="N",
                    help="offer only N frames of each environment, drawn once for all raters (the paper rated 30)")
     r.add_argument("--no-fields", action="store_true", help="do not offer the documentation fields")
+    r.add_argument("--passphrase-file", default=None, metavar="FILE",
+                   help=f"require a shared rater passphrase, read from the first line of FILE (or set "
+                        f"${PASSPHRASE_ENV}); the page asks raters for it. Kept out of the command line so it "
+                        f"stays out of the shell history")
 
     s = sub.add_parser("ratings", help="rater agreement, the scorer against the raters' majority, gray ranges "
                                        "suggested from rater splits; import and export ratings")
@@ -60,16 +68,51 @@ def _stop_on_sigterm(signum, frame):
     raise KeyboardInterrupt  # stop the server as Ctrl-C does: the summary is still printed
 
 
+def _passphrase(args):
+    """The rater passphrase from --passphrase-file or the environment; None for none."""
+    from .server import check_passphrase
+
+    from_env = os.environ.get(PASSPHRASE_ENV)
+    if args.passphrase_file is not None and from_env is not None:
+        raise RatingsError(f"--passphrase-file and ${PASSPHRASE_ENV} are both given: use one")
+    if args.passphrase_file is not None:
+        try:
+            lines = Path(args.passphrase_file).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RatingsError(f"cannot read --passphrase-file {args.passphrase_file}: "
+                               f"{getattr(exc, 'strerror', None) or exc}") from None
+        passphrase, where = (lines[0].strip() if lines else ""), f"--passphrase-file {args.passphrase_file}"
+    elif from_env is not None:
+        passphrase, where = from_env.strip(), f"${PASSPHRASE_ENV}"
+    else:
+        return None
+    try:
+        return check_passphrase(passphrase)
+    except RatingsError as exc:
+        raise RatingsError(f"{where}: {exc}") from None
+
+
 def run_rate(args) -> dict:
     from .server import RatingServer, RatingSession
 
     if not 0 <= args.port <= 65535:
         raise RatingsError(f"--port {args.port} is not a port number (0-65535)")
+    passphrase = _passphrase(args)
     session = RatingSession(args.directory, _env_list(args.env), args.stratum, ask_fields=not args.no_fields,
                             per_environment=args.per_env)
-    server = RatingServer(session, args.host, args.port, quiet=not args.verbose)
+    server = RatingServer(session, args.host, args.port, quiet=not args.verbose, passphrase=passphrase)
     print(f"rating page: {server.url}  ({len(session.items)} frames; answers go to {session.store.path}; "
-          f"Ctrl-C stops)", file=sys.stderr, flush=True)
+          f"{'raters need the passphrase; ' if passphrase else ''}Ctrl-C stops)", file=sys.stderr, flush=True)
+    if server.open_to_network:
+        host, port = server.httpd.server_address[:2]
+        if passphrase is None:
+            print(f"warning: --host {args.host} opens the rating page to the network with no passphrase: anyone "
+                  f"who reaches {host}:{port} can see the set's frames and write ratings; set ${PASSPHRASE_ENV} "
+                  f"or --passphrase-file FILE to let in only raters who know it", file=sys.stderr, flush=True)
+        else:
+            print(f"warning: --host {args.host} opens the rating page to the network over plain HTTP: only "
+                  f"raters with the passphrase get in, but it and their answers cross the network unencrypted",
+                  file=sys.stderr, flush=True)
     previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
         server.serve_forever()
@@ -100,7 +143,7 @@ def run_ratings(args) -> dict:
     done = {}
     rated = RatedSet(args.directory, args.presets)
     if args.import_file:
-        ratings = read_ratings_file(args.import_file, rated.rows)
+        ratings = read_ratings_file(args.import_file, rated.frame_keys())
         done["imported"] = rated.store.import_ratings(ratings, Path(args.import_file).name)
     options = dict(clear_share=args.clear_share, min_ratings=args.min_ratings)
     report = summarize(rated, held_out=args.held_out, **options)

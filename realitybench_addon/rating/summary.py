@@ -8,7 +8,9 @@ as no longer clean.
 """
 from __future__ import annotations
 
+import math
 import statistics
+from collections import defaultdict
 from pathlib import Path
 from typing import Iterable, Optional
 
@@ -53,16 +55,26 @@ class RatedSet:
             self.unscored_by_rule_only[f] = (verdict.verdict.value == "unscored" and not verdict.failing
                                              and not verdict.gray)
 
+    def frame_keys(self) -> dict[str, tuple]:
+        """frame_id -> the documentation keys the rating page asks for that frame (name, JSON type)."""
+        from ..evaluation.items import documentation_keys
+
+        cache: dict = {}
+        return {f: documentation_keys(row["environment"], row.get("ground_truth") or {}, cache)
+                for f, row in self.rows.items()}
+
 
 def _field_score(rated: RatedSet, rating, cache: dict) -> Optional[float]:
     """The mean score of the documentation fields a rater filled in, scored like a model's answers
     (evaluation/fields.py) on frames whose documentation counts; None elsewhere."""
+    if not rating.fields:
+        return None
     from ..evaluation.fields import score_field
     from ..evaluation.items import documentation_keys
 
     row = rated.rows[rating.frame_id]
     verdict, rule_only = rated.verdicts[rating.frame_id], rated.unscored_by_rule_only[rating.frame_id]
-    if not rating.fields or not (verdict == "accept" or rule_only):
+    if not (verdict == "accept" or rule_only):
         return None
     types = dict(documentation_keys(row["environment"], row["ground_truth"], cache))
     scores = [score_field(row["environment"], key, types[key], row["ground_truth"].get(key), value)
@@ -71,21 +83,23 @@ def _field_score(rated: RatedSet, rating, cache: dict) -> Optional[float]:
 
 
 def _per_rater(rated: RatedSet, ratings) -> dict:
-    out, cache = {}, {}
-    for rater in sorted({r.rater for r in ratings}):
-        mine = [r for r in ratings if r.rater == rater]
+    out, cache, by_rater = {}, {}, defaultdict(list)
+    for r in ratings:
+        by_rater[r.rater].append(r)
+    for rater in sorted(by_rater):
+        mine = by_rater[rater]
         seconds = [r.seconds for r in mine if r.seconds is not None]
-        fields = [x for x in (_field_score(rated, r, cache) for r in mine) if x is not None]
+        fields = [x for x in (_field_score(rated, r, cache) for r in mine if r.fields) if x is not None]
         out[rater] = {"ratings": len(mine), "cant_tell": sum(r.answer == "cant_tell" for r in mine),
                       "median_seconds": statistics.median(seconds) if seconds else None,
                       "documentation": {"frames": len(fields),
-                                        "mean_field_score": sum(fields) / len(fields) if fields else None}}
+                                        "mean_field_score": math.fsum(fields) / len(fields) if fields else None}}
     return out
 
 
-def _group(rated: RatedSet, frames: set[str], ratings, votes, split, held_out: bool, freezes: dict,
+def _group(rated: RatedSet, frames: set[str], mine, votes, split, held_out: bool, freezes: dict,
            min_ratings: int) -> dict:
-    mine = [r for r in ratings if r.frame_id in frames]
+    """The figures of one group of frames; `mine` are the ratings of those frames."""
     group_votes = {f: v for f, v in votes.items() if f in frames}
     tuning = [f for f in frames if split.get(f) == "tuning"]
     held = [f for f in frames if split.get(f) == "held_out"]
@@ -110,7 +124,7 @@ def _group(rated: RatedSet, frames: set[str], ratings, votes, split, held_out: b
 
 def summarize(rated: RatedSet, *, held_out: bool = False, clear_share: float = CLEAR_SHARE,
               min_ratings: int = MIN_MAJORITY_RATINGS) -> dict:
-    all_ratings = rated.store.ratings()
+    all_ratings = rated.store.ratings(ordered=False)  # every figure below is independent of the order
     ratings = [r for r in all_ratings if r.frame_id in rated.rows]
     votes = votes_by_frame(ratings)
     split = rated.store.split()
@@ -122,9 +136,15 @@ def summarize(rated: RatedSet, *, held_out: bool = False, clear_share: float = C
               "presets": {e: rated.presets[e].content_hash() for e in environments},
               "preset_folders": [str(p) for p in rated.preset_dirs],
               "per_rater": _per_rater(rated, ratings), "environments": {}, "gray_suggestions": []}
+    frames_of, ratings_of = defaultdict(set), defaultdict(list)  # by environment, in one pass each
+    for f, e in rated.environments.items():
+        frames_of[e].add(f)
+    for r in ratings:
+        ratings_of[rated.environments[r.frame_id]].append(r)
     for env in environments:
-        frames = {f for f, e in rated.environments.items() if e == env}
-        report["environments"][env] = _group(rated, frames, ratings, votes, split, held_out, freezes, min_ratings)
+        frames = frames_of[env]
+        report["environments"][env] = _group(rated, frames, ratings_of[env], votes, split, held_out, freezes,
+                                             min_ratings)
         tuning = {f: rated.results[f] for f in frames if split.get(f) == "tuning" and f in votes}
         report["gray_suggestions"] += suggest_gray(rated.presets[env], tuning, votes, split, clear_share)
     rated_frames = {r.frame_id for r in ratings}
