@@ -78,9 +78,10 @@ ROW_KEYS = ("file_name", "frame_id", "environment", "stratum", "slot")
 REPAIR_HINT = "rerun the export's own command with --repair to keep the good rows and re-render the rest"
 
 
-def row_problem(row, directory: Path) -> str | None:
+def row_problem(row, directory: Path, root: Path | None = None) -> str | None:
     """Why a metadata row cannot be trusted, or None. The image must be ENVIRONMENT/FRAME_ID.jpg inside
-    `directory` (links followed), so a row can never point a reader at another file."""
+    `directory` (links followed; `root` is the folder already resolved), so a row can never point a reader
+    at another file."""
     if not isinstance(row, dict):
         return f"a JSON {type(row).__name__}, not an object"
     missing = [k for k in ROW_KEYS if k not in row]
@@ -94,7 +95,7 @@ def row_problem(row, directory: Path) -> str | None:
     expected = f"{row['environment']}/{row['frame_id']}.jpg"
     if row["file_name"] != expected:
         return f"file_name {str(row['file_name'])[:120]!r} is not {expected!r}"
-    root = directory.resolve()
+    root = root or directory.resolve()
     if not (root / expected).resolve().is_relative_to(root):
         return f"file_name {expected!r} leads outside the set (through a link)"
     return None
@@ -119,8 +120,9 @@ def read_rows(directory: Path, *, repair: bool = False) -> list[dict]:
     except SetError as exc:
         raise SetError(f"{exc}; {REPAIR_HINT}") from None
     first_line: dict = {}
+    root = directory.resolve()
     for number, row in enumerate(rows, 1):
-        problem = row_problem(row, directory)
+        problem = row_problem(row, directory, root)
         if problem is None and first_line.setdefault(row["frame_id"], number) != number:
             problem = f"frame {row['frame_id']} again (first on line {first_line[row['frame_id']]})"
         if problem:
