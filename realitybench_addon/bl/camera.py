@@ -44,7 +44,7 @@ def apply_capture(scene, camera_obj, settings: CameraSettings, capture: Capture,
     scene.render.resolution_x, scene.render.resolution_y = settings.resolution
     scene.render.resolution_percentage = 100
     scene.render.pixel_aspect_x = scene.render.pixel_aspect_y = 1.0
-    camera_obj.animation_data_clear()
+    _clear_shake(camera_obj)
     camera_obj.matrix_world = Matrix(np.asarray(camera_to_world).tolist())
     camera_obj[CAPTURE_PROPERTY] = json.dumps(capture.to_dict())
     camera_obj[PHONE_PROPERTY] = json.dumps(phone.to_dict())
@@ -66,3 +66,18 @@ def apply_capture(scene, camera_obj, settings: CameraSettings, capture: Capture,
         scene.frame_set(frame)
     # Keep the custom properties as plain data; scene.camera is the phone.
     scene.camera = camera_obj
+    # Until the depsgraph runs, matrix_world reads back the float32 matrix just assigned; after,
+    # the one recomposed from location/rotation/scale (what Cycles renders), a few 1e-8 apart.
+    # Measurements must not depend on whether something (a BVH rebuild, a new camera object)
+    # happened to evaluate the scene first, so evaluate it here, every time.
+    view_layer = bpy.context.view_layer if scene == bpy.context.scene else scene.view_layers[0]
+    view_layer.update()
+
+
+def _clear_shake(camera_obj) -> None:
+    """Drop the last frame's shake keyframes and their action, so the camera carries nothing
+    from one frame to the next (a resumed export starts with a fresh camera)."""
+    action = camera_obj.animation_data.action if camera_obj.animation_data else None
+    camera_obj.animation_data_clear()
+    if action is not None and action.users == 0:
+        bpy.data.actions.remove(action)
