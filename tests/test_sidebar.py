@@ -231,3 +231,17 @@ def test_gray_ranges_from_ratings_fill_the_threshold_edits(addon, tmp_path):
     assert readout["threshold"] == pytest.approx(direct["suggested"]["threshold"])
     assert list(readout["gray"]) == pytest.approx(direct["suggested"]["gray"])
     bpy.ops.realitybench.preset(action="REVERT")
+
+
+def test_placing_the_camera_keeps_the_scenes_bvh_while_the_handler_runs(addon):
+    """The registered depsgraph handler drops the BVH on geometry updates, but a camera is no surface:
+    the frames of one scene group reuse one BVH (before, every placed camera cost a rebuild)."""
+    from realitybench_addon.bl import raycast
+
+    api.build_frame("tape_gap", 0, 0)
+    scene = bpy.context.scene
+    built = raycast.scene_bvh(scene)
+    for index in (1, 2, 3):  # the same built scene, a new phone pose each
+        api.build_frame("tape_gap", 0, index)
+        bpy.context.view_layer.update()
+        assert raycast._CACHE.get(scene.name) is built, index

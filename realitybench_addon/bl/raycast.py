@@ -105,9 +105,18 @@ def invalidate(scene_name: str | None = None) -> None:
 
 @bpy.app.handlers.persistent  # survives file loads, which would otherwise drop it
 def on_depsgraph_update(scene, depsgraph) -> None:
-    """Handler: drop the scene's BVH when any geometry changed (never writes Blender data)."""
-    if scene.name in _CACHE and any(u.is_updated_geometry for u in depsgraph.updates):
+    """Handler: drop the scene's BVH when any geometry changed (never writes Blender data). A placed
+    camera reports a geometry update too, though it casts no surface: it must not cost a rebuild."""
+    if scene.name in _CACHE and any(u.is_updated_geometry and not _is_surfaceless_object(u.id)
+                                    for u in depsgraph.updates):
         invalidate(scene.name)
+
+
+def _is_surfaceless_object(datablock) -> bool:
+    """A camera or light (the object or its data), which no ray can hit."""
+    if isinstance(datablock, bpy.types.Object):
+        return datablock.type not in SURFACE_TYPES
+    return isinstance(datablock, (bpy.types.Camera, bpy.types.Light))
 
 
 def inside_geometry(scene, point, reach_m: float = 2.0) -> bool:
