@@ -416,3 +416,59 @@ def test_a_positive_search_that_runs_dry_is_one_line_saying_what_to_change(tmp_p
     manifest = json.loads((out / "manifest.json").read_text())
     assert not manifest["complete"] and not (out / "metadata.jsonl").exists()
     assert manifest["stats"]["positive_search"]["breaker_label"]["candidates"] == 1000  # what it tried is kept
+
+
+# Fault injection: a kill inside each kind of write, then a resume, gives the uninterrupted set --------
+
+KILL_INSIDE = r'''
+import os, signal, sys
+from pathlib import Path
+from realitybench_addon import export, setio
+from realitybench_addon.__main__ import main
+
+point, nth = sys.argv[1], int(sys.argv[2])
+calls = {"image": 0, "row": 0, "manifest": 0}
+atomic_write, append_row = setio.atomic_write, export.append_row
+
+def die_inside(kind, path, data):
+    calls[kind] += 1
+    if kind == point and calls[kind] == nth:
+        with open(path, "ab") as fh:  # half the bytes land, then the process is gone
+            fh.write(data[: len(data) // 2])
+        os.kill(os.getpid(), signal.SIGKILL)
+
+def killing_atomic_write(path, data):
+    kind = "manifest" if Path(path).name == setio.MANIFEST else "image"
+    die_inside(kind, Path(path).with_name(f".{Path(path).name}.partial"), data)
+    atomic_write(path, data)
+
+def killing_append_row(directory, row):
+    import json
+    line = (json.dumps(setio.jsonable(row), ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    die_inside("row", Path(directory) / setio.METADATA, line)
+    append_row(directory, row)
+
+setio.atomic_write = export.atomic_write = killing_atomic_write
+export.append_row = killing_append_row
+sys.exit(main(sys.argv[3:]))
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point, nth", [("image", 2), ("row", 3), ("manifest", 4)])
+def test_a_kill_inside_each_write_resumes_to_the_uninterrupted_set(reference, tmp_path, point, nth):
+    out = tmp_path / "set"
+    killed = subprocess.run([sys.executable, "-c", KILL_INSIDE, point, str(nth), "export", *BASE, "--out", str(out),
+                             "--recycle-every", "0"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert len(lines(out)) < 4
+    resumed = cli("export", *BASE, "--out", out)
+    assert resumed.returncode == 0, resumed.stderr
+    assert lines(out) == lines(reference) or sorted(lines(out)) == sorted(lines(reference))
+    for row in map(json.loads, lines(out)):
+        assert (out / row["file_name"]).read_bytes() == (reference / row["file_name"]).read_bytes()
+    assert not list(out.rglob(".*partial"))
+    got, want = (json.loads((d / "manifest.json").read_text()) for d in (out, reference))
+    for manifest in (got, want):
+        del manifest["stats"]["timings"]
+    assert got["stats"] == want["stats"] and got["counts"] == want["counts"] and got["complete"]
