@@ -32,9 +32,7 @@ def reset_scene():
     bpy.data.batch_remove(doomed)
     scene.camera = None
     scene.world = None
-    if scene.node_tree is not None:
-        scene.node_tree.nodes.clear()
-    scene.use_nodes = False
+    compat.clear_compositor(scene)
     scene.frame_set(1)
     scene.render.engine = "CYCLES"
     scene.render.use_motion_blur = False

@@ -1,10 +1,11 @@
 """Every difference between the Blender versions we run on, in one place.
 
-Targets: Blender 4.2+ (extension; the bpy 4.5 wheel is the embedded default) and
+Targets: Blender 4.2+ and 5.x (extension; the bpy 4.5 wheel is the embedded default) and
 Debian's Blender 3.4.1 (legacy add-on, the only windowed Blender on our machines).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import bpy
@@ -12,6 +13,9 @@ import bpy
 VERSION = bpy.app.version
 IS_4X = VERSION >= (4, 0, 0)
 HAS_EXTENSIONS = VERSION >= (4, 2, 0)
+# 5.0 replaced the scene's own compositing tree (Scene.node_tree, Scene.use_nodes) with a node group
+# the scene points at (Scene.compositing_node_group), and the File Output node's slots with items.
+NODE_GROUP_COMPOSITOR = "compositing_node_group" in bpy.types.Scene.bl_rna.properties
 
 
 def principled_input(node, name: str):
@@ -31,14 +35,70 @@ def user_data_dir(package: str) -> str:
     return base
 
 
-def compositor_tree(scene):
-    """The scene's compositing node tree (made if absent)."""
-    scene.use_nodes = True
-    return scene.node_tree
+@contextlib.contextmanager
+def compositor(scene):
+    """A compositing node tree that the scene renders through for the duration; the scene's own
+    compositing set-up is as it was afterwards."""
+    if NODE_GROUP_COMPOSITOR:
+        saved = scene.compositing_node_group
+        tree = bpy.data.node_groups.new("RB_Compositor", "CompositorNodeTree")
+        scene.compositing_node_group = tree
+        try:
+            yield tree
+        finally:
+            scene.compositing_node_group = saved
+            bpy.data.node_groups.remove(tree)
+    else:
+        saved = scene.use_nodes
+        scene.use_nodes = True
+        try:
+            yield scene.node_tree
+        finally:
+            scene.use_nodes = saved
 
 
-def file_output_slots(node):
-    return node.file_slots
+def clear_compositor(scene) -> None:
+    """No compositing on the scene (a fresh scene renders straight to its result)."""
+    if NODE_GROUP_COMPOSITOR:
+        scene.compositing_node_group = None
+        return
+    if scene.node_tree is not None:
+        scene.node_tree.nodes.clear()
+    scene.use_nodes = False
+
+
+def needs_composite_node() -> bool:
+    """Before 5.0 a compositing tree without a Composite node does not run; 5.0 removed the node."""
+    return not NODE_GROUP_COMPOSITOR
+
+
+def exr_file_output(tree, directory: str, inputs: dict[str, str]):
+    """A File Output node writing one 32-bit OpenEXR per input into `directory`; `inputs` maps each input's
+    name to its kind ("RGBA" or "FLOAT"). The files are named after the inputs (4.x adds the frame number)."""
+    node = tree.nodes.new("CompositorNodeOutputFile")
+    if NODE_GROUP_COMPOSITOR:
+        node.format.media_type = "IMAGE"
+        node.directory = directory
+        node.file_name = ""
+        items = node.file_output_items
+        items.clear()
+        for name, kind in inputs.items():
+            items.new(kind, name)
+    else:
+        node.base_path = directory
+        node.file_slots.clear()
+        for name in inputs:
+            node.file_slots.new(name)
+    node.format.file_format = "OPEN_EXR"
+    node.format.color_depth = "32"
+    return node
+
+
+def render_layer_socket(layers_node, name: str):
+    """A Render Layers output by its 4.x name ("IndexOB"; 5.x calls it "Object Index")."""
+    renamed = {"IndexOB": "Object Index"}
+    outputs = layers_node.outputs
+    return outputs[name] if name in outputs else outputs[renamed[name]]
 
 
 def uniform_color_shader():

@@ -101,31 +101,23 @@ def render_frame(scene, camera_obj=None, *, samples: int = 16, denoise: bool = F
     configure_cycles(scene, samples=samples, denoise=denoise, device=device)
     view_layer = scene.view_layers[0]
     saved_pass = view_layer.use_pass_object_index
-    saved_use_nodes = scene.use_nodes
     objects = [o for o in scene.objects if o.type not in {"CAMERA", "LIGHT", "EMPTY"}]
     saved_index = {o.name: o.pass_index for o in objects}
     index_of = {o.name: i + 1 for i, o in enumerate(objects)}
-    tree = compat.compositor_tree(scene)
     added = []
-    with tempfile.TemporaryDirectory(prefix="rb_render_") as tmp:
+    with tempfile.TemporaryDirectory(prefix="rb_render_") as tmp, compat.compositor(scene) as tree:
         try:
             view_layer.use_pass_object_index = True
             for o in objects:
                 o.pass_index = index_of[o.name]
             layers = tree.nodes.new("CompositorNodeRLayers")
             layers.layer = view_layer.name
-            out = tree.nodes.new("CompositorNodeOutputFile")
+            out = compat.exr_file_output(tree, tmp, {"rgb": "RGBA", "index": "FLOAT"})
             added += [layers, out]
-            out.base_path = tmp
-            out.format.file_format = "OPEN_EXR"
-            out.format.color_depth = "32"
-            slots = compat.file_output_slots(out)
-            slots.clear()
-            slots.new("rgb")
-            slots.new("index")
             tree.links.new(layers.outputs["Image"], out.inputs["rgb"])
-            tree.links.new(layers.outputs["IndexOB"], out.inputs["index"])
-            if not any(n.bl_idname == "CompositorNodeComposite" for n in tree.nodes):
+            tree.links.new(compat.render_layer_socket(layers, "IndexOB"), out.inputs["index"])
+            if compat.needs_composite_node() and not any(n.bl_idname == "CompositorNodeComposite"
+                                                         for n in tree.nodes):
                 composite = tree.nodes.new("CompositorNodeComposite")
                 added.append(composite)
                 tree.links.new(layers.outputs["Image"], composite.inputs[0])
@@ -141,5 +133,4 @@ def render_frame(scene, camera_obj=None, *, samples: int = 16, denoise: bool = F
             for o in objects:
                 o.pass_index = saved_index[o.name]
             view_layer.use_pass_object_index = saved_pass
-            scene.use_nodes = saved_use_nodes
     return RenderedFrame(rgb, index, index_of)
