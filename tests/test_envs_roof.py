@@ -48,7 +48,8 @@ def test_tape_reading_reprojects_onto_the_module_edge():
         if np.any(depth <= 0):
             continue
         p, q, r = uv
-        distance_px = abs(np.cross(r - q, p - q)) / np.linalg.norm(r - q)
+        (ax, ay), (bx, by) = r - q, p - q  # 2-D cross product (numpy 2 takes 3-vectors only)
+        distance_px = abs(ax * by - ay * bx) / np.linalg.norm(r - q)
         assert distance_px < 0.02  # the stored reading is rounded to 1e-4 in
         assert result.record["ground_truth"]["gap_in"] == pytest.approx(plan.roof.module_bottom_h / INCH, abs=1e-4)
         assert result.record["ground_truth"]["tilted"] == (plan.tape.lean_deg > 5)

@@ -46,7 +46,7 @@ def _link(scene, obj):
 
 def diffuse_material(name: str, color, roughness: float = 0.9):
     mat = bpy.data.materials.get(name) or bpy.data.materials.new(name)
-    mat.use_nodes = True
+    compat.use_shader_nodes(mat)
     bsdf = mat.node_tree.nodes.get("Principled BSDF")
     compat.principled_input(bsdf, "Base Color").default_value = (*color, 1.0)
     compat.principled_input(bsdf, "Roughness").default_value = roughness
@@ -123,7 +123,7 @@ def add_camera(scene, name: str, position, target, *, focal_mm: float = 26.0, se
 def uniform_world(scene, strength: float = 1.0, color=(1.0, 1.0, 1.0)):
     """A uniformly lit white world: every unoccluded surface facing the sky gets the same light."""
     world = bpy.data.worlds.new("RB_UniformWorld")
-    world.use_nodes = True
+    compat.use_shader_nodes(world)
     bg = world.node_tree.nodes["Background"]
     bg.inputs["Color"].default_value = (*color, 1.0)
     bg.inputs["Strength"].default_value = strength

@@ -9,6 +9,7 @@ from mathutils import Matrix
 
 from ..core.optics import look_at  # noqa: F401  (re-exported: scripts place cameras with it)
 from ..core.phone import CameraSettings, Capture, Phone, shutter_poses
+from . import compat
 from .measure import CAPTURE_PROPERTY
 
 PHONE_PROPERTY = "realitybench_phone"
@@ -57,7 +58,7 @@ def apply_capture(scene, camera_obj, settings: CameraSettings, capture: Capture,
             camera_obj.matrix_world = Matrix(pose.tolist())
             camera_obj.keyframe_insert("location", frame=f)
             camera_obj.keyframe_insert("rotation_euler", frame=f)
-        for fcurve in camera_obj.animation_data.action.fcurves:
+        for fcurve in compat.action_fcurves(camera_obj.animation_data.action):
             for key in fcurve.keyframe_points:
                 key.interpolation = "LINEAR"
         scene.render.motion_blur_shutter = 1.0

@@ -101,6 +101,22 @@ def render_layer_socket(layers_node, name: str):
     return outputs[name] if name in outputs else outputs[renamed[name]]
 
 
+def use_shader_nodes(datablock) -> None:
+    """Turn on a material's or world's node tree. From 5.0 they always have one and the switch is
+    deprecated (a warning per call), so it is left alone there."""
+    if VERSION < (5, 0, 0):
+        datablock.use_nodes = True
+
+
+def action_fcurves(action) -> list:
+    """Every F-curve of an action. 5.0 removed Action.fcurves: curves live in the layered action's
+    channel bags (layers -> strips -> channelbags), which 4.4 introduced beside the old list."""
+    if hasattr(action, "fcurves"):
+        return list(action.fcurves)
+    return [fcurve for layer in action.layers for strip in layer.strips for bag in strip.channelbags
+            for fcurve in bag.fcurves]
+
+
 def uniform_color_shader():
     """The flat-colour line shader: 'UNIFORM_COLOR' in 4.x, '3D_UNIFORM_COLOR' in 3.x."""
     import gpu

@@ -10,7 +10,7 @@ from . import compat
 def new_material(name: str):
     """(material, nodes, links, principled BSDF) of a fresh node material."""
     mat = bpy.data.materials.new(name)
-    mat.use_nodes = True
+    compat.use_shader_nodes(mat)
     nodes = mat.node_tree.nodes
     bsdf = nodes.get("Principled BSDF")
     return mat, nodes, mat.node_tree.links, bsdf
@@ -180,7 +180,7 @@ def image_material(name: str, image, roughness: float = 0.4):
 def sky_world(name: str, sun_direction, strength: float = 1.0):
     """A Hosek-Wilkie sky whose sun sits exactly in `sun_direction` (a unit vector towards the sun)."""
     world = bpy.data.worlds.new(name)
-    world.use_nodes = True
+    compat.use_shader_nodes(world)
     nodes, links = world.node_tree.nodes, world.node_tree.links
     sky = nodes.new("ShaderNodeTexSky")
     sky.sky_type = "HOSEK_WILKIE"
