@@ -2,8 +2,9 @@
 # Set up RealityBench on a fresh Debian 12 machine.
 #
 #   bash scripts/setup.sh           the embedded Blender (bpy 4.5 wheel) in .venv: enough for the CLI
-#   bash scripts/setup.sh --tests   also the test tools, and Debian's Blender 3.4.1 (apt) for the
-#                                   real-binary smoke suite
+#   bash scripts/setup.sh --tests   also the test tools, Debian's Blender 3.4.1 (apt) for the
+#                                   real-binary smoke suite, and the Blender 5.x lines (bpy 5.2 LTS
+#                                   and 5.3 wheels, Python 3.13) in .venv-bpy5.2 and .venv-bpy5.3
 #
 # Idempotent: a second run installs only what is missing.
 set -euo pipefail
@@ -53,6 +54,31 @@ if [ "$with_tests" = 1 ]; then
     [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
     $sudo_cmd apt-get update -q
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -q $apt_packages
+  fi
+  # The Blender line users run today: its wheels exist for CPython 3.13 only.
+  python313=${PYTHON313:-}
+  if [ -z "$python313" ]; then
+    pyenv_root=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
+    for candidate in python3.13 "$pyenv_root"/versions/3.13*/bin/python3.13; do
+      # pyenv's shim for a version not selected exists but fails: ask the interpreter itself.
+      if command -v "$candidate" >/dev/null 2>&1 \
+         && "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))' >/dev/null 2>&1; then
+        python313=$candidate
+        break
+      fi
+    done
+  fi
+  if [ -z "$python313" ]; then
+    echo "note: no Python 3.13, so the Blender 5.x suites will be skipped; install one (pyenv install 3.13)" \
+         "and rerun, or set PYTHON313=/path/to/python3.13" >&2
+  else
+    for line in 5.2 5.3; do
+      if [ ! -x ".venv-bpy$line/bin/python" ]; then
+        "$python313" -m venv ".venv-bpy$line"
+      fi
+      # numpy comes with the wheel (numpy 2 for 5.x); pytest < 10 as above.
+      ".venv-bpy$line/bin/python" -m pip install --quiet "bpy==$line.*" pillow "pytest>=8,<10"
+    done
   fi
 else
   .venv/bin/python -m pip install --quiet -e ".[bpy]"

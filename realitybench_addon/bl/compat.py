@@ -16,6 +16,9 @@ HAS_EXTENSIONS = VERSION >= (4, 2, 0)
 # 5.0 replaced the scene's own compositing tree (Scene.node_tree, Scene.use_nodes) with a node group
 # the scene points at (Scene.compositing_node_group), and the File Output node's slots with items.
 NODE_GROUP_COMPOSITOR = "compositing_node_group" in bpy.types.Scene.bl_rna.properties
+# 5.3 made that a stack of compositor effects, each with a node group (compositing_node_group is
+# a deprecated shim over the active effect).
+COMPOSITOR_EFFECTS = "compositor_effects" in bpy.types.Scene.bl_rna.properties
 
 
 def principled_input(node, name: str):
@@ -39,7 +42,21 @@ def user_data_dir(package: str) -> str:
 def compositor(scene):
     """A compositing node tree that the scene renders through for the duration; the scene's own
     compositing set-up is as it was afterwards."""
-    if NODE_GROUP_COMPOSITOR:
+    if COMPOSITOR_EFFECTS:
+        others = {effect.name: effect.enable_for_render for effect in scene.compositor_effects}
+        tree = bpy.data.node_groups.new("RB_Compositor", "CompositorNodeTree")
+        for effect in scene.compositor_effects:  # only ours runs in this render
+            effect.enable_for_render = False
+        ours = scene.compositor_effects.new("RB_Render")
+        ours.node_group = tree
+        try:
+            yield tree
+        finally:
+            scene.compositor_effects.remove(ours)
+            bpy.data.node_groups.remove(tree)
+            for effect in scene.compositor_effects:
+                effect.enable_for_render = others.get(effect.name, effect.enable_for_render)
+    elif NODE_GROUP_COMPOSITOR:
         saved = scene.compositing_node_group
         tree = bpy.data.node_groups.new("RB_Compositor", "CompositorNodeTree")
         scene.compositing_node_group = tree
@@ -59,6 +76,9 @@ def compositor(scene):
 
 def clear_compositor(scene) -> None:
     """No compositing on the scene (a fresh scene renders straight to its result)."""
+    if COMPOSITOR_EFFECTS:
+        scene.compositor_effects.clear()
+        return
     if NODE_GROUP_COMPOSITOR:
         scene.compositing_node_group = None
         return

@@ -1,0 +1,44 @@
+"""The Blender line users run today: the bpy-level suites in the bpy 5.2 LTS and 5.3 wheels (Python 3.13).
+
+The default line (bpy 4.5 LTS, this venv) runs every test; each 5.x line runs the suites that build
+every environment's scene, render and measure frames, export (resume, shards, repair) and drive the
+sidebar's operators, in its own venv made by `bash scripts/setup.sh --tests`.
+"""
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LINES = ("5.2", "5.3")
+SUITES = ["tests/test_cli.py", "tests/test_measure_bpy.py", "tests/test_envs_roof.py", "tests/test_envs_lot.py",
+          "tests/test_envs_gauge_label.py", "tests/test_breaker_label.py", "tests/test_horizon_peak.py",
+          "tests/test_export.py", "tests/test_sidebar.py", "tests/test_resume_determinism.py"]
+TIMEOUT_S = 1500
+
+
+def _counts(output: str) -> dict[str, int]:
+    lines = [ln for ln in output.splitlines() if re.search(r"\d+ (passed|failed)", ln)]
+    return {word: int(n) for n, word in re.findall(r"(\d+) (\w+)", lines[-1])} if lines else {}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("line", LINES)
+def test_bpy_suites_pass_on_blender_5(line):
+    python = ROOT / f".venv-bpy{line}" / "bin" / "python"
+    if not python.exists():
+        pytest.skip(f"no {python.parent.parent.name}: run `bash scripts/setup.sh --tests` (needs a Python 3.13)")
+    version = subprocess.run([str(python), "-c", "import bpy, json; print(json.dumps(bpy.app.version))"],
+                             capture_output=True, text=True, timeout=120)
+    assert version.returncode == 0, version.stderr
+    assert ".".join(map(str, json.loads(version.stdout)[:2])) == line
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH")}
+    proc = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *SUITES], cwd=ROOT, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT_S)
+    tail = "\n".join(proc.stdout.splitlines()[-40:])
+    counts = _counts(proc.stdout)
+    assert proc.returncode == 0 and counts.get("failed", 0) == 0, f"Blender {line}: {counts}\n{tail}"
+    assert counts.get("passed", 0) >= 100, f"Blender {line} ran too few tests: {counts}\n{tail}"
