@@ -11,7 +11,9 @@ manifest must stay free of build-time keys, so everything is staged first:
                                    wheels/pillow-*.whl
 
 Pillow is the one dependency Blender lacks (it ships numpy and requests); its
-unmodified CPython 3.11 wheels are downloaded once per platform into build/wheels/.
+unmodified wheels for each Python a supported Blender embeds (3.11 for 4.2-4.5, 3.13 for
+5.x) are downloaded once per platform into build/wheels/. Blender installs the one that
+matches its own Python and reads the supported Pythons off the wheels' tags.
 The stage is checked and zipped by Blender's own `blender_ext.py` (shipped in the
 bpy wheel), run with this Python; the zips are validated again after the build.
 """
@@ -35,8 +37,7 @@ WHEEL_CACHE = ROOT / "build" / "wheels"
 STAGE_ROOT = ROOT / "build" / "stage"
 
 PILLOW_VERSION = "13.0.0"
-PYTHON_VERSION = "3.11"  # Blender 4.2-4.5 embed Python 3.11.
-PYTHON_TAG = "cp" + PYTHON_VERSION.replace(".", "")
+PYTHON_VERSIONS = ("3.11", "3.13")  # Blender 4.2-4.5 embed Python 3.11, Blender 5.x Python 3.13.
 # Blender platform -> the pip platform tag to download for. pip also accepts older
 # compatible tags (e.g. pillow's macos-x64 wheel is tagged macosx_10_10_x86_64).
 WHEEL_PLATFORMS = {
@@ -87,26 +88,32 @@ def find_valid_tags(blender_ext: Path) -> Path:
     return tags
 
 
+def python_tag(version: str) -> str:
+    return "cp" + version.replace(".", "")
+
+
 def fetch_wheels() -> list[Path]:
-    """One pillow wheel per platform, from build/wheels/<platform>/ or downloaded there."""
+    """One pillow wheel per platform and Python, from build/wheels/<platform>/ or downloaded there."""
     wheels = []
     for platform, pip_platform in WHEEL_PLATFORMS.items():
         folder = WHEEL_CACHE / platform
-        pattern = f"pillow-{PILLOW_VERSION}-{PYTHON_TAG}-{PYTHON_TAG}-*.whl"
-        if not list(folder.glob(pattern)):
-            print(f"downloading pillow {PILLOW_VERSION} for {platform} ({pip_platform})")
-            command = [sys.executable, "-m", "pip", "download", f"pillow=={PILLOW_VERSION}",
-                       "--only-binary=:all:", "--no-deps", "--python-version", PYTHON_VERSION,
-                       "--platform", pip_platform, "--disable-pip-version-check", "-d", str(folder)]
-            done = subprocess.run(command, capture_output=True, text=True)
-            if done.returncode != 0:
-                raise BuildError(f"could not download pillow {PILLOW_VERSION} for {platform} from PyPI "
-                                 f"(network needed on the first build; later builds use {WHEEL_CACHE}):\n"
-                                 f"{done.stdout}{done.stderr}")
-        found = sorted(folder.glob(pattern))
-        if len(found) != 1:
-            raise BuildError(f"expected one {pattern} in {folder}, found {[p.name for p in found]}")
-        wheels.append(found[0])
+        for version in PYTHON_VERSIONS:
+            tag = python_tag(version)
+            pattern = f"pillow-{PILLOW_VERSION}-{tag}-{tag}-*.whl"
+            if not list(folder.glob(pattern)):
+                print(f"downloading pillow {PILLOW_VERSION} for {platform} ({pip_platform}), Python {version}")
+                command = [sys.executable, "-m", "pip", "download", f"pillow=={PILLOW_VERSION}",
+                           "--only-binary=:all:", "--no-deps", "--python-version", version,
+                           "--platform", pip_platform, "--disable-pip-version-check", "-d", str(folder)]
+                done = subprocess.run(command, capture_output=True, text=True)
+                if done.returncode != 0:
+                    raise BuildError(f"could not download pillow {PILLOW_VERSION} for {platform}, Python {version} "
+                                     f"from PyPI (network needed on the first build; later builds use "
+                                     f"{WHEEL_CACHE}):\n{done.stdout}{done.stderr}")
+            found = sorted(folder.glob(pattern))
+            if len(found) != 1:
+                raise BuildError(f"expected one {pattern} in {folder}, found {[p.name for p in found]}")
+            wheels.append(found[0])
     return wheels
 
 

@@ -29,6 +29,28 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("bpy") is None,
                                 reason="needs the bpy wheel (pip install 'bpy==4.5.*')")
 
 
+LINES = {"4.5": Path(sys.executable), **{line: REPO_ROOT / f".venv-bpy{line}" / "bin" / "python"
+                                        for line in ("5.2", "5.3")}}
+
+
+def line_python(line: str) -> Path:
+    """The Python whose bpy wheel is Blender `line` (the 5.x venvs come from `setup.sh --tests`)."""
+    python = LINES[line]
+    if not python.exists():
+        pytest.skip(f"no {python.parent.parent.name}: run `bash scripts/setup.sh --tests` (needs a Python 3.13)")
+    return python
+
+
+def line_blender_ext(line: str) -> Path:
+    """That line's own copy of Blender's extension CLI."""
+    if line == "4.5":
+        return load_build_script().find_blender_ext(None)
+    found = sorted(LINES[line].parent.parent.glob(f"lib/python3.*/site-packages/bpy/{line}/scripts/addons_core/"
+                                                  "bl_pkg/cli/blender_ext.py"))
+    assert found, f"no blender_ext.py in the {line} wheel"
+    return found[-1]
+
+
 def load_build_script():
     """build.py as a module, loaded by path: `import build` would find PyPA's `build` if installed."""
     spec = importlib.util.spec_from_file_location("realitybench_build", REPO_ROOT / "build.py")
@@ -65,14 +87,20 @@ def test_build_writes_one_zip_per_platform(extension_build):
     assert built == sorted(platform_zip(extension_build.out_dir, p).name for p in build.WHEEL_PLATFORMS)
 
 
-def test_linux_zip_passes_blender_validation_and_holds_package_presets_and_wheel(extension_build):
+@pytest.mark.parametrize("line", sorted(LINES))
+def test_linux_zip_passes_each_lines_blender_validation(extension_build, line):
     build = load_build_script()
     zip_path = platform_zip(extension_build.out_dir, "linux-x64")
-    blender_ext = build.find_blender_ext(None)
-    done = subprocess.run([sys.executable, str(blender_ext), "validate", str(zip_path),
+    python, blender_ext = line_python(line), line_blender_ext(line)
+    done = subprocess.run([str(python), str(blender_ext), "validate", str(zip_path),
                            "--valid-tags", str(build.find_valid_tags(blender_ext))],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_linux_zip_holds_package_presets_and_a_wheel_per_python(extension_build):
+    build = load_build_script()
+    zip_path = platform_zip(extension_build.out_dir, "linux-x64")
 
     with zipfile.ZipFile(zip_path) as archive:
         names = set(archive.namelist())
@@ -84,15 +112,18 @@ def test_linux_zip_passes_blender_validation_and_holds_package_presets_and_wheel
     assert shipped and shipped == {n for n in names if n.startswith("presets/")}
 
     wheels = sorted(n for n in names if n.startswith("wheels/"))
-    assert len(wheels) == 1
-    assert wheels[0].startswith(f"wheels/pillow-{build.PILLOW_VERSION}-cp311-cp311-manylinux")
-    assert wheels[0].endswith("x86_64.whl")
+    assert [w.split("-")[2] for w in wheels] == ["cp311", "cp313"]  # Blender 4.2-4.5 and 5.x
+    for wheel in wheels:
+        assert wheel.startswith(f"wheels/pillow-{build.PILLOW_VERSION}-") and "manylinux" in wheel
+        assert wheel.endswith("x86_64.whl")
     # The builder lists this zip's own platform and wheels in a generated table.
-    assert manifest["build"]["generated"] == {"platforms": ["linux-x64"], "wheels": [f"./{wheels[0]}"]}
+    assert manifest["build"]["generated"] == {"platforms": ["linux-x64"], "wheels": [f"./{w}" for w in wheels]}
     assert manifest["version"] == committed_manifest()["version"]
 
 
-def test_installed_extension_runs_and_uninstalls_without_leftovers(extension_build, tmp_path):
+@pytest.mark.parametrize("line", sorted(LINES))
+def test_installed_extension_runs_and_uninstalls_without_leftovers(extension_build, tmp_path, line):
+    python = line_python(line)
     zip_path = platform_zip(extension_build.out_dir, "linux-x64")
     user = tmp_path / "blender_user"
     env = {**os.environ,
@@ -102,7 +133,7 @@ def test_installed_extension_runs_and_uninstalls_without_leftovers(extension_bui
            "BLENDER_USER_SCRIPTS": str(user / "scripts"),
            "BLENDER_USER_EXTENSIONS": str(user / "extensions")}
     summary_path = tmp_path / "summary.json"
-    done = subprocess.run([sys.executable, __file__, str(zip_path), str(summary_path)], env=env,
+    done = subprocess.run([str(python), __file__, str(zip_path), str(summary_path)], env=env,
                           capture_output=True, text=True, timeout=300)
     if done.returncode != 0 or not summary_path.is_file():
         pytest.fail(f"install check failed (exit {done.returncode}):\n{(done.stdout + done.stderr)[-6000:]}",
@@ -121,8 +152,8 @@ def test_installed_extension_runs_and_uninstalls_without_leftovers(extension_bui
     assert f"depsgraph_update_post:{MODULE}.bl.raycast.on_depsgraph_update" in s["handlers"]
 
     # The bundled wheel went into the extensions' site-packages and works on its own.
-    python = "python{}.{}".format(*sys.version_info[:2])
-    site_packages = user / "extensions" / ".local" / "lib" / python / "site-packages"
+    assert s["blender"].startswith(line)
+    site_packages = user / "extensions" / ".local" / "lib" / s["python"] / "site-packages"
     assert Path(s["extension_site_packages"]) == site_packages
     assert s["pillow_in_extension_site_packages"] == load_build_script().PILLOW_VERSION
     assert Path(s["bundled_pillow"]["file"]).is_relative_to(site_packages)
@@ -133,6 +164,9 @@ def test_installed_extension_runs_and_uninstalls_without_leftovers(extension_bui
     assert s["in_frame_fraction"] == 1.0
     assert s["enabled_after_demo"] is True
     assert s["handlers_after_demo"] == s["handlers"], "the depsgraph handler must survive file loads (@persistent)"
+    assert s["export"] == ["FINISHED"]
+    assert s["exported_rows"] == ["tape_gap-random-s0-000000", "tape_gap-random-s0-000001"]
+    assert s["exported_images"] == [f"tape_gap/{f}.jpg" for f in s["exported_rows"]]
 
     # Disabled: nothing of the add-on is left in Blender.
     assert s["disable"] == ["FINISHED"]
@@ -195,8 +229,9 @@ def install_check(zip_path: str, summary_path: str) -> None:
     def enabled() -> bool:
         return addon_utils.check(MODULE)[1] and MODULE in bpy.context.preferences.addons
 
-    s = {"install": sorted(bpy.ops.extensions.package_install_files(
-        filepath=zip_path, repo=REPO, enable_on_install=True))}
+    s = {"python": "python{}.{}".format(*sys.version_info[:2]), "blender": bpy.app.version_string}
+    s["install"] = sorted(bpy.ops.extensions.package_install_files(
+        filepath=zip_path, repo=REPO, enable_on_install=True))
     s["enabled"] = enabled()
     package = sys.modules[MODULE]
     classes = package.ui.CLASSES
@@ -220,6 +255,12 @@ def install_check(zip_path: str, summary_path: str) -> None:
     s["in_frame_fraction"] = json.loads(bpy.context.window_manager.realitybench.last_result)["in_frame_fraction"]
     s["enabled_after_demo"] = enabled()
     s["handlers_after_demo"] = _package_handlers(bpy)
+    # Build two scenes, render and measure two frames, write a set: the whole path, in this line.
+    out = Path(summary_path).parent / "set"
+    s["export"] = sorted(bpy.ops.realitybench.export(environments="tape_gap", random=2, positive=0,
+                                                     resolution="64x48", samples=1, denoise=False, out=str(out)))
+    s["exported_rows"] = [json.loads(line)["frame_id"] for line in (out / "metadata.jsonl").read_text().splitlines()]
+    s["exported_images"] = sorted(str(p.relative_to(out)) for p in out.rglob("*.jpg"))
 
     s["disable"] = sorted(bpy.ops.preferences.addon_disable(module=MODULE))
     s["enabled_after_disable"] = enabled()
