@@ -20,7 +20,27 @@ bl_info = {
 }
 
 
+# The Blender lines the add-on is tested on (docs/building.md): 3.4 (legacy add-on) up to 5.x; 6.0 drops
+# APIs that 5.x only deprecates (the compositor's node group, use_nodes). Keep blender_manifest.toml in step.
+SUPPORTED_BLENDER = ((3, 4, 0), (6, 0, 0))  # from, up to (not including)
+
+
+def unsupported_blender(version) -> str | None:
+    """None, or one line saying why this Blender cannot run RealityBench."""
+    low, high = SUPPORTED_BLENDER
+    if low <= tuple(version[:3]) < high:
+        return None
+    shown = ".".join(map(str, version[:3]))
+    return (f"RealityBench {__version__} supports Blender {low[0]}.{low[1]} up to {high[0] - 1}.x, "
+            f"not Blender {shown}; use Blender 4.5 LTS or 5.2 LTS")
+
+
 def register():
+    import bpy
+
+    problem = unsupported_blender(bpy.app.version)
+    if problem:
+        raise RuntimeError(problem)  # said once, when enabling, not as a traceback on first use
     from . import ui
 
     ui.register()

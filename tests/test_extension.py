@@ -76,6 +76,21 @@ def test_manifest_version_is_the_package_version():
     assert manifest["version"] == realitybench_addon.__version__
 
 
+def test_supported_blender_range_is_the_manifests_and_says_so_in_one_line():
+    import realitybench_addon as rb
+
+    manifest = committed_manifest()
+    low, high = rb.SUPPORTED_BLENDER
+    assert manifest["blender_version_max"] == ".".join(map(str, high))
+    assert tuple(map(int, manifest["blender_version_min"].split("."))) >= low  # extensions start at 4.2
+    for version in ((3, 4, 1), (4, 2, 0), (4, 5, 15), (5, 2, 3), (5, 3, 0), (5, 99, 9)):
+        assert rb.unsupported_blender(version) is None, version
+    for version in ((3, 3, 9), (2, 93, 0), (6, 0, 0), (7, 1, 0)):
+        message = rb.unsupported_blender(version)
+        assert message == (f"RealityBench {rb.__version__} supports Blender 3.4 up to 5.x, not Blender "
+                           f"{'.'.join(map(str, version))}; use Blender 4.5 LTS or 5.2 LTS")
+
+
 def test_build_leaves_the_committed_manifest_untouched(extension_build):
     assert extension_build.manifest_after == extension_build.manifest_before
     assert not {"wheels", "platforms"} & committed_manifest().keys()
