@@ -1,0 +1,127 @@
+"""Compare Blender lines on the same frame ids: records, verdicts, ground truth, render time, image difference.
+
+Run:  .venv/bin/python benchmarks/bench_blender_lines.py [--frames 8] [--renders 1] [--resolution 800x600]
+                                                          [--samples 16]
+
+For every environment, frames 0..N-1 of seed 0 are built and measured without rendering in each
+line's own interpreter (4.5 LTS: this venv; 5.2 LTS and 5.3: .venv-bpy5.2 / .venv-bpy5.3, made by
+`bash scripts/setup.sh --tests`), and the first R of them are also rendered (with denoising). Prints
+per line: frames whose record differs from 4.5's beyond the last float digits (every field but the
+Blender version), verdict and ground-truth mismatches, mean render seconds per frame and its ratio to
+4.5's, and the mean absolute difference of the rendered images from 4.5's (0-255 scale).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LINES = {"4.5": Path(sys.executable), "5.2": ROOT / ".venv-bpy5.2/bin/python", "5.3": ROOT / ".venv-bpy5.3/bin/python"}
+RELATIVE_TOLERANCE = 1e-9  # floats that differ only in their last digits (numpy 1 vs 2 summation order)
+
+WORKER = r"""
+import json, sys, time
+from pathlib import Path
+from realitybench_addon import api
+from realitybench_addon.envs import registry
+
+frames, renders, long_side, samples, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), Path(sys.argv[5])
+records, seconds = {}, {}
+for env in registry.available():
+    for index in range(frames):
+        render = index < renders
+        started = time.perf_counter()
+        record = api.frame(env, 0, index, out / ("r" if render else "g"), long_side_px=long_side, samples=samples,
+                           render=render)
+        if render:
+            seconds[record["frame_id"]] = time.perf_counter() - started
+        records[record["frame_id"]] = record
+(out / "summary.json").write_text(json.dumps({"records": records, "render_seconds": seconds}))
+"""
+
+
+def differences(a, b, path: str = "") -> list[str]:
+    """The paths where two records differ beyond the last float digits (NaN equals NaN)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            return [path or "(keys)"]
+        return [d for k in a for d in differences(a[k], b[k], f"{path}.{k}" if path else k)]
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [path]
+        named = all(isinstance(x, dict) and "name" in x for x in a)
+        return [d for i, (x, y) in enumerate(zip(a, b))
+                for d in differences(x, y, f"{path}.{x['name']}" if named else f"{path}[{i}]")]
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) and math.isnan(b):
+            return []
+        return [] if math.isclose(a, b, rel_tol=RELATIVE_TOLERANCE, abs_tol=1e-12) else [path]
+    return [] if a == b else [path]
+
+
+def run_line(python: Path, args, out: Path) -> dict:
+    done = subprocess.run([str(python), "-c", WORKER, str(args.frames), str(args.renders), str(args.long_side),
+                           str(args.samples), str(out)], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{python}: {done.stderr[-3000:]}")
+    return json.loads((out / "summary.json").read_text())
+
+
+def image_difference(a: Path, b: Path) -> float:
+    import numpy as np
+    from PIL import Image
+
+    return float(np.abs(np.asarray(Image.open(a), float) - np.asarray(Image.open(b), float)).mean())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--frames", type=int, default=8)
+    parser.add_argument("--renders", type=int, default=1)
+    parser.add_argument("--resolution", default="800x600")
+    parser.add_argument("--samples", type=int, default=16)
+    args = parser.parse_args()
+    args.long_side = max(int(v) for v in args.resolution.lower().split("x"))
+    with tempfile.TemporaryDirectory() as tmp:
+        results = {}
+        for line, python in LINES.items():
+            if not python.exists():
+                print(f"{line}: no interpreter at {python} (run bash scripts/setup.sh --tests)")
+                continue
+            results[line] = run_line(python, args, Path(tmp) / line)
+        base = results["4.5"]
+        base_seconds = sum(base["render_seconds"].values()) / max(1, len(base["render_seconds"]))
+        print(f"{len(base['records'])} frame ids ({args.frames} per environment), "
+              f"{len(base['render_seconds'])} rendered at {args.resolution}, {args.samples} samples")
+        for line, result in results.items():
+            differing, fields, verdicts, truths = [], Counter(), 0, 0
+            for fid, record in base["records"].items():
+                other = result["records"][fid]
+                strip = lambda r: {k: v for k, v in r.items() if k != "versions"}  # noqa: E731
+                found = differences(strip(record), strip(other))
+                if found:
+                    differing.append(fid)
+                    fields.update(found)
+                verdicts += record["verdict"] != other["verdict"]
+                truths += record["ground_truth"] != other["ground_truth"]
+            seconds = sum(result["render_seconds"].values()) / max(1, len(result["render_seconds"]))
+            diffs = [image_difference(Path(tmp) / "4.5" / "r" / base["records"][f]["file_name"],
+                                      Path(tmp) / line / "r" / result["records"][f]["file_name"])
+                     for f in base["render_seconds"]]
+            print(f"{line}: records differing {len(differing)}/{len(base['records'])} {differing[:5]}, "
+                  f"verdicts differing {verdicts}, ground truth differing {truths}, "
+                  f"render {seconds:.2f} s/frame (x{seconds / base_seconds:.2f} of 4.5), "
+                  f"image mean |diff| {sum(diffs) / max(1, len(diffs)):.2f}/255")
+            rendered = set(base["render_seconds"])
+            print(f"    of them rendered: {len(rendered & set(differing))}/{len(rendered)}; fields differing: "
+                  + ", ".join(f"{k} {v}" for k, v in fields.most_common(8)))
+
+
+if __name__ == "__main__":
+    main()
