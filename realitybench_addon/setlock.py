@@ -2,8 +2,10 @@
 
 The lock is the kernel's (`flock` on `DIR/.realitybench.lock`), so it is freed the moment its
 holder dies, however it dies: a killed export never leaves a stale lock behind. The file itself
-only says who holds it (pid, host, command, since when) for the second writer's error message;
-a file left by a dead holder is simply taken over.
+says who holds it (pid, host, command, since when) for the second writer's error message; a
+file left by a dead holder is simply taken over. When the named holder is dead but the lock is
+still held, its worker (which shares the lock) is being killed with it: the next writer waits
+for that, up to ORPHAN_WAIT_S, instead of refusing.
 
 Worker processes of one export (`--recycle-every`) inherit the parent's open lock file through
 REALITYBENCH_LOCK_FD and so share its lock instead of competing for it.
@@ -24,6 +26,23 @@ INHERITED_FD = "REALITYBENCH_LOCK_FD"
 
 class SetLocked(RuntimeError):
     """Another process is writing the set; the message names it."""
+
+
+ORPHAN_WAIT_S = 15.0
+
+
+def _holder_is_dead_here(path: Path) -> bool:
+    """The lock file names a process on this host that no longer exists."""
+    try:
+        info = json.loads(path.read_text())
+        if info["host"] != socket.gethostname():
+            return False
+        os.kill(int(info["pid"]), 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return False
 
 
 def _holder(path: Path) -> str:
@@ -63,12 +82,20 @@ class SetLock:
             return self
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise SetLocked(f"{self.path.parent} is being written by {_holder(self.path)}; "
-                            "wait for it to finish or stop it, then run again") from None
+        deadline = time.monotonic() + ORPHAN_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                # A holder that died on this host leaves the lock to its worker, which the kernel kills
+                # right after it (PR_SET_PDEATHSIG): wait for that instead of refusing.
+                if _holder_is_dead_here(self.path) and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                    continue
+                os.close(fd)
+                raise SetLocked(f"{self.path.parent} is being written by {_holder(self.path)}; "
+                                "wait for it to finish or stop it, then run again") from None
         info = {"purpose": self.purpose, "pid": os.getpid(), "host": socket.gethostname(), "since": time.time(),
                 "command": " ".join(sys.argv)[:500]}
         os.ftruncate(fd, 0)

@@ -150,7 +150,7 @@ def test_rerun_asks_only_what_is_not_finished(tmp_path, set_dir, frames):
         first = ask(set_dir, tmp_path / "run", server, transport=TransportConfig(max_retries=1, backoff_base_s=0.01))
         assert first["failed"] == 2 and first["ok"] == 10
         with open(tmp_path / "run" / "replies.jsonl", "ab") as fh:  # a line torn by a kill mid-append
-            fh.write(b'{"request_hash": "0123", "status": "o')
+            fh.write(b'{"request_hash": "torn-by-a-kill", "status": "o')
         server.phase = 1
         second = ask(set_dir, tmp_path / "run", server)
         assert second == {**second, "already_answered": 10, "asked": 2, "ok": 2, "failed": 0}
@@ -161,7 +161,7 @@ def test_rerun_asks_only_what_is_not_finished(tmp_path, set_dir, frames):
     assert [r for r in server.log if r["phase"] == 2] == []
     assert rescore(tmp_path / "run")["complete"]
     text = (tmp_path / "run" / "replies.jsonl").read_text()
-    assert "0123" not in text and text.endswith("\n") and len(text.splitlines()) == 14  # torn line cut off
+    assert "torn-by-a-kill" not in text and text.endswith("\n") and len(text.splitlines()) == 14  # torn line cut off
 
 
 def test_a_different_setting_is_refused(tmp_path, set_dir, frames):

@@ -474,3 +474,21 @@ def test_a_kill_inside_each_write_resumes_to_the_uninterrupted_set(reference, tm
     for manifest in (got, want):
         del manifest["stats"]["timings"]
     assert got["stats"] == want["stats"] and got["counts"] == want["counts"] and got["complete"]
+
+
+def test_a_dead_holders_lingering_worker_is_waited_for_not_refused(tmp_path):
+    """The export is SIGKILLed; its worker, which shares the lock, dies a moment later (the kernel's
+    parent-death signal). The next writer waits for that instead of refusing."""
+    from realitybench_addon.setlock import SetLock
+
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import os, signal, subprocess, sys; from realitybench_addon.setlock import SetLock; "
+        f"lock = SetLock({str(tmp_path)!r}, 'export').acquire(); "
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(1.5)'], pass_fds=(lock.fd,)); "
+        "os.kill(os.getpid(), signal.SIGKILL)")], cwd=ROOT)
+    holder.wait()
+    assert holder.returncode == -signal.SIGKILL
+    started = time.monotonic()
+    with SetLock(tmp_path, "export"):
+        waited = time.monotonic() - started
+    assert 0.3 < waited < 10, waited  # it waited for the worker, then took the lock
