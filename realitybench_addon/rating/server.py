@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 from urllib.parse import parse_qs, urlparse
 
+from .. import setio
 from ..evaluation.errors import EvalError
 from ..evaluation.items import load_set
 from .errors import RatingsError
@@ -119,10 +120,13 @@ class RatingSession:
         return frame_id
 
     def image_path(self, frame_id: str) -> Optional[Path]:
-        """The frame's image, or None when it resolves (through a link) outside the set folder."""
-        root = self.set_dir.resolve()
-        path = self.items[frame_id].image_path.resolve()
-        return path if path.is_relative_to(root) else None
+        """The frame's image, checked again at the moment it is served; None when it resolves (through a
+        link swapped in since the set was loaded) outside the set folder."""
+        try:
+            return setio.image_path(self.set_dir, {"file_name": self.items[frame_id].item.file_name,
+                                                   "frame_id": frame_id})
+        except setio.SetError:
+            return None
 
     def order(self, rater: str) -> list[str]:
         with self._lock:
