@@ -66,7 +66,7 @@ def find_blender_ext(override: str | None) -> Path:
     # find_spec locates the wheel without importing bpy (which would start Blender).
     spec = importlib.util.find_spec("bpy")
     if spec is None or not spec.submodule_search_locations:
-        raise BuildError(f"bpy is not installed for {sys.executable}: install it (pip install 'bpy==4.5.*'), "
+        raise BuildError(f"bpy is not installed for {sys.executable}: install it (pip install 'realitybench[bpy]'), "
                          f"or pass --blender-ext / set {BLENDER_EXT_ENV}")
     bpy_dir = Path(next(iter(spec.submodule_search_locations)))
     found = sorted(bpy_dir.glob("*/scripts/addons_core/bl_pkg/cli/blender_ext.py"))

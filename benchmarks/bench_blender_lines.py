@@ -4,8 +4,8 @@ Run:  .venv/bin/python benchmarks/bench_blender_lines.py [--frames 8] [--renders
                                                           [--samples 16]
 
 For every environment, frames 0..N-1 of seed 0 are built and measured without rendering in each
-line's own interpreter (4.5 LTS: this venv; 5.2 LTS and 5.3: .venv-bpy5.2 / .venv-bpy5.3, made by
-`bash scripts/setup.sh --tests`), and the first R of them are also rendered (with denoising). Prints
+line's own interpreter (the default line, 5.2 LTS: this venv; 4.5 LTS and 5.3: .venv-bpy4.5 and
+.venv-bpy5.3, made by `bash scripts/setup.sh --tests`), and the first R of them are also rendered (with denoising). Prints
 per line: frames whose record differs from 4.5's beyond the last float digits (every field but the
 Blender version), verdict and ground-truth mismatches, mean render seconds per frame and its ratio to
 4.5's, and the mean absolute difference of the rendered images from 4.5's (0-255 scale).
@@ -22,7 +22,10 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LINES = {"4.5": Path(sys.executable), "5.2": ROOT / ".venv-bpy5.2/bin/python", "5.3": ROOT / ".venv-bpy5.3/bin/python"}
+sys.path.insert(0, str(ROOT / "tests"))
+from blender_lines import LINES, line_python  # noqa: E402
+
+BASE_LINE = "4.5"  # the line every other is compared with
 RELATIVE_TOLERANCE = 1e-9  # floats that differ only in their last digits (numpy 1 vs 2 summation order)
 
 WORKER = r"""
@@ -90,12 +93,15 @@ def main() -> None:
     args.long_side = max(int(v) for v in args.resolution.lower().split("x"))
     with tempfile.TemporaryDirectory() as tmp:
         results = {}
-        for line, python in LINES.items():
+        for line in LINES:
+            python = line_python(line)
             if not python.exists():
                 print(f"{line}: no interpreter at {python} (run bash scripts/setup.sh --tests)")
                 continue
             results[line] = run_line(python, args, Path(tmp) / line)
-        base = results["4.5"]
+        if BASE_LINE not in results:
+            raise SystemExit(f"no Blender {BASE_LINE} to compare with")
+        base = results[BASE_LINE]
         base_seconds = sum(base["render_seconds"].values()) / max(1, len(base["render_seconds"]))
         print(f"{len(base['records'])} frame ids ({args.frames} per environment), "
               f"{len(base['render_seconds'])} rendered at {args.resolution}, {args.samples} samples")
@@ -111,12 +117,12 @@ def main() -> None:
                 verdicts += record["verdict"] != other["verdict"]
                 truths += record["ground_truth"] != other["ground_truth"]
             seconds = sum(result["render_seconds"].values()) / max(1, len(result["render_seconds"]))
-            diffs = [image_difference(Path(tmp) / "4.5" / "r" / base["records"][f]["file_name"],
+            diffs = [image_difference(Path(tmp) / BASE_LINE / "r" / base["records"][f]["file_name"],
                                       Path(tmp) / line / "r" / result["records"][f]["file_name"])
                      for f in base["render_seconds"]]
             print(f"{line}: records differing {len(differing)}/{len(base['records'])} {differing[:5]}, "
                   f"verdicts differing {verdicts}, ground truth differing {truths}, "
-                  f"render {seconds:.2f} s/frame (x{seconds / base_seconds:.2f} of 4.5), "
+                  f"render {seconds:.2f} s/frame (x{seconds / base_seconds:.2f} of {BASE_LINE}), "
                   f"image mean |diff| {sum(diffs) / max(1, len(diffs)):.2f}/255")
             rendered = set(base["render_seconds"])
             print(f"    of them rendered: {len(rendered & set(differing))}/{len(rendered)}; fields differing: "

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Set up RealityBench on a fresh Debian 12 machine.
 #
-#   bash scripts/setup.sh           the embedded Blender (bpy 4.5 wheel) in .venv: enough for the CLI
+#   bash scripts/setup.sh           the embedded Blender in .venv: the bpy 5.2 LTS wheel on Python 3.13
+#                                   (found on the PATH or under pyenv), or, without a Python 3.13, the
+#                                   bpy 4.5 LTS wheel on Python 3.11; enough for the CLI
 #   bash scripts/setup.sh --tests   also the test tools, Debian's Blender 3.4.1 (apt) for the
-#                                   real-binary smoke suite, and the Blender 5.x lines (bpy 5.2 LTS
-#                                   and 5.3 wheels, Python 3.13) in .venv-bpy5.2 and .venv-bpy5.3
+#                                   real-binary smoke suite, and the other Blender lines tested
+#                                   (bpy 4.5 LTS on Python 3.11, 5.3 on Python 3.13) in .venv-bpy<line>
 #
+# PYTHON=/path/to/python picks the interpreter of .venv (3.13: Blender 5.2; 3.11: Blender 4.5).
 # Idempotent: a second run installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,21 +21,56 @@ for arg in "$@"; do
   esac
 done
 
-# The bpy 4.5 wheel exists for CPython 3.11 only.
-python=${PYTHON:-}
-if [ -z "$python" ]; then
-  for candidate in python3.11 python3; do
-    if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
-      python=$candidate
-      break
+# The Python X.Y interpreter: on the PATH, or under pyenv. pyenv's shim for a version that is not
+# selected exists but fails, so each candidate is asked for its version.
+find_python() {
+  local want=$1 pyenv_root candidate
+  pyenv_root=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
+  for candidate in "python$want" "$pyenv_root"/versions/"$want"*/bin/"python$want"; do
+    if command -v "$candidate" >/dev/null 2>&1 \
+       && "$candidate" -c "import sys; sys.exit(sys.version_info[:2] != tuple(map(int, '$want'.split('.'))))" \
+          >/dev/null 2>&1; then
+      echo "$candidate"
+      return 0
     fi
   done
-fi
+  return 1
+}
+
+python_version() { "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])'; }
+
+# The Blender line each Python's bpy wheel is (bpy wheels exist for one Python each).
+declare -A line_of=([3.13]=5.2 [3.11]=4.5)
+
+python311=${PYTHON311:-$(find_python 3.11 || true)}
+python313=${PYTHON313:-$(find_python 3.13 || true)}
+python=${PYTHON:-}
 if [ -z "$python" ]; then
-  echo "error: RealityBench needs Python 3.11 (the bpy 4.5 wheel is built for it); set PYTHON=/path/to/python3.11" >&2
+  if [ -n "$python313" ]; then
+    python=$python313
+  elif [ -n "$python311" ]; then
+    python=$python311
+    echo "note: no Python 3.13, so the embedded Blender is 4.5 LTS (Python 3.11), not the default 5.2 LTS;" \
+         "install one (pyenv install 3.13) and rerun, or set PYTHON313=/path/to/python3.13" >&2
+  else
+    echo "error: RealityBench needs Python 3.13 (the bpy 5.2 wheel) or 3.11 (the bpy 4.5 wheel);" \
+         "set PYTHON=/path/to/python3.13" >&2
+    exit 2
+  fi
+fi
+version=$(python_version "$python")
+default_line=${line_of[$version]:-}
+if [ -z "$default_line" ]; then
+  echo "error: $python is Python $version; the bpy wheels exist for Python 3.13 (Blender 5.2) and 3.11 (4.5)" >&2
   exit 2
 fi
 
+# A .venv made earlier for another line is made anew: one venv holds one bpy wheel.
+if [ -x .venv/bin/python ] && [ "$(python_version .venv/bin/python)" != "$version" ]; then
+  echo "note: .venv was Python $(python_version .venv/bin/python); making it anew with Python $version" \
+       "(Blender $default_line)" >&2
+  rm -rf .venv
+fi
 if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
@@ -55,31 +93,22 @@ if [ "$with_tests" = 1 ]; then
     $sudo_cmd apt-get update -q
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -q $apt_packages
   fi
-  # The Blender line users run today: its wheels exist for CPython 3.13 only.
-  python313=${PYTHON313:-}
-  if [ -z "$python313" ]; then
-    pyenv_root=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
-    for candidate in python3.13 "$pyenv_root"/versions/3.13*/bin/python3.13; do
-      # pyenv's shim for a version not selected exists but fails: ask the interpreter itself.
-      if command -v "$candidate" >/dev/null 2>&1 \
-         && "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))' >/dev/null 2>&1; then
-        python313=$candidate
-        break
-      fi
-    done
-  fi
-  if [ -z "$python313" ]; then
-    echo "note: no Python 3.13, so the Blender 5.x suites will be skipped; install one (pyenv install 3.13)" \
-         "and rerun, or set PYTHON313=/path/to/python3.13" >&2
-  else
-    for line in 5.2 5.3; do
-      if [ ! -x ".venv-bpy$line/bin/python" ]; then
-        "$python313" -m venv ".venv-bpy$line"
-      fi
-      # numpy comes with the wheel (numpy 2 for 5.x); pytest < 10 as above.
-      ".venv-bpy$line/bin/python" -m pip install --quiet "bpy==$line.*" pillow "pytest>=8,<10"
-    done
-  fi
+  # The other lines tested, each in its own venv: line, its Python, the numpy its wheel was built against.
+  for spec in "4.5 3.11 numpy>=1.26,<2" "5.2 3.13 numpy>=2" "5.3 3.13 numpy>=2"; do
+    read -r line py numpy_pin <<<"$spec"
+    [ "$line" = "$default_line" ] && continue
+    if [ "$py" = 3.13 ]; then interpreter=$python313; else interpreter=$python311; fi
+    if [ -z "$interpreter" ]; then
+      echo "note: no Python $py, so the Blender $line suites will be skipped; install one (pyenv install $py)" \
+           "and rerun, or set PYTHON${py/./}=/path/to/python$py" >&2
+      continue
+    fi
+    if [ ! -x ".venv-bpy$line/bin/python" ]; then
+      "$interpreter" -m venv ".venv-bpy$line"
+    fi
+    # pytest < 10 as in pyproject.toml's test extra.
+    ".venv-bpy$line/bin/python" -m pip install --quiet "bpy==$line.*" "$numpy_pin" pillow "pytest>=8,<10"
+  done
 else
   .venv/bin/python -m pip install --quiet -e ".[bpy]"
 fi

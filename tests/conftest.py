@@ -1,6 +1,7 @@
 """Shared fixtures. Standard library and pytest only: no bpy import at collection time."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -9,6 +10,18 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _drop_bpy_colour_config(event: str, _args) -> None:
+    """The bpy 5.x wheel, once imported, sets OCIO in the C environment (not in os.environ) to its
+    own colour config, so every child process inherits it: Debian's Blender 3.4 and the 4.5 wheel
+    cannot read that config (OCIO 2.5) and fail, and 5.x children log 'Using OCIO=' on stdout. A test
+    that starts a process gets the environment the session started with (unless it set OCIO itself)."""
+    if event in ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec") and "OCIO" not in os.environ:
+        os.unsetenv("OCIO")
+
+
+sys.addaudithook(_drop_bpy_colour_config)
 
 
 @dataclass(frozen=True)

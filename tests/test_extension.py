@@ -20,33 +20,34 @@ from pathlib import Path
 
 import pytest
 
+import blender_lines
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_ID = "realitybench"
 REPO = "user_default"
 MODULE = f"bl_ext.{REPO}.{PACKAGE_ID}"
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("bpy") is None,
-                                reason="needs the bpy wheel (pip install 'bpy==4.5.*')")
+                                reason="needs the bpy wheel: bash scripts/setup.sh")
 
-
-LINES = {"4.5": Path(sys.executable), **{line: REPO_ROOT / f".venv-bpy{line}" / "bin" / "python"
-                                        for line in ("5.2", "5.3")}}
+LINES = blender_lines.LINES
 
 
 def line_python(line: str) -> Path:
-    """The Python whose bpy wheel is Blender `line` (the 5.x venvs come from `setup.sh --tests`)."""
-    python = LINES[line]
+    """The Python whose bpy wheel is Blender `line` (the other lines' venvs come from `setup.sh --tests`)."""
+    python = blender_lines.line_python(line)
     if not python.exists():
-        pytest.skip(f"no {python.parent.parent.name}: run `bash scripts/setup.sh --tests` (needs a Python 3.13)")
+        pytest.skip(f"no {python.parent.parent.name}: run `bash scripts/setup.sh --tests` "
+                    f"(needs a Python {'3.11' if line == '4.5' else '3.13'})")
     return python
 
 
 def line_blender_ext(line: str) -> Path:
     """That line's own copy of Blender's extension CLI."""
-    if line == "4.5":
+    if line == blender_lines.running_line():
         return load_build_script().find_blender_ext(None)
-    found = sorted(LINES[line].parent.parent.glob(f"lib/python3.*/site-packages/bpy/{line}/scripts/addons_core/"
-                                                  "bl_pkg/cli/blender_ext.py"))
+    found = sorted(line_python(line).parent.parent.glob(f"lib/python3.*/site-packages/bpy/{line}/scripts/addons_core/"
+                                                        "bl_pkg/cli/blender_ext.py"))
     assert found, f"no blender_ext.py in the {line} wheel"
     return found[-1]
 

@@ -1,6 +1,6 @@
 """Every difference between the Blender versions we run on, in one place.
 
-Targets: Blender 4.2+ and 5.x (extension; the bpy 4.5 wheel is the embedded default) and
+Targets: Blender 4.2+ and 5.x (extension; the bpy 5.2 wheel is the embedded default, 4.5 is tested too) and
 Debian's Blender 3.4.1 (legacy add-on, the only windowed Blender on our machines).
 """
 from __future__ import annotations

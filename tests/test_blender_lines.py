@@ -1,8 +1,9 @@
-"""The Blender line users run today: the bpy-level suites in the bpy 5.2 LTS and 5.3 wheels (Python 3.13).
+"""The other Blender lines: the bpy-level suites in each tested line's own wheel.
 
-The default line (bpy 4.5 LTS, this venv) runs every test; each 5.x line runs the suites that build
-every environment's scene, render and measure frames, export (resume, shards, repair) and drive the
-sidebar's operators, in its own venv made by `bash scripts/setup.sh --tests`.
+The default line (bpy 5.2 LTS on Python 3.13, this venv) runs every test; each other line (4.5 LTS
+on Python 3.11, 5.3 on Python 3.13) runs the suites that build every environment's scene, render and
+measure frames, export (resume, shards, repair) and drive the sidebar's operators, in its own venv
+made by `bash scripts/setup.sh --tests`.
 """
 import json
 import os
@@ -12,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from blender_lines import line_python, other_lines
+
 ROOT = Path(__file__).resolve().parent.parent
-LINES = ("5.2", "5.3")
 SUITES = ["tests/test_cli.py", "tests/test_measure_bpy.py", "tests/test_envs_roof.py", "tests/test_envs_lot.py",
           "tests/test_envs_gauge_label.py", "tests/test_breaker_label.py", "tests/test_horizon_peak.py",
           "tests/test_export.py", "tests/test_sidebar.py", "tests/test_resume_determinism.py"]
@@ -26,11 +28,12 @@ def _counts(output: str) -> dict[str, int]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("line", LINES)
-def test_bpy_suites_pass_on_blender_5(line):
-    python = ROOT / f".venv-bpy{line}" / "bin" / "python"
+@pytest.mark.parametrize("line", other_lines())
+def test_bpy_suites_pass_on_each_other_line(line):
+    python = line_python(line)
     if not python.exists():
-        pytest.skip(f"no {python.parent.parent.name}: run `bash scripts/setup.sh --tests` (needs a Python 3.13)")
+        pytest.skip(f"no {python.parent.parent.name}: run `bash scripts/setup.sh --tests` "
+                    f"(needs a Python {'3.11' if line == '4.5' else '3.13'})")
     version = subprocess.run([str(python), "-c", "import bpy, json; print(json.dumps(bpy.app.version))"],
                              capture_output=True, text=True, timeout=120)
     assert version.returncode == 0, version.stderr
