@@ -43,6 +43,7 @@ class BuiltRoof:
     modules: dict[tuple[int, int], tuple[str, str]] = field(default_factory=dict)  # (row, col) -> (frame, glass)
     rails: list[str] = field(default_factory=list)
     sun_direction: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    extras: dict = field(default_factory=dict)  # what an environment adds (the tape, the gauge, the equipment)
 
 
 def _roof_matrix(frame: RoofFrame) -> np.ndarray:

@@ -17,6 +17,8 @@ from typing import Optional
 
 import numpy as np
 
+from .rng import log_uniform
+
 FULL_FRAME_DIAGONAL_MM = 43.2666
 SENSOR_ASPECT = 4.0 / 3.0
 REFERENCE_LONG_SIDE_PX = 1600
@@ -37,10 +39,6 @@ SHAKE_SPEED_RANGE_M_S = (0.005, 0.05)
 
 LANDSCAPE = "landscape"
 PORTRAIT = "portrait"
-
-
-def _log_uniform(rng: np.random.Generator, lo: float, hi: float) -> float:
-    return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
 
 
 @dataclass(frozen=True)
@@ -151,15 +149,15 @@ def draw_capture(rng: np.random.Generator, phone: Phone, *, landscape_share: flo
     lens = str(rng.choice(lenses, p=weights / weights.sum()))
     zoom = 1.0
     if lens == "main" and rng.random() < zoom_share:
-        zoom = _log_uniform(rng, 1.2, min(3.0, phone.max_digital_zoom))
+        zoom = log_uniform(rng, 1.2, min(3.0, phone.max_digital_zoom))
     orientation = LANDSCAPE if rng.random() < landscape_share else PORTRAIT
     mode = str(rng.choice(CAPTURE_MODES, p=CAPTURE_MODE_PROBABILITIES))
     if mode == HAND_SHAKE:
-        shutter = _log_uniform(rng, *SHAKE_SHUTTER_RANGE_S)
-        rate = _log_uniform(rng, *SHAKE_RATE_RANGE_DEG_S)
-        speed = _log_uniform(rng, *SHAKE_SPEED_RANGE_M_S)
+        shutter = log_uniform(rng, *SHAKE_SHUTTER_RANGE_S)
+        rate = log_uniform(rng, *SHAKE_RATE_RANGE_DEG_S)
+        speed = log_uniform(rng, *SHAKE_SPEED_RANGE_M_S)
     else:
-        shutter = _log_uniform(rng, *STEADY_SHUTTER_RANGE_S)
+        shutter = log_uniform(rng, *STEADY_SHUTTER_RANGE_S)
         rate = 0.0
         speed = 0.0
     axis = _unit_vector(rng, flatten_z=True)
@@ -167,7 +165,7 @@ def draw_capture(rng: np.random.Generator, phone: Phone, *, landscape_share: flo
     focus_factor = 1.0
     if mode == FOCUS_ELSEWHERE:
         # Autofocus locked on something nearer or farther than the target.
-        focus_factor = _log_uniform(rng, 0.15, 0.6) if rng.random() < 0.5 else _log_uniform(rng, 1.8, 20.0)
+        focus_factor = log_uniform(rng, 0.15, 0.6) if rng.random() < 0.5 else log_uniform(rng, 1.8, 20.0)
     return Capture(lens, zoom, orientation, mode, shutter, rate, axis, speed, direction, focus_factor)
 
 

@@ -11,6 +11,7 @@ Seed 0 is a seed like any other; there is no "no seed" value.
 from __future__ import annotations
 
 import hashlib
+import math
 
 import numpy as np
 
@@ -82,3 +83,8 @@ def parse_frame_id(fid: str) -> tuple[int, str, str, int]:
         return int(seed_part[1:]), environment, stratum, int(index_part)
     except ValueError:
         raise ValueError(f"malformed frame id {fid!r}; expected ENV-STRATUM-sSEED-INDEX") from None
+
+
+def log_uniform(rng: np.random.Generator, lo: float, hi: float) -> float:
+    """A draw whose logarithm is uniform between log(lo) and log(hi): distances, zooms, shutter times."""
+    return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))  # math, not numpy: the last bit differs

@@ -3,6 +3,7 @@
 An environment is a pure description plus thin Blender hooks:
   draw_scene(rng)                  -> a scene plan (pure; everything the scene *is*)
   build(scene, plan, rng)          -> the built scene (bpy; names of its parts)
+  build_extras(scene, plan, built) -> what the environment adds to a shared scene (names in built.extras)
   draw_target(plan, rng)           -> which part this frame is about (pure)
   draw_target_for_shot(plan, k, rng) -> the same for the scene's k-th frame (sequences: a turn in place)
   draw_pose(plan, target, rng)     -> where the worker holds the phone (pure)
@@ -56,6 +57,19 @@ class FrameContext:
     pose: FieldPose
     extras: dict = field(default_factory=dict)
 
+    def pinhole(self):
+        """The frame's camera as a core PinholeCamera, made once and made again only when what it is made
+        of changes: the render size (a quick check renders smaller), the camera's placement or its lens."""
+        from ..bl.scene_data import pinhole_camera, render_size
+
+        data = self.camera.data
+        key = (render_size(self.scene), tuple(map(tuple, self.camera.matrix_world)), data.lens, data.sensor_fit,
+               data.sensor_width, data.sensor_height, data.shift_x, data.shift_y, data.type)
+        cached = self.extras.get("pinhole")
+        if cached is None or cached[0] != key:
+            cached = self.extras["pinhole"] = (key, pinhole_camera(self.camera, self.scene))
+        return cached[1]
+
 
 class Environment:
     name: str = ""
@@ -68,6 +82,10 @@ class Environment:
 
     def build(self, scene, plan, rng: np.random.Generator):
         raise NotImplementedError
+
+    def build_extras(self, scene, plan, built) -> None:
+        """Add this environment's own objects to a shared scene (the roof, the parking lot) once it is built,
+        and keep their object names in `built.extras` under this environment's keys."""
 
     def draw_target(self, plan, rng: np.random.Generator) -> dict:
         raise NotImplementedError

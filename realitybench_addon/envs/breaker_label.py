@@ -23,44 +23,32 @@ from ..core import image_terms
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.panel import PanelPlan, card_layout, draw_panel_plan
 from ..core.prompt import DocKey, PromptParts
-from ..core.rng import stage_rng
+from ..core.rng import log_uniform, stage_rng
 from .base import Environment, FieldPose, FrameContext
-from .roof_poses import aim_with_error
-from .roof_scene import blur_at, group_measurements
+from .measurements import blur_at, group_measurements
+from .poses import Posture, aim_with_error, pick
 
 CARD = "Panel_Card"
 AIMS = ("card", "panel", "breakers", "main")
 
 
 @dataclass(frozen=True)
-class Stance:
-    name: str
-    share: float
-    distance_m: tuple[float, float]  # from the aimed point, log-uniform
-    height_sd_m: float  # phone height: the aimed point's height plus a normal offset (clipped to 1.2-1.8 m)...
-    eye_level: bool = False  # ...or, for eye_level stances, uniform in 1.2-1.8 m
-
-
-@dataclass(frozen=True)
 class PanelPoseModel:
-    stances: tuple[Stance, ...]
+    postures: tuple[Posture, ...]  # distance_m from the aimed point; height_m, or height_sd_m around its height
     aim_shares: dict  # aim -> share
     azimuth_sd_deg: float  # spread of where the worker stands, around square-on to the wall
     aim_sd_deg: float
     roll_sd_deg: float = 4.0
-    height_m: tuple[float, float] = (1.2, 1.8)
+    height_m: tuple[float, float] = (1.2, 1.8)  # the phone's height range in the room
 
 
+EYE_LEVEL_M = (1.2, 1.8)  # standing back, the phone at eye level: the room's whole height range
 POSES = PanelPoseModel(
-    stances=(Stance("standing back for the whole panel", 0.55, (1.0, 3.0), 0.0, eye_level=True),
-             Stance("at arm's length", 0.3, (0.5, 1.1), 0.15),
-             Stance("stepped in close", 0.15, (0.28, 0.6), 0.1)),
+    postures=(Posture("standing back for the whole panel", 0.55, height_m=EYE_LEVEL_M, distance_m=(1.0, 3.0)),
+              Posture("at arm's length", 0.3, distance_m=(0.5, 1.1), height_sd_m=0.15),
+              Posture("stepped in close", 0.15, distance_m=(0.28, 0.6), height_sd_m=0.1)),
     aim_shares={"card": 0.3, "panel": 0.35, "breakers": 0.25, "main": 0.1},
     azimuth_sd_deg=22.0, aim_sd_deg=4.0)
-
-
-def _log_uniform(rng, lo, hi) -> float:
-    return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
 
 
 def aim_point(plan: PanelPlan, aim: str) -> np.ndarray:
@@ -79,20 +67,19 @@ def draw_panel_pose(plan: PanelPlan, aim: str, model: PanelPoseModel, rng: np.ra
     """Where the electrician holds the phone: in the room, in front of the wall, at a stance's distance
     from the aimed point; aimed there with a hand's error."""
     target = aim_point(plan, aim)
-    shares = np.array([s.share for s in model.stances])
-    stance = model.stances[int(rng.choice(len(shares), p=shares / shares.sum()))]
+    posture = pick(rng, model.postures)
     center_az = 0.0
     if aim == "card":  # facing a card on the open door, people turn a little towards it
         n = plan.card_frame()[3]
         center_az = 0.6 * math.degrees(math.atan2(n[0], -n[1]))
     lo_h, hi_h = model.height_m
     for _attempt in range(64):
-        d = _log_uniform(rng, *stance.distance_m)
+        d = log_uniform(rng, *posture.distance_m)
         az = math.radians(center_az + rng.normal(0.0, model.azimuth_sd_deg))
-        if stance.eye_level:
-            z = float(rng.uniform(lo_h, hi_h))
+        if posture.height_m is not None:
+            z = float(rng.uniform(*posture.height_m))
         else:
-            z = float(np.clip(target[2] + rng.normal(0.0, stance.height_sd_m), lo_h, hi_h))
+            z = float(np.clip(target[2] + rng.normal(0.0, posture.height_sd_m), lo_h, hi_h))
         dz = z - target[2]
         horizontal = math.sqrt(max(d * d - dz * dz, (0.25 * d) ** 2))
         position = np.array([target[0] + horizontal * math.sin(az), target[1] - horizontal * math.cos(az), z])
@@ -101,11 +88,11 @@ def draw_panel_pose(plan: PanelPlan, aim: str, model: PanelPoseModel, rng: np.ra
         if inside:
             break
     else:  # nothing in the room drawn: step straight back from the aimed point
-        position = np.array([target[0], max(target[1] - stance.distance_m[0], -plan.room_depth_m + 0.3),
+        position = np.array([target[0], max(target[1] - posture.distance_m[0], -plan.room_depth_m + 0.3),
                              float(np.clip(target[2], lo_h, hi_h))])
     aimed = aim_with_error(rng, position, target, model.aim_sd_deg)
     return FieldPose(tuple(map(float, position)), tuple(map(float, aimed)), float(rng.normal(0.0, model.roll_sd_deg)),
-                     f"{stance.name}, aiming at the {AIM_WORDS[aim]}")
+                     f"{posture.name}, aiming at the {AIM_WORDS[aim]}")
 
 
 AIM_WORDS = {"card": "directory card", "panel": "panel", "breakers": "breaker rows", "main": "main breaker"}
@@ -152,9 +139,7 @@ class BreakerLabel(Environment):
                 "window": {0: "none", -1: "left", 1: "right"}[plan.window_side]}
 
     def draw_target(self, plan: PanelPlan, rng) -> dict:
-        keys = list(POSES.aim_shares)
-        p = np.array([POSES.aim_shares[k] for k in keys])
-        return {"card": CARD, "aim": str(keys[int(rng.choice(len(keys), p=p / p.sum()))])}
+        return {"card": CARD, "aim": str(pick(rng, list(POSES.aim_shares), list(POSES.aim_shares.values())))}
 
     def target_point(self, plan: PanelPlan, target: dict) -> np.ndarray:
         """The point the phone focuses on: the aimed point (the card, the panel, its breakers or the main)."""

@@ -19,12 +19,13 @@ from ..core.optics import px_per_unit, view_angle_deg
 from ..core.plate import PLATE_PX_PER_MM, plate_texture
 from ..core.prompt import DocKey, PromptParts
 from .base import FieldPose, FrameContext
-from .lot_poses import LotPoseModel, Stance, draw_lot_pose
+from .lot_poses import LotPoseModel, draw_lot_pose
 from .lot_scene import LotEnvironment, LotScene
-from .roof_scene import blur_at, group_measurements
+from .measurements import blur_at, group_measurements
+from .poses import Posture
 
 POSES = LotPoseModel(
-    stances=(Stance("crouching at the bumper", 0.4, (0.45, 0.9)), Stance("standing", 0.6, (1.25, 1.7))),
+    postures=(Posture("crouching at the bumper", 0.4, (0.45, 0.9)), Posture("standing", 0.6, (1.25, 1.7))),
     distance_m=(0.35, 6.0), azimuth_sd_deg=28.0, aim_sd_deg=5.0, miss_share=0.1)
 
 PLATE_OFFSET_M = 0.013  # the plate stands this far out of its mount point (bl/parking_lot.py)

@@ -16,12 +16,13 @@ import numpy as np
 from ..core.prompt import DocKey, PromptParts
 from ..core.vehicle import BODY_STYLES
 from .base import FieldPose, FrameContext
-from .lot_poses import LotPoseModel, Stance, draw_lot_pose
+from .lot_poses import LotPoseModel, draw_lot_pose
 from .lot_scene import FACES, LotEnvironment, LotScene, face_azimuth_deg, nearest_face
-from .roof_scene import blur_at
+from .measurements import blur_at
+from .poses import Posture
 
 POSES = LotPoseModel(
-    stances=(Stance("standing", 0.85, (1.3, 1.7)), Stance("holding the phone up", 0.15, (1.75, 2.1))),
+    postures=(Posture("standing", 0.85, (1.3, 1.7)), Posture("holding the phone up", 0.15, (1.75, 2.1))),
     distance_m=(0.8, 4.5),  # in car lengths (scaled by the subject's length)
     azimuth_sd_deg=18.0, aim_sd_deg=4.0, miss_share=0.1)
 
@@ -78,10 +79,8 @@ class CarView(LotEnvironment):
         return self.subject_names(ctx)
 
     def measure(self, ctx: FrameContext) -> dict:
-        from ..bl.scene_data import pinhole_camera
-
         lot = ctx.plan.lot
-        camera = pinhole_camera(ctx.camera, ctx.scene)
+        camera = ctx.pinhole()
         center = lot.subject.center
         in_frame, bbox = self.car_in_frame(ctx, camera)
         face, angle = nearest_face(lot, camera.position)

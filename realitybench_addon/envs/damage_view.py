@@ -26,14 +26,15 @@ from ..core.prompt import DocKey, PromptParts
 from ..core.rng import stage_rng
 from ..core.vehicle import Profile
 from .base import FieldPose, FrameContext
-from .lot_poses import LotPoseModel, Stance, draw_lot_pose
+from .lot_poses import LotPoseModel, draw_lot_pose
 from .lot_scene import LotEnvironment, LotScene
-from .roof_scene import blur_at
+from .measurements import blur_at, group_measurements
+from .poses import Posture
 
 POSES = LotPoseModel(
-    stances=(Stance("crouching at the panel", 0.4, (0.45, 0.95), (0.3, 1.4)),
-             Stance("standing at arm's length", 0.35, (1.25, 1.7), (0.4, 1.6)),
-             Stance("stepped back", 0.25, (1.3, 1.7), (1.2, 3.5))),
+    postures=(Posture("crouching at the panel", 0.4, (0.45, 0.95), (0.3, 1.4)),
+             Posture("standing at arm's length", 0.35, (1.25, 1.7), (0.4, 1.6)),
+             Posture("stepped back", 0.25, (1.3, 1.7), (1.2, 3.5))),
     distance_m=(0.3, 3.5), azimuth_sd_deg=24.0, aim_sd_deg=5.0, miss_share=0.08)
 ROOM_BESIDE_DAMAGE_SHARE = 0.75  # scenes whose stall beside the damaged side is left empty
 CONTRAST_MIN = 0.15  # a damage pixel "contrasts" when its luminance differs this much (relative) from the paint
@@ -152,7 +153,7 @@ class DamageView(LotEnvironment):
 
     def measure(self, ctx: FrameContext) -> dict:
         center, normal, along = damage_frame(ctx.plan)
-        group = self.target_measurements(ctx, self.mask_targets(ctx), [self.panel_object(ctx)], n_samples=800)
+        group = group_measurements(ctx, self.mask_targets(ctx), n_samples=800, own=[self.panel_object(ctx)])
         camera = group["camera"]
         neighbours = {name: float(camera.in_frame(p).mean()) for name, p in self.neighbour_points(ctx).items()}
         best = max(neighbours, key=neighbours.get) if neighbours else None

@@ -15,15 +15,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import image_terms
-from ..core.equipment import (KINDS, EquipmentLabel, EquipmentPlacement, draw_label, label_layout,
-                              place_inverter, place_microinverter, place_on_module_back)
+from ..core.equipment import (KINDS, EquipmentLabel, EquipmentPlacement, draw_label, label_layout, place_inverter,
+                              place_microinverter, place_on_module_back)
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.prompt import DocKey, PromptParts
+from ..core.rng import log_uniform, stage_rng
 from ..core.roof import WALL_INSET_M, RoofPlan, draw_roof_plan
-from ..core.rng import stage_rng
 from .base import FieldPose, FrameContext
-from .roof_poses import Posture, RoofPoseModel, aim_with_error, draw_roof_pose, random_array_point
-from .roof_scene import RoofEnvironment, blur_at, group_measurements
+from .measurements import blur_at, group_measurements
+from .poses import Posture, aim_with_error
+from .roof_poses import RoofPoseModel, draw_roof_pose, random_array_point
+from .roof_scene import RoofEnvironment
 
 KIND_SHARES = (0.35, 0.35, 0.3)  # module back, microinverter, inverter
 EQUIPMENT_SEEN_MIN = 0.01  # share of the equipment's (non-label) surface samples seen: "some of it in view"
@@ -75,7 +77,7 @@ def draw_ground_pose(placement: EquipmentPlacement, model: GroundPoseModel, rng:
     center = np.asarray(placement.label_pose.center)
     normal = np.asarray(placement.label_pose.normal)
     base = math.atan2(normal[1], normal[0])
-    d = math.exp(rng.uniform(math.log(model.distance_m[0]), math.log(model.distance_m[1])))
+    d = log_uniform(rng, *model.distance_m)
     az = base + math.radians(rng.normal(0.0, model.azimuth_sd_deg))
     position = np.array([center[0] + d * math.cos(az), center[1] + d * math.sin(az), rng.uniform(*model.height_m)])
     position[1] = min(position[1], WALL_INSET_M - 0.12)  # in front of the wall, not inside the house
@@ -127,10 +129,12 @@ class EquipmentLabelEnv(RoofEnvironment):
             placement = place_inverter(roof, prng, WALL_INSET_M)
         return EquipmentScene(roof, label, placement)
 
-    def build(self, scene, plan: EquipmentScene, rng):
+    def roof_plan(self, plan: EquipmentScene) -> RoofPlan:
+        return plan.roof
+
+    def build_extras(self, scene, plan: EquipmentScene, built) -> None:
         from ..bl.equipment import build_inverter, build_label, build_microinverter
 
-        built = super().build(scene, plan.roof, rng)
         kind = plan.placement.kind
         if kind == "module":
             body = list(built.modules[plan.placement.module])
@@ -138,8 +142,7 @@ class EquipmentLabelEnv(RoofEnvironment):
             body = build_microinverter(scene, plan.roof, plan.placement)
         else:
             body = build_inverter(scene, plan.roof, plan.placement)
-        built.equipment = {"label": build_label(scene, plan.label, plan.placement), "body": body}
-        return built
+        built.extras["equipment"] = {"label": build_label(scene, plan.label, plan.placement), "body": body}
 
     def describe_scene(self, plan: EquipmentScene) -> dict:
         return {**super().describe_scene(plan.roof), "equipment": plan.placement.kind,
@@ -164,7 +167,7 @@ class EquipmentLabelEnv(RoofEnvironment):
         return draw_roof_pose(plan.roof, center_uvh, MICRO_POSES, rng, elsewhere=random_array_point(plan.roof))
 
     def mask_targets(self, ctx: FrameContext) -> list[str]:
-        return [ctx.built.equipment["label"]]
+        return [ctx.built.extras["equipment"]["label"]]
 
     def measure(self, ctx: FrameContext) -> dict:
         plan: EquipmentScene = ctx.plan
@@ -177,7 +180,7 @@ class EquipmentLabelEnv(RoofEnvironment):
         serial_row = next(r for r in layout.rows if r.role == "serial")
         serial_at = pose.to_world(*layout.center_m(serial_row.box_px))
         bars_at = pose.to_world(*layout.center_m(layout.barcode_box_px))
-        body = group_measurements(ctx, ctx.built.equipment["body"], n_samples=800)
+        body = group_measurements(ctx, ctx.built.extras["equipment"]["body"], n_samples=800)
         return {
             "sharp_at_target": blur_at(ctx, center),
             "label_in_frame": group["in_frame"],

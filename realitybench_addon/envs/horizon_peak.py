@@ -31,18 +31,12 @@ from ..core.prompt import DocKey, PromptParts
 from ..core.rng import stage_rng
 from ..core.surroundings import SurroundingsPlan, draw_surroundings, skyline_edges
 from .base import Environment, FieldPose, FrameContext
+from .poses import Posture, pick
 
 TURN_STEP_DEG = 45.0
 LEVEL_ROLL_DEG = 10.0  # `level`: the horizon tilts by at most this much
 VISIBLE_SHARE = 0.5  # `horizon_visible`: the skyline shows across at least this share of the width
 BLOCKS_SHARE = 0.1  # `own_roof_blocks`: the own roof hides more than this share of the horizon arc
-
-
-@dataclass(frozen=True)
-class Posture:
-    name: str
-    share: float
-    eye_m: tuple[float, float]  # phone height above the feet
 
 
 @dataclass(frozen=True)
@@ -82,14 +76,9 @@ class HorizonScene:
     sun_strength: float
 
 
-def _pick(rng: np.random.Generator, options):
-    shares = np.array([o[-1] if isinstance(o, tuple) else o.share for o in options], float)
-    return options[int(rng.choice(len(options), p=shares / shares.sum()))]
-
-
 def draw_station(house: HousePlan, rng: np.random.Generator) -> Station:
     """The photographer's spot: at the main ridge, lower on one of its slopes, or on a ladder at an eave."""
-    kind = _pick(rng, STATION_KINDS)[0]
+    kind = pick(rng, STATION_KINDS, [share for _, share in STATION_KINDS])[0]
     start = float(rng.uniform(0.0, 360.0))
     a, b = ridge_line(house)
     length = float(np.linalg.norm(b - a))
@@ -104,9 +93,9 @@ def draw_station(house: HousePlan, rng: np.random.Generator) -> Station:
         return a + 0.5 * (b - a)
 
     if kind == "ridge":
-        posture = _pick(rng, RIDGE_POSTURES)
+        posture = pick(rng, RIDGE_POSTURES)
         p = ridge_point()
-        eye = p + np.array([0.0, 0.0, float(rng.uniform(*posture.eye_m)) - 0.05])
+        eye = p + np.array([0.0, 0.0, float(rng.uniform(*posture.height_m)) - 0.05])
         return Station("ridge", posture.name, tuple(map(float, eye)), start)
     planes = slope_planes(house)
     plane = planes[int(rng.integers(len(planes)))]
@@ -115,7 +104,7 @@ def draw_station(house: HousePlan, rng: np.random.Generator) -> Station:
     down /= np.linalg.norm(down)  # horizontal, away from the ridge
     run_to_eave = float(plane.top_v * math.cos(math.radians(plane.pitch_deg)))
     if kind == "slope":
-        posture = _pick(rng, SLOPE_POSTURES)
+        posture = pick(rng, SLOPE_POSTURES)
         for _ in range(32):
             p = ridge_point()
             run = float(rng.uniform(1.2, 3.0))
@@ -124,7 +113,7 @@ def draw_station(house: HousePlan, rng: np.random.Generator) -> Station:
             if plane.contains_xy(xy[None], margin=0.3)[0]:
                 break
         feet_z = float(roof_height_at(house, xy[None])[0])  # the top roof there (another wing may join)
-        eye = np.array([xy[0], xy[1], feet_z + float(rng.uniform(*posture.eye_m))])
+        eye = np.array([xy[0], xy[1], feet_z + float(rng.uniform(*posture.height_m))])
         return Station("slope", posture.name, tuple(map(float, eye)), start)
     # on a ladder leaning on an eave of the main wing: head and phone just above the eave, outside it
     eaves = [q for q in roof_planes(house) if q.wing == house.main.name and q.edges[0] == "eave"]
@@ -143,8 +132,7 @@ def draw_station(house: HousePlan, rng: np.random.Generator) -> Station:
 
 
 def _draw_pitch(rng: np.random.Generator) -> float:
-    shares = np.array([m[0] for m in PITCH_MIX])
-    _, mean, sd = PITCH_MIX[int(rng.choice(len(PITCH_MIX), p=shares / shares.sum()))]
+    _, mean, sd = pick(rng, PITCH_MIX, [m[0] for m in PITCH_MIX])
     return float(np.clip(rng.normal(mean, sd), -70.0, 70.0))
 
 
@@ -224,9 +212,7 @@ class HorizonPeak(Environment):
         return BuiltHorizon(house.roof, house.parts, surroundings.objects, tuple(sun_dir.tolist()))
 
     def _frame_skyline(self, ctx: FrameContext) -> tuple[sk.FrameSkyline, "object"]:
-        from ..bl.scene_data import pinhole_camera
-
-        camera = pinhole_camera(ctx.camera, ctx.scene)
+        camera = ctx.pinhole()
         key = tuple(np.asarray(camera.camera_to_world).round(9).ravel()) + (camera.focal_px, camera.width,
                                                                             camera.height)
         cached = ctx.extras.get("skyline")
@@ -237,7 +223,7 @@ class HorizonPeak(Environment):
         return cached[1], cached[2]
 
     def measure(self, ctx: FrameContext) -> dict:
-        from .roof_scene import blur_at
+        from .measurements import blur_at
 
         plan: HorizonScene = ctx.plan
         fs, camera = self._frame_skyline(ctx)

@@ -17,32 +17,21 @@ from typing import Callable, Optional
 import numpy as np
 
 from ..core.parking_lot import Box, LotPlan, car_boxes
+from ..core.rng import log_uniform
 from .base import FieldPose
-from .roof_poses import aim_with_error  # the same hand error as on the roof
+from .poses import Posture, aim_with_error, pick
 
 BODY_MARGIN_M = 0.3  # feet stay this far from a car's body
 
 
 @dataclass(frozen=True)
-class Stance:
-    name: str
-    share: float
-    height_m: tuple[float, float]  # the phone above the ground
-    distance_m: Optional[tuple[float, float]] = None  # this stance's own distance range (default: the model's)
-
-
-@dataclass(frozen=True)
 class LotPoseModel:
-    stances: tuple[Stance, ...]
+    postures: tuple[Posture, ...]  # height_m above the ground; distance_m: a posture's own range
     distance_m: tuple[float, float]  # horizontal distance from the target, log-uniform
     azimuth_sd_deg: float  # spread around the target's facing direction
     aim_sd_deg: float
     miss_share: float = 0.0  # frames aimed at something else (`elsewhere`)
     roll_sd_deg: float = 4.0
-
-
-def _log_uniform(rng, lo, hi) -> float:
-    return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
 
 
 def inside_box(box: Box, x: float, y: float, margin: float = 0.0) -> bool:
@@ -116,12 +105,11 @@ def draw_lot_pose(plan: LotPlan, target, facing_deg: float, model: LotPoseModel,
     target (drawn spots that fail are redrawn like unstandable ones)."""
     target = np.asarray(target, float)
     boxes = obstacle_boxes(plan)
-    shares = np.array([s.share for s in model.stances])
-    stance = model.stances[int(rng.choice(len(shares), p=shares / shares.sum()))]
-    lo, hi = distance_m or stance.distance_m or model.distance_m
-    height = float(rng.uniform(*stance.height_m))
+    posture = pick(rng, model.postures)
+    lo, hi = distance_m or posture.distance_m or model.distance_m
+    height = float(rng.uniform(*posture.height_m))
     for _attempt in range(48):
-        d = _log_uniform(rng, lo, hi)
+        d = log_uniform(rng, lo, hi)
         az = math.radians(facing_deg + rng.normal(0.0, model.azimuth_sd_deg))
         x, y = target[0] + d * math.cos(az), target[1] + d * math.sin(az)
         if standable(plan, x, y, boxes) and not (line_of_sight and sight_blocked((x, y, height), target, boxes)):
@@ -130,7 +118,7 @@ def draw_lot_pose(plan: LotPlan, target, facing_deg: float, model: LotPoseModel,
         x, y = _fallback_spot(plan, target, facing_deg, d, (lo, hi), height, boxes, line_of_sight)
     position = np.array([x, y, height])
     aimed = np.asarray(aim if aim is not None else target, float)
-    name = stance.name
+    name = posture.name
     if elsewhere is not None and rng.random() < model.miss_share:
         aimed = np.asarray(elsewhere(rng), float)
         name = f"{name}, aimed elsewhere"

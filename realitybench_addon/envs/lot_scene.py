@@ -120,22 +120,6 @@ class LotEnvironment(Environment):
             cache["subject_points"] = points
         return cache["subject_points"]
 
-    @staticmethod
-    def target_measurements(ctx: FrameContext, names: list[str], own: list[str], n_samples: int = 800) -> dict:
-        """in-frame, unoccluded and bbox fractions of the target `names`, where a ray that first meets any
-        of `own` (the surface the target is part of, e.g. the damaged panel around a damage) is not blocked."""
-        import bpy
-
-        from ..bl.measure import sample_target, visibility
-        from ..bl.scene_data import pinhole_camera
-
-        depsgraph = bpy.context.evaluated_depsgraph_get()
-        camera = pinhole_camera(ctx.camera, ctx.scene)
-        points, _, _ = sample_target(names, depsgraph, n_samples)
-        visible = visibility(ctx.scene, camera, points, list(names) + list(own), depsgraph)
-        return {"in_frame": float(camera.in_frame(points).mean()), "unoccluded": float(visible.mean()),
-                "bbox": geometry.bbox_fraction(camera, points), "camera": camera}
-
     def car_in_frame(self, ctx: FrameContext, camera) -> tuple[float, float]:
         """(share of the subject's surface samples inside the frame, its bbox share of the frame)."""
         points = self.subject_points(ctx)

@@ -12,8 +12,10 @@ import numpy as np
 from ..core.prompt import DocKey, PromptParts
 from ..core.roof import RoofPlan, bolt_spot_uvh
 from .base import FieldPose, FrameContext
-from .roof_poses import Posture, RoofPoseModel, draw_roof_pose, random_array_point
-from .roof_scene import RoofEnvironment, blur_at, disk_points, group_measurements, point_visibility
+from .measurements import blur_at, group_measurements, point_visibility
+from .poses import Posture
+from .roof_poses import RoofPoseModel, draw_roof_pose, random_array_point
+from .roof_scene import RoofEnvironment, disk_points
 
 BOLT_SPOT_RADIUS_M = 0.012
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib
 
+from ..core.errors import RealityBenchError
 from .base import Environment
 
 SPEC_ENVIRONMENTS = ("rail_attachment", "wire_adequacy", "tape_gap", "slope_gauge", "equipment_label",
@@ -11,7 +12,7 @@ BUILT = ("rail_attachment", "wire_adequacy", "tape_gap", "slope_gauge", "equipme
          "breaker_label", "car_view", "damage_view", "car_plate", "ro_board")
 
 
-class UnknownEnvironment(LookupError):
+class UnknownEnvironment(RealityBenchError, LookupError):
     pass
 
 

@@ -22,15 +22,16 @@ from ..core import image_terms
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.parking_lot import boxes_overlap, car_boxes
 from ..core.prompt import DocKey, PromptParts
-from ..core.ro_board import BoardPlan, board_texture, draw_board, technician_footprint
 from ..core.rng import stage_rng
+from ..core.ro_board import BoardPlan, board_texture, draw_board, technician_footprint
 from .base import FieldPose, FrameContext
 from .car_view import STYLE_KEY
-from .lot_poses import LotPoseModel, Stance, draw_lot_pose, standable
-from .lot_scene import FACES, FACE_NORMALS, LotEnvironment, LotScene, face_azimuth_deg
-from .roof_scene import blur_at, group_measurements
+from .lot_poses import LotPoseModel, draw_lot_pose, standable
+from .lot_scene import FACE_NORMALS, FACES, LotEnvironment, LotScene, face_azimuth_deg
+from .measurements import blur_at, group_measurements
+from .poses import Posture
 
-POSES = LotPoseModel(stances=(Stance("standing", 0.9, (1.3, 1.7)), Stance("crouching", 0.1, (0.8, 1.1))),
+POSES = LotPoseModel(postures=(Posture("standing", 0.9, (1.3, 1.7)), Posture("crouching", 0.1, (0.8, 1.1))),
                      distance_m=(0.5, 12.0), azimuth_sd_deg=36.0, aim_sd_deg=4.0, miss_share=0.1)
 CAR_AIM_SHARE = (0.0, 0.9)
 FACE_WEIGHTS = {"aisle_end": 1.2, "side": 1.0, "curb_end": 0.3}  # where the technician stands with the board  # the aim slides from the board towards the car's centre by this much

@@ -12,16 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.rng import log_uniform
 from ..core.roof import RoofPlan
 from .base import FieldPose
-
-
-@dataclass(frozen=True)
-class Posture:
-    name: str
-    share: float
-    height_m: tuple[float, float]  # phone height above the roof surface (world Z)
-    reach_m: tuple[float, float] = (0.0, 0.0)  # arm's reach: the phone held out towards the target
+from .poses import Posture, aim_with_error, pick
 
 
 @dataclass(frozen=True)
@@ -33,10 +27,6 @@ class RoofPoseModel:
     miss_share: float  # frames aimed at some other point of the array
     roll_sd_deg: float = 4.0
     azimuth_center_deg: float = 0.0  # 0: the worker stands downslope of the target; 90: to its +u side
-
-
-def _log_uniform(rng, lo, hi):
-    return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
 
 
 def on_modules(plan: RoofPlan, u: float, v: float, margin: float = 0.1) -> bool:
@@ -82,29 +72,15 @@ def _reach_towards(plan: RoofPlan, position: np.ndarray, target: np.ndarray, rea
     return position
 
 
-def aim_with_error(rng, position: np.ndarray, target: np.ndarray, sd_deg: float) -> np.ndarray:
-    """`target` moved sideways by a hand's angular error (normal, sd_deg per axis)."""
-    target = np.asarray(target, float)
-    forward = target - np.asarray(position, float)
-    dist = float(np.linalg.norm(forward))
-    forward /= dist
-    side = np.cross(forward, [0.0, 0.0, 1.0])
-    side = side / np.linalg.norm(side) if np.linalg.norm(side) > 1e-6 else np.array([1.0, 0.0, 0.0])
-    up = np.cross(side, forward)
-    ex, ey = np.radians(rng.normal(0.0, sd_deg, 2))
-    return target + dist * (math.tan(ex) * side + math.tan(ey) * up)
-
-
 def draw_roof_pose(plan: RoofPlan, target_uvh, model: RoofPoseModel, rng: np.random.Generator,
                    elsewhere=None, azimuth_center_deg: float | None = None) -> FieldPose:
     """A field pose around roof point `target_uvh`. `elsewhere(rng)` gives a miss-aim point (world)."""
     center = model.azimuth_center_deg if azimuth_center_deg is None else azimuth_center_deg
     frame = plan.frame
     target = frame.to_world(target_uvh)
-    shares = np.array([p.share for p in model.postures])
-    posture = model.postures[int(rng.choice(len(shares), p=shares / shares.sum()))]
+    posture = pick(rng, model.postures)
     for _attempt in range(64):
-        d = _log_uniform(rng, *model.distance_m)
+        d = log_uniform(rng, *model.distance_m)
         az = math.radians(center + rng.normal(0.0, model.azimuth_sd_deg))
         u, v = _foot_point(plan, target_uvh, d, az)
         if _standable(plan, u, v):

@@ -15,11 +15,13 @@ from ..core import image_terms
 from ..core.gauge import DIGIT_HEIGHT_M, GaugePlan, draw_gauge
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.prompt import DocKey, PromptParts
-from ..core.roof import RoofPlan, draw_roof_plan
 from ..core.rng import stage_rng
+from ..core.roof import RoofPlan, draw_roof_plan
 from .base import FieldPose, FrameContext
-from .roof_poses import Posture, RoofPoseModel, draw_roof_pose, random_array_point
-from .roof_scene import RoofEnvironment, blur_at, group_measurements
+from .measurements import blur_at, group_measurements
+from .poses import Posture
+from .roof_poses import RoofPoseModel, draw_roof_pose, random_array_point
+from .roof_scene import RoofEnvironment
 
 POSES = RoofPoseModel(
     postures=(Posture("crouching at the array edge", 0.45, (0.5, 1.0), reach_m=(0.2, 0.8)),
@@ -55,12 +57,13 @@ class SlopeGauge(RoofEnvironment):
         roof = draw_roof_plan(stage_rng(rng, "roof"), partial_install_share=0.3)
         return GaugeScene(roof, draw_gauge(roof, stage_rng(rng, "gauge")))
 
-    def build(self, scene, plan: GaugeScene, rng):
+    def roof_plan(self, plan: GaugeScene) -> RoofPlan:
+        return plan.roof
+
+    def build_extras(self, scene, plan: GaugeScene, built) -> None:
         from ..bl.gauge import build_gauge
 
-        built = super().build(scene, plan.roof, rng)
-        built.gauge = build_gauge(scene, plan.roof, plan.gauge)
-        return built
+        built.extras["gauge"] = build_gauge(scene, plan.roof, plan.gauge)
 
     def describe_scene(self, plan: GaugeScene) -> dict:
         return {**super().describe_scene(plan.roof), "gauge": plan.gauge.to_dict()}
@@ -76,7 +79,7 @@ class SlopeGauge(RoofEnvironment):
                               elsewhere=random_array_point(plan.roof))
 
     def mask_targets(self, ctx: FrameContext) -> list[str]:
-        return [ctx.built.gauge["display"]]
+        return [ctx.built.extras["gauge"]["display"]]
 
     def _module_parts(self, ctx: FrameContext) -> tuple[str, str] | None:
         module = ctx.plan.gauge.module

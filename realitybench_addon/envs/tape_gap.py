@@ -13,12 +13,14 @@ import numpy as np
 
 from ..core import geometry
 from ..core.prompt import DocKey, PromptParts
-from ..core.roof import INCH, RoofPlan, draw_roof_plan
 from ..core.rng import stage_rng
+from ..core.roof import INCH, RoofPlan, draw_roof_plan
 from ..core.tape import TapePlan, blade_axes, draw_tape, module_front_edge
 from .base import FieldPose, FrameContext
-from .roof_poses import Posture, RoofPoseModel, draw_roof_pose, random_array_point
-from .roof_scene import RoofEnvironment, blur_at, point_visibility
+from .measurements import blur_at, point_visibility
+from .poses import Posture
+from .roof_poses import RoofPoseModel, draw_roof_pose, random_array_point
+from .roof_scene import RoofEnvironment
 
 POSES = RoofPoseModel(
     postures=(Posture("crouching at the array edge", 0.55, (0.2, 0.7)), Posture("kneeling, close", 0.25, (0.08, 0.25)),
@@ -53,12 +55,13 @@ class TapeGap(RoofEnvironment):
         roof = draw_roof_plan(stage_rng(rng, "roof"), partial_install_share=0.3, touching_share=0.2)
         return TapeScene(roof, draw_tape(roof, stage_rng(rng, "tape")))
 
-    def build(self, scene, plan: TapeScene, rng):
+    def roof_plan(self, plan: TapeScene) -> RoofPlan:
+        return plan.roof
+
+    def build_extras(self, scene, plan: TapeScene, built) -> None:
         from ..bl.tape import build_tape
 
-        built = super().build(scene, plan.roof, rng)
-        built.tape = build_tape(scene, plan.roof, plan.tape)
-        return built
+        built.extras["tape"] = build_tape(scene, plan.roof, plan.tape)
 
     def describe_scene(self, plan: TapeScene) -> dict:
         return {**super().describe_scene(plan.roof), "tape": plan.tape.to_dict()}
@@ -78,7 +81,7 @@ class TapeGap(RoofEnvironment):
                               elsewhere=random_array_point(plan.roof))
 
     def mask_targets(self, ctx: FrameContext) -> list[str]:
-        return [ctx.built.tape["face"], ctx.built.tape["blade"]]
+        return [ctx.built.extras["tape"]["face"], ctx.built.extras["tape"]["blade"]]
 
     def apparent_reading_m(self, plan: TapeScene, camera_position) -> float:
         roof = plan.roof
@@ -102,10 +105,8 @@ class TapeGap(RoofEnvironment):
         return geometry.angle_between_deg(a, b)
 
     def measure(self, ctx: FrameContext) -> dict:
-        from ..bl.scene_data import pinhole_camera
-
         plan: TapeScene = ctx.plan
-        camera = pinhole_camera(ctx.camera, ctx.scene)
+        camera = ctx.pinhole()
         frame = plan.roof.frame
         axis, face, _ = blade_axes(plan.roof, plan.tape)
         reading = self.apparent_reading_m(plan, camera.position)
@@ -127,9 +128,7 @@ class TapeGap(RoofEnvironment):
 
     def ground_truth(self, ctx: FrameContext) -> dict:
         plan: TapeScene = ctx.plan
-        from ..bl.scene_data import pinhole_camera
-
-        camera = pinhole_camera(ctx.camera, ctx.scene)
+        camera = ctx.pinhole()
         return {"reading_in": round(self.apparent_reading_m(plan, camera.position) / INCH, 4),
                 "gap_in": round(plan.roof.module_bottom_h / INCH, 4),
                 "tilted": plan.tape.tilted}

@@ -12,8 +12,10 @@ from ..core import image_terms
 from ..core.prompt import DocKey, PromptParts
 from ..core.roof import RoofPlan, Wire, wire_clearance
 from .base import FieldPose, FrameContext
-from .roof_poses import Posture, RoofPoseModel, draw_roof_pose, random_array_point
-from .roof_scene import RoofEnvironment, blur_at, group_measurements, point_visibility
+from .measurements import blur_at, group_measurements, point_visibility
+from .poses import Posture
+from .roof_poses import RoofPoseModel, draw_roof_pose, random_array_point
+from .roof_scene import RoofEnvironment
 
 POSES = RoofPoseModel(
     postures=(Posture("phone held low under the array edge", 0.6, (0.03, 0.09)),
