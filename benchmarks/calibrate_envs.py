@@ -38,13 +38,14 @@ def calibrate(env_name: str, frames: int, seed: int, image_long_side: int) -> No
     builds, geometric, renders = [], [], 0
     for index in range(frames):
         spec = pipeline.plan_frame(env_name, seed, "random", index)
-        result = pipeline.run_frame(spec, long_side_px=1600, render=False, preset=preset)
+        result = pipeline.run_frame(spec, long_side_px=1600, render=False, preset=preset, cache=pipeline.SHARED_CACHE)
         if result.timings["scene_build_s"] and index % spec_poses(env_name) == 0:
             builds.append(result.timings["scene_build_s"])
         geometric.append(result.timings["geometric_s"])
         record = result.record
         if record["verdict"] == "pending" and has_image_terms:
-            rendered = pipeline.run_frame(spec, long_side_px=image_long_side, render=True, samples=2, preset=preset)
+            rendered = pipeline.run_frame(spec, long_side_px=image_long_side, render=True, samples=2, preset=preset,
+                                          cache=pipeline.SHARED_CACHE)
             renders += 1
             measurements = {**record["measurements"], **{k: v for k, v in rendered.record["measurements"].items()
                                                          if k not in record["measurements"]}}

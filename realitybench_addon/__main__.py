@@ -117,10 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--long-side", type=int, default=400, help="frame long side in px (default 400)")
     d.add_argument("--render-samples", type=int, default=8)
 
-    from .evaluation.cli import add_parser as add_eval_parser
+    from .cli.evaluate import add_parser as add_eval_parser
 
     add_eval_parser(sub)  # `eval run|rescore|report|baseline`: pure Python, no Blender
-    from .rating.cli import add_parsers as add_rating_parsers
+    from .cli.rate import add_parsers as add_rating_parsers
 
     add_rating_parsers(sub)  # `rate` (the rating page) and `ratings` (agreement, gray ranges): no Blender
     return parser
@@ -173,15 +173,15 @@ def _run(args) -> dict:
 
         return merge(args.shards, args.out)
     if args.command == "eval":
-        from .evaluation.cli import run_command
+        from .cli.evaluate import run_command
 
         return run_command(args)
     if args.command == "rate":
-        from .rating.cli import run_rate
+        from .cli.rate import run_rate
 
         return run_rate(args)
     if args.command == "ratings":
-        from .rating.cli import run_ratings
+        from .cli.rate import run_ratings
 
         return run_ratings(args)
     if args.command == "demo":
@@ -284,20 +284,18 @@ def _export_on_ray(args) -> dict:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    from .api import RealityBenchError
-    from .evaluation.errors import EvalError
-    from .setio import SetError
+    from .core.errors import RealityBenchError
 
     try:
         result_stream = _claim_stdout(args.verbose)
         _print_json(_run(args), result_stream)
-    except (RealityBenchError, EvalError, SetError) as exc:
+    except RealityBenchError as exc:  # every user error; anything else is a bug and shows its traceback
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:
         if exc.name == "bpy":
-            print("error: this command needs Blender's Python module: pip install 'bpy==4.5.*' "
-                  "(or run inside Blender)", file=sys.stderr)
+            print("error: this command needs Blender's Python module: pip install 'realitybench[bpy]' "
+                  "(bpy 5.2 on Python 3.13, 4.5 on Python 3.11), or run inside Blender", file=sys.stderr)
             return 2
         if exc.name == "requests":
             print("error: eval run needs the requests package: pip install 'realitybench[eval]'", file=sys.stderr)

@@ -18,13 +18,10 @@ import numpy as np
 from . import __version__
 from .core import image_terms as img
 from .core import postprocess
+from .core.errors import RealityBenchError
 from .core.phone import camera_settings, draw_capture, draw_phone
 from .core.rng import frame_id, frame_rng, stage_rng
 from .setio import atomic_write, jsonable
-
-
-class RealityBenchError(Exception):
-    """A user error: bad input, a missing file or object. The message names it."""
 
 
 def _bpy():
@@ -50,14 +47,11 @@ def open_blend(path: str | os.PathLike) -> None:
 
 
 def _scene_and_camera(camera: Optional[str]):
-    from .bl.scene_data import SceneDataError, get_object
+    from .bl.scene_data import get_object
 
     bpy = _bpy()
     scene = bpy.context.scene
-    try:
-        cam = get_object(camera, "CAMERA") if camera else scene.camera
-    except SceneDataError as exc:
-        raise RealityBenchError(str(exc)) from None
+    cam = get_object(camera, "CAMERA") if camera else scene.camera
     if cam is None:
         raise RealityBenchError(f"scene {scene.name!r} has no active camera; name one")
     return scene, cam
@@ -91,7 +85,6 @@ def measure(target: str | Sequence[str], camera: Optional[str] = None, *, blend:
     `n_samples` (surface samples on the target) must lie in [MIN_TARGET_SAMPLES, MAX_TARGET_SAMPLES]."""
     from .bl.measure import measure_target
     from .bl.render import render_frame
-    from .bl.scene_data import SceneDataError
 
     if isinstance(n_samples, bool) or not isinstance(n_samples, int) or not (
             MIN_TARGET_SAMPLES <= n_samples <= MAX_TARGET_SAMPLES):
@@ -105,10 +98,7 @@ def measure(target: str | Sequence[str], camera: Optional[str] = None, *, blend:
         raise RealityBenchError(f"--unit-length must be a positive length in metres, not {unit_length_m}")
     names = [target] if isinstance(target, str) else list(target)
     scene, cam = _scene_and_camera(camera)
-    try:
-        result = measure_target(scene, cam, names, unit_length_m=unit_length_m, axis=axis, n_samples=n_samples)
-    except SceneDataError as exc:
-        raise RealityBenchError(str(exc)) from None
+    result = measure_target(scene, cam, names, unit_length_m=unit_length_m, axis=axis, n_samples=n_samples)
     if render:
         frame = render_frame(scene, cam, samples=samples)
         result.update(image_terms(frame, names))
@@ -189,12 +179,9 @@ def frame(environment: str, seed: int, index: int, out: str | os.PathLike, *, st
     `<frame id>.json` atomically into `out`. Returns the record."""
     from .core.rng import STRATA
     from .envs import registry
-    from .pipeline import plan_frame, run_frame
+    from .pipeline import SHARED_CACHE, plan_frame, run_frame
 
-    try:
-        registry.get(environment)
-    except registry.UnknownEnvironment as exc:
-        raise RealityBenchError(str(exc)) from None
+    registry.get(environment)
     if seed < 0 or index < 0:
         raise RealityBenchError(f"seed and index must be non-negative (got seed {seed}, index {index})")
     if stratum not in STRATA:
@@ -203,7 +190,7 @@ def frame(environment: str, seed: int, index: int, out: str | os.PathLike, *, st
         raise RealityBenchError(f"--samples must be at least 1, got {samples}")
     out = ensure_writable_dir(out)
     result = run_frame(plan_frame(environment, seed, stratum, index), long_side_px=long_side_px, render=render,
-                       samples=samples)
+                       samples=samples, cache=SHARED_CACHE)
     record = result.record
     if result.jpeg is not None:
         atomic_write(out / record["file_name"], result.jpeg)
@@ -215,15 +202,12 @@ def export_config(environments, *, random: int = 100, positive: int = 50, seed: 
                   samples: int = 16, denoise: bool = True, device: str = "cpu", shard: str = "0/1",
                   extras: bool = False, presets: Sequence[str | os.PathLike] = ()):
     """A validated export configuration (a RealityBenchError names what is wrong)."""
-    from .export import ExportConfig, ExportError, parse_shard, resolve_environments, validate
+    from .export import ExportConfig, parse_shard, resolve_environments, validate
 
-    try:
-        config = ExportConfig(resolve_environments(environments), random, positive, seed, long_side_px, samples,
-                              denoise, device, parse_shard(shard), extras,
-                              tuple(str(Path(p).resolve()) for p in presets))
-        validate(config)
-    except ExportError as exc:
-        raise RealityBenchError(str(exc)) from None
+    config = ExportConfig(resolve_environments(environments), random, positive, seed, long_side_px, samples,
+                          denoise, device, parse_shard(shard), extras,
+                          tuple(str(Path(p).resolve()) for p in presets))
+    validate(config)
     return config
 
 
@@ -234,9 +218,7 @@ def export(environments, *, out, random: int = 100, positive: int = 50, seed: in
     """Export (or resume) a labeled set; the defaults reproduce the paper's set shape. Returns the manifest.
     With `repair`, damaged rows of the folder's metadata log are dropped (and listed in the manifest) and
     their frames rendered again; every good row stays as it was."""
-    from .export import ExportError, export as run_export
-    from .setio import SetError
-    from .setlock import SetLocked
+    from .export import export as run_export
 
     config = export_config(environments, random=random, positive=positive, seed=seed, long_side_px=long_side_px,
                            samples=samples, denoise=denoise, device=device, shard=shard, extras=extras,
@@ -249,16 +231,13 @@ def export(environments, *, out, random: int = 100, positive: int = 50, seed: in
         except RuntimeError as exc:
             raise RealityBenchError(str(exc)) from None
     out = ensure_writable_dir(out)
-    try:
-        return run_export(config, out, command=command, progress=progress, max_frames=max_frames, repair=repair)
-    except (ExportError, SetError, SetLocked) as exc:
-        raise RealityBenchError(str(exc)) from None
+    return run_export(config, out, command=command, progress=progress, max_frames=max_frames, repair=repair)
 
 
 def replay(frame_id_text: str, out_blend: str | os.PathLike, *, long_side_px: int = 1600) -> dict:
     """Rebuild the scene and camera of any frame from its id and save them as a .blend."""
     from .core.rng import parse_frame_id
-    from .pipeline import SceneCache, place_camera, plan_frame
+    from .pipeline import SHARED_CACHE, place_camera, plan_frame
 
     try:
         seed, environment, stratum, index = parse_frame_id(frame_id_text)
@@ -273,7 +252,7 @@ def replay(frame_id_text: str, out_blend: str | os.PathLike, *, long_side_px: in
     out_blend = Path(out_blend)
     ensure_writable_dir(out_blend.parent)
     spec = plan_frame(environment, seed, stratum, index)
-    SceneCache().get(spec)
+    SHARED_CACHE.get(spec)
     _, settings = place_camera(spec, long_side_px)
     bpy = _bpy()
     bpy.ops.file.pack_all()
@@ -311,15 +290,10 @@ def rescore(directory: str | os.PathLike, presets: Sequence[str | os.PathLike] =
 
 def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> dict:
     """Join shard folders (same settings, shards K/N for every K) into one complete set, all or nothing."""
-    from .core.presets import PresetError
-    from .merge import MergeError, merge as run_merge
-    from .setio import SetError
-    from .setlock import SetLocked
+    from .merge import merge as run_merge
 
     try:
         return run_merge(shard_dirs, out)
-    except (MergeError, SetError, SetLocked, PresetError) as exc:
-        raise RealityBenchError(str(exc)) from None
     except OSError as exc:
         raise RealityBenchError(f"merge into {out} failed: {exc}") from None
 
@@ -328,7 +302,7 @@ def build_frame(environment: str, seed: int = 0, index: int = 0, *, stratum: str
                 long_side_px: int = 1600) -> dict:
     """Build a frame's scene and place its phone camera (no render); returns the geometric record."""
     from .envs import registry
-    from .pipeline import plan_frame, run_frame
+    from .pipeline import SHARED_CACHE, plan_frame, run_frame
 
     try:
         registry.get(environment)
@@ -336,7 +310,8 @@ def build_frame(environment: str, seed: int = 0, index: int = 0, *, stratum: str
         raise RealityBenchError(str(exc)) from None
     if seed < 0 or index < 0:
         raise RealityBenchError(f"seed and index must be non-negative (got seed {seed}, index {index})")
-    return run_frame(plan_frame(environment, seed, stratum, index), long_side_px=long_side_px, render=False).record
+    return run_frame(plan_frame(environment, seed, stratum, index), long_side_px=long_side_px, render=False,
+                     cache=SHARED_CACHE).record
 
 
 def check_active(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,
@@ -345,12 +320,12 @@ def check_active(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
     """Score the built scene of (environment, seed, index) from `camera` (default: the scene camera, which
     may have been moved or made by hand). A quick render (default 50% resolution, 8 samples) gives the
     image terms."""
-    from .pipeline import check_camera, plan_frame
+    from .pipeline import SHARED_CACHE, check_camera, plan_frame
 
     scene, cam = _scene_and_camera(camera)
     try:
         return check_camera(plan_frame(environment, seed, stratum, index), cam, render=render, samples=samples,
-                            resolution_scale=resolution_scale, preset=preset, build=build)
+                            resolution_scale=resolution_scale, preset=preset, cache=SHARED_CACHE, build=build)
     except LookupError as exc:
         raise RealityBenchError(str(exc)) from None
 
@@ -363,7 +338,7 @@ def redraw_camera(environment: str, seed: int, index: int, *, pose_draw: Optiona
 
     from .core.rng import frame_rng
     from .envs import registry
-    from .pipeline import _CACHE, place_camera, plan_frame
+    from .pipeline import SHARED_CACHE, place_camera, plan_frame
 
     spec = plan_frame(environment, seed, stratum, index)
     env = registry.get(environment)
@@ -373,7 +348,7 @@ def redraw_camera(environment: str, seed: int, index: int, *, pose_draw: Optiona
     if capture_draw is not None:
         spec = replace(spec, capture=draw_capture(stage_rng(frame_rng(seed, environment, "demo", capture_draw),
                                                             "capture"), spec.phone))
-    _CACHE.get(spec)
+    SHARED_CACHE.get(spec)
     _, settings = place_camera(spec, long_side_px)
     return {"pose": spec.pose.to_dict(), "capture": spec.capture.to_dict(), "camera": settings.to_dict()}
 
@@ -390,7 +365,7 @@ def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
     from .bl.measure import camera_capture
     from .core.optics import look_at
     from .envs import registry
-    from .pipeline import check_camera, plan_frame
+    from .pipeline import SHARED_CACHE, check_camera, plan_frame
 
     scene, cam = _scene_and_camera(camera)
     spec = plan_frame(environment, seed, stratum, index)
@@ -408,7 +383,7 @@ def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
     def score(position):
         place(position)
         try:
-            result = check_camera(spec, cam, render=False, build=False)
+            result = check_camera(spec, cam, render=False, cache=SHARED_CACHE, build=False)
         except LookupError as exc:
             raise RealityBenchError(str(exc)) from None
         geometric = [t for t in result["terms"] if t["kind"] == "geometric"]
@@ -450,3 +425,111 @@ def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
             "evaluations": evaluations, "before": before["verdict"], "after": after["verdict"],
             "failing_before": before["failing_terms"], "failing_after": after["failing_terms"],
             "geometric_pass": best_score[0] == 0}
+
+
+# What the sidebar needs besides frames: environments, presets, sets, ratings, the demo scene. ui/
+# reaches the rest of the package only through this module (tests/test_import_contract.py).
+
+def environments() -> tuple[str, ...]:
+    """The environments that can be built, in the spec's order."""
+    from .envs import registry
+
+    return registry.available()
+
+
+def shipped_preset(environment: str):
+    """The preset RealityBench ships for `environment` (core.presets.Preset)."""
+    from .core.presets import load_environment_preset
+
+    return load_environment_preset(environment)
+
+
+def saved_preset(environment: str, directory: str | os.PathLike):
+    """The user's preset of `environment` in `directory`, or None where there is none."""
+    from .core.presets import load_environment_preset
+
+    path = Path(directory) / f"{environment}.toml"
+    return load_environment_preset(environment, [Path(directory)]) if path.exists() else None
+
+
+def save_preset(preset, path: str | os.PathLike) -> Path:
+    """Write `preset` as TOML, atomically; a PresetError (a RealityBenchError) names what is wrong."""
+    from .core.presets import save_preset as write
+
+    return write(preset, path)
+
+
+def set_rows(directory: str | os.PathLike) -> list[dict]:
+    """Every frame row of an exported set, each checked (setio.read_rows); [] for a set with none yet."""
+    from .setio import read_rows
+
+    try:
+        return read_rows(Path(directory))
+    except OSError as exc:
+        raise RealityBenchError(f"cannot read the set in {directory}: {exc}") from None
+
+
+def set_progress(directory: str | os.PathLike) -> tuple[int, int]:
+    """(frames written, frames expected) of an export in progress; (0, 0) while its manifest is unreadable
+    (the export may be rewriting it; a damaged one is the export's error to report)."""
+    from .setio import SetError, read_manifest
+
+    try:
+        manifest = read_manifest(Path(directory)) or {}
+    except (SetError, OSError):
+        return 0, 0
+    counts = manifest.get("counts") or {}
+    done = sum(counts.get(env, {}).get(stratum, 0) for env in counts for stratum in ("random", "positive"))
+    return done, manifest.get("expected_frames", 0)
+
+
+def rated_set(directory: str | os.PathLike, presets: Sequence[str | os.PathLike] = ()) -> dict:
+    """A rated set's agreement figures and gray-range suggestions under `presets` (rating.summary), and the
+    environments frozen since their held-out frames were reported."""
+    from .rating.store import DB_NAME
+    from .rating.summary import RatedSet, summarize
+
+    directory = Path(directory)
+    if not (directory / DB_NAME).is_file():
+        raise RealityBenchError(f"no ratings in {directory} yet: rate it first with "
+                                f"python -m realitybench_addon rate {directory}")
+    rated = RatedSet(directory, list(presets))
+    return {"summary": summarize(rated), "frozen": sorted(rated.store.freezes())}
+
+
+def build_demo_scene() -> str:
+    """Replace the current scene with the demo scene (a label on a wall, an occluder and a cable) seen by a
+    26 mm camera; returns the target's name."""
+    from mathutils import Matrix
+
+    from .bl.analytic import demo_scene
+    from .bl.camera import ensure_camera, look_at
+
+    scene = demo_scene()
+    cam = ensure_camera(scene)
+    cam.matrix_world = Matrix(look_at((0.2, -0.8, 1.6), (0.0, 0.0, 1.5)).tolist())
+    cam.data.lens = 26.0
+    return "Label"
+
+
+def raycast_cache_handler():
+    """The depsgraph_update_post handler that keeps the ray-cast cache in step with scene edits (persistent)."""
+    from .bl.raycast import on_depsgraph_update
+
+    return on_depsgraph_update
+
+
+def forget_raycast_cache() -> None:
+    from .bl.raycast import invalidate
+
+    invalidate()
+
+
+def parse_frame_id(text: str) -> tuple[int, str, str, int]:
+    """(set seed, environment, stratum, index) of a frame id such as tape_gap-random-s0-000002."""
+    from .core.rng import parse_frame_id as parse
+
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise RealityBenchError(str(exc)) from None

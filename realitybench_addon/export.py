@@ -29,8 +29,10 @@ from typing import Callable, Iterator, Optional
 
 from . import __version__
 from .core import debug_images
+from .core.errors import RealityBenchError
 from .core.feasibility import check_positive_feasible, positive_search_exhausted
 from .core.presets import PresetError, load_environment_preset
+from .core.terms import Verdict
 from .envs import registry
 from .setio import (METADATA, SetError, append_row, atomic_write, read_manifest, read_rows, remove_partials,
                     row_problem, scan_jsonl, write_manifest)
@@ -52,7 +54,7 @@ MIN_JPEG_BYTES_PER_PIXEL = 0.02
 ROW_BYTES = 2048
 
 
-class ExportError(ValueError):
+class ExportError(RealityBenchError, ValueError):
     """Bad export input, found before any work; the message names it."""
 
 
@@ -337,7 +339,7 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
             stats.record(env, stratum, slot, discards, search)
             save_manifest(complete=False)
             raise
-        fid = result.record["frame_id"]
+        fid = result.frame.frame_id
         row = metadata_row(result.record, slot, config_hash)
         if config.extras:
             atomic_write(out / EXTRAS / "masks" / env / f"{fid}.png", debug_images.mask_png(result.mask))
@@ -352,7 +354,7 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
         new_frames += 1
         counts.setdefault(env, Counter())[stratum] += 1
         save_manifest(complete=False)
-        tracker.step(f"{env} {stratum} slot {slot}: {result.record['verdict']}")
+        tracker.step(f"{env} {stratum} slot {slot}: {result.frame.verdict.value}")
     complete = len(done) + new_frames == expected
     if complete and config.extras:
         write_contact_sheets(out)
@@ -430,7 +432,8 @@ def write_contact_sheets(out: Path) -> None:
 
 def _render(pipeline, config, preset, spec, timings):
     result = pipeline.run_frame(spec, long_side_px=config.long_side_px, render=True, samples=config.samples,
-                                denoise=config.denoise, device=config.device, preset=preset)
+                                denoise=config.denoise, device=config.device, preset=preset,
+                                cache=pipeline.SHARED_CACHE)
     for key, value in result.timings.items():
         timings[key] += value
     return result
@@ -453,21 +456,22 @@ def _positive_frame(pipeline, config, preset, env, slot, discards: Counter, sear
     for k in range(POSITIVE_BLOCK):
         spec = pipeline.plan_frame(env, config.seed, "positive", slot * POSITIVE_BLOCK + k)
         search["candidates"] += 1
-        geometric = pipeline.run_frame(spec, long_side_px=config.long_side_px, render=False, preset=preset)
+        geometric = pipeline.run_frame(spec, long_side_px=config.long_side_px, render=False, preset=preset,
+                                       cache=pipeline.SHARED_CACHE)
         timings["geometric_s"] += geometric.timings["geometric_s"]
         timings["scene_build_s"] += geometric.timings["scene_build_s"]
-        if geometric.record["verdict"] not in ("accept", "pending") or geometric.discard_reason:
+        if geometric.frame.verdict not in (Verdict.ACCEPT, Verdict.PENDING) or geometric.discard_reason:
             search["geometric_rejects"] += 1
-            failing.update(geometric.record["failing_terms"] + geometric.record["gray_terms"])
+            failing.update(geometric.frame.failing_terms + geometric.frame.gray_terms)
             continue
         result = _render(pipeline, config, preset, spec, timings)
         search["renders"] += 1
         if result.discard_reason is not None:
             discards[result.discard_reason] += 1
             continue
-        if result.record["verdict"] == "accept":
+        if result.frame.accepted:
             search["accepted"] += 1
             return result
         search["image_rejects"] += 1
-        failing.update(result.record["failing_terms"] + result.record["gray_terms"])
+        failing.update(result.frame.failing_terms + result.frame.gray_terms)
     raise ExportError(positive_search_exhausted(env, slot, config.long_side_px, preset, search, failing))

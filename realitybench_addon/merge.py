@@ -13,12 +13,13 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Sequence
 
+from .core.errors import RealityBenchError
 from .export import EXTRAS, ExportConfig, expected_frames, write_contact_sheets
 from .setio import append_row, image_path, read_manifest, read_rows, write_manifest
 from .setlock import SetLock
 
 
-class MergeError(ValueError):
+class MergeError(RealityBenchError, ValueError):
     """A merge refused before anything was written; the message names the shard and the problem."""
 
 

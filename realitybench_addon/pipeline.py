@@ -21,9 +21,10 @@ from .core.presets import Preset, load_environment_preset
 from .core.prompt import build_prompt
 from .core.rng import frame_id, frame_rng, scene_rng, stage_rng
 from .core.sanity import image_discard_reason
-from .core.terms import evaluate
+from .core.terms import VerdictResult, evaluate
 from .envs import registry
 from .envs.base import Environment, FieldPose, FrameContext
+from .frame_record import FrameRecord
 
 
 @dataclass(frozen=True)
@@ -88,18 +89,42 @@ class SceneCache:
         return self.built
 
 
-_CACHE = SceneCache()
+SHARED_CACHE = SceneCache()  # this process's built scene: the sidebar's frames and the API's share it
 
 
 @dataclass
 class FrameResult:
     spec: FrameSpec
-    record: dict
+    frame: FrameRecord
     jpeg: Optional[bytes] = None
     timings: dict = field(default_factory=dict)
     display: Optional[np.ndarray] = None  # the decoded JPEG in [0, 1]
     mask: Optional[np.ndarray] = None  # the target's pixels in the object-index pass
     discard_reason: Optional[str] = None  # render sanity: why no phone would have taken this frame
+
+    @property
+    def record(self) -> dict:
+        """The frame's record in its JSON form (a new dict each time)."""
+        return self.frame.to_dict()
+
+
+@dataclass(frozen=True)
+class Score:
+    """Every term's result, the verdict, the ground truth and the prompt of one frame's measurements."""
+
+    terms: list  # core.terms.TermResult
+    verdict: VerdictResult
+    ground_truth: dict
+    prompt: dict
+
+
+def score(env: Environment, ctx: FrameContext, spec: FrameSpec, preset: Preset, measurements: dict) -> Score:
+    """The one scoring of a frame, for the export and the sidebar's live check alike."""
+    unscored = env.unscored_reason(spec.plan, spec.target)
+    if not preset.acceptability_scored:
+        unscored = unscored or f"acceptability is not scored for {spec.environment}"
+    results, verdict = evaluate(preset.terms, measurements, unscored)
+    return Score(results, verdict, env.ground_truth(ctx), build_prompt(env.prompt_parts_for(spec.plan, spec.target)))
 
 
 def place_camera(spec: FrameSpec, long_side_px: int):
@@ -118,7 +143,7 @@ def place_camera(spec: FrameSpec, long_side_px: int):
 
 def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True, samples: int = 16,
               denoise: bool = False, device: str = "cpu", preset: Optional[Preset] = None,
-              cache: SceneCache = _CACHE) -> FrameResult:
+              cache: SceneCache) -> FrameResult:
     import bpy
 
     from .bl.render import render_frame
@@ -151,45 +176,42 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
         mask = frame.mask(env.mask_targets(ctx))
         measurements["target_mask_pixels"] = int(mask.sum())
         timings["image_terms_s"] = time.perf_counter() - t
-    unscored = env.unscored_reason(spec.plan, spec.target)
-    if not preset.acceptability_scored:
-        unscored = unscored or f"acceptability is not scored for {spec.environment}"
-    results, verdict = evaluate(preset.terms, measurements, unscored)
-    record = {
-        "frame_id": spec.frame_id,
-        "file_name": f"{spec.frame_id}.jpg" if render else None,
-        "environment": spec.environment,
-        "stratum": spec.stratum,
-        "set_seed": spec.set_seed,
-        "index": spec.index,
-        "scene_index": spec.scene_index,
-        "target": spec.target,
-        "scene": env.describe_scene(spec.plan),
-        "phone": spec.phone.to_dict(),
-        "capture": spec.capture.to_dict(),
-        "camera": {**settings.to_dict(), "pose": spec.pose.to_dict(),
-                   "camera_to_world": np.asarray(spec.pose.camera_to_world()).round(6).tolist()},
-        "postprocess": spec.post.to_dict(),
-        "render": {"rendered": render, "samples": samples if render else None, "denoise": denoise if render else None,
-                   "resolution": list(settings.resolution)},
-        "terms": [r.to_dict() for r in results],
-        "measurements": measurements,
-        "verdict": verdict.verdict.value,
-        "scored": verdict.scored,
-        "failing_terms": list(verdict.failing),
-        "gray_terms": list(verdict.gray),
-        "unscored_reason": verdict.unscored_reason,
-        "ground_truth": env.ground_truth(ctx),
-        "prompt": build_prompt(env.prompt_parts_for(spec.plan, spec.target)),
-        "versions": {"realitybench": __version__, "blender": bpy.app.version_string,
-                     "preset_hash": preset.content_hash()},
-    }
-    record["discard_reason"] = discard
+    scored = score(env, ctx, spec, preset, measurements)
+    record = FrameRecord(
+        frame_id=spec.frame_id,
+        file_name=f"{spec.frame_id}.jpg" if render else None,
+        environment=spec.environment,
+        stratum=spec.stratum,
+        set_seed=spec.set_seed,
+        index=spec.index,
+        scene_index=spec.scene_index,
+        target=spec.target,
+        scene=env.describe_scene(spec.plan),
+        phone=spec.phone.to_dict(),
+        capture=spec.capture.to_dict(),
+        camera={**settings.to_dict(), "pose": spec.pose.to_dict(),
+                "camera_to_world": np.asarray(spec.pose.camera_to_world()).round(6).tolist()},
+        postprocess=spec.post.to_dict(),
+        render={"rendered": render, "samples": samples if render else None, "denoise": denoise if render else None,
+                "resolution": list(settings.resolution)},
+        terms=[r.to_dict() for r in scored.terms],
+        measurements=measurements,
+        verdict=scored.verdict.verdict,
+        scored=scored.verdict.scored,
+        failing_terms=list(scored.verdict.failing),
+        gray_terms=list(scored.verdict.gray),
+        unscored_reason=scored.verdict.unscored_reason,
+        ground_truth=scored.ground_truth,
+        prompt=scored.prompt,
+        versions={"realitybench": __version__, "blender": bpy.app.version_string,
+                  "preset_hash": preset.content_hash()},
+        discard_reason=discard,
+    )
     return FrameResult(spec, record, jpeg, timings, display=display, mask=mask, discard_reason=discard)
 
 
 def check_camera(spec: FrameSpec, camera, *, render: bool = False, samples: int = 8, resolution_scale: float = 1.0,
-                 preset: Optional[Preset] = None, cache: SceneCache = _CACHE, build: bool = True) -> dict:
+                 preset: Optional[Preset] = None, cache: SceneCache, build: bool = True) -> dict:
     """Every term, the verdict, the ground truth and the prompt of `spec`'s scene seen by `camera`,
     any camera, hand-placed included (the sidebar's readouts and "Check acceptability").
 
@@ -215,13 +237,10 @@ def check_camera(spec: FrameSpec, camera, *, render: bool = False, samples: int 
             scene.render.resolution_percentage = saved
         _, display = postprocess.process(frame.linear_rgb, spec.post)
         measurements.update(env.measure_image(ctx, frame, display))
-    unscored = env.unscored_reason(spec.plan, spec.target)
-    if not preset.acceptability_scored:
-        unscored = unscored or f"acceptability is not scored for {spec.environment}"
-    results, verdict = evaluate(preset.terms, measurements, unscored)
-    return {"frame_id": spec.frame_id, "camera": camera.name, "terms": [r.to_dict() for r in results],
+    scored = score(env, ctx, spec, preset, measurements)
+    verdict = scored.verdict
+    return {"frame_id": spec.frame_id, "camera": camera.name, "terms": [r.to_dict() for r in scored.terms],
             "measurements": measurements, "verdict": verdict.verdict.value, "failing_terms": list(verdict.failing),
             "gray_terms": list(verdict.gray), "pending_terms": list(verdict.pending),
-            "unscored_reason": verdict.unscored_reason, "ground_truth": env.ground_truth(ctx),
-            "prompt": build_prompt(env.prompt_parts_for(spec.plan, spec.target)), "rendered": render,
-            "targets": env.mask_targets(ctx)}
+            "unscored_reason": verdict.unscored_reason, "ground_truth": scored.ground_truth,
+            "prompt": scored.prompt, "rendered": render, "targets": env.mask_targets(ctx)}

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .core.errors import RealityBenchError
+
 METADATA = "metadata.jsonl"
 MANIFEST = "manifest.json"
 
@@ -68,7 +70,7 @@ def append_row(directory: Path, row: dict) -> None:
     append_jsonl(directory / METADATA, row)
 
 
-class SetError(ValueError):
+class SetError(RealityBenchError, ValueError):
     """A set on disk is damaged or hostile; the message names the file and the line."""
 
 

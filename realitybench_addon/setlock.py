@@ -20,11 +20,13 @@ import sys
 import time
 from pathlib import Path
 
+from .core.errors import RealityBenchError
+
 LOCK_FILE = ".realitybench.lock"
 INHERITED_FD = "REALITYBENCH_LOCK_FD"
 
 
-class SetLocked(RuntimeError):
+class SetLocked(RealityBenchError, RuntimeError):
     """Another process is writing the set; the message names it."""
 
 

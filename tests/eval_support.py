@@ -313,7 +313,7 @@ def offline_run(set_dir, run_dir, texts: dict, *, model: str = "offline-model", 
     """A model run written straight into the run store (no HTTP): frame id -> reply text; `failed` frames get
     an error line instead. For scoring and reporting tests."""
     from realitybench_addon.evaluation import providers
-    from realitybench_addon.evaluation.items import load_set
+    from realitybench_addon.answers.items import load_set
     from realitybench_addon.evaluation.runs import RunStore, request_hash
 
     settings = providers.Settings()

@@ -126,12 +126,12 @@ def test_rendered_mask_and_image_terms(env, mask_term):
     preset = load_environment_preset(env)
     for index in range(40):
         spec = pipeline.plan_frame(env, 0, "random", index)
-        record = pipeline.run_frame(spec, render=False).record
+        record = pipeline.run_frame(spec, render=False, cache=pipeline.SHARED_CACHE).record
         if record["verdict"] == "pending":
             break
     else:
         pytest.fail(f"no {env} frame passes geometry in the first 40")
-    result = pipeline.run_frame(spec, long_side_px=400, samples=4, preset=preset)
+    result = pipeline.run_frame(spec, long_side_px=400, samples=4, preset=preset, cache=pipeline.SHARED_CACHE)
     m = result.record["measurements"]
     # the mask covers the target's quad as projected (its four corners as built), give or take its edges
     name = "Gauge_Display" if env == "slope_gauge" else "Equipment_Label"

@@ -10,10 +10,10 @@ import pytest
 from scipy.optimize import linear_sum_assignment
 
 from eval_support import BREAKER_ROWS, make_set, offline_run, standard_frames
-from realitybench_addon.evaluation import fields as F
+from realitybench_addon.answers import fields as F
 from realitybench_addon.evaluation import metrics as M
 from realitybench_addon.evaluation.grammar import parse_lenient, parse_reply, parse_strict
-from realitybench_addon.evaluation.items import Item, load_set
+from realitybench_addon.answers.items import Item, load_set
 from realitybench_addon.evaluation.scoring import score_item
 from realitybench_addon.evaluation.summary import load_run, rescore
 
@@ -240,7 +240,7 @@ def test_failed_items_stay_in_the_denominators(tmp_path):
 def test_importing_the_harness_imports_no_bpy():
     code = ("import sys, pkgutil, importlib, realitybench_addon.evaluation as e\n"
             "for m in pkgutil.iter_modules(e.__path__): importlib.import_module(f'{e.__name__}.{m.name}')\n"
-            "import realitybench_addon.evaluation.items as i; i.registry_types('tape_gap')\n"
+            "import realitybench_addon.answers.items as i; i.registry_types('tape_gap')\n"
             "print('bpy' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

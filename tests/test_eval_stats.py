@@ -10,7 +10,7 @@ import scipy.stats
 from statsmodels.stats.contingency_tables import mcnemar
 
 from realitybench_addon.evaluation import metrics as M
-from realitybench_addon.evaluation import stats
+from realitybench_addon.answers import stats
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -229,7 +229,7 @@ def test_measured_frames_never_exceed_the_bound(pipeline, env):
     checked = 0
     for seed in range(5):
         result = pipeline.run_frame(pipeline.plan_frame(env, seed, "positive", 0), long_side_px=1600,
-                                    render=False, preset=preset)
+                                    render=False, preset=preset, cache=pipeline.SHARED_CACHE)
         values = result.record["measurements"]
         for feature in F.FEATURES[env]:
             if isinstance(feature, F.PixelCount):
@@ -250,7 +250,7 @@ def test_breaker_label_at_320_is_feasible_because_a_real_frame_passes(pipeline):
     (it is then rendered and accepted), so the check must not refuse 320 px."""
     preset = load_environment_preset("breaker_label")
     result = pipeline.run_frame(pipeline.plan_frame("breaker_label", 0, "positive", 557), long_side_px=320,
-                                render=False, preset=preset)
+                                render=False, preset=preset, cache=pipeline.SHARED_CACHE)
     assert result.record["verdict"] == "pending" and result.record["failing_terms"] == []
     assert result.record["measurements"]["text_row_px"] == pytest.approx(11.68, abs=0.05)
     assert F.check_positive_feasible("breaker_label", preset, 320) is None

@@ -514,7 +514,7 @@ def test_the_report_on_many_raters_per_frame_is_fast(tmp_path):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_linear_agreement_equals_the_pairwise_definitions(seed):
     """The per-frame counts give what rater pairs and the raters x frames table gave (stats.py)."""
-    from realitybench_addon.evaluation import stats
+    from realitybench_addon.answers import stats
     from realitybench_addon.rating.agreement import rater_agreement, strict_majority
 
     rng = np.random.default_rng(seed)

@@ -6,8 +6,8 @@ from typing import Iterable, Optional, Sequence
 import bpy
 import numpy as np
 
+from ..core.errors import RealityBenchError
 from ..core.optics import PinholeCamera
-
 
 # Object types Blender can turn into a mesh (`to_mesh`); any other (empty, light, camera) has no surface.
 SURFACE_TYPES = ("MESH", "CURVE", "SURFACE", "META", "FONT")
@@ -16,7 +16,7 @@ SURFACE_TYPES = ("MESH", "CURVE", "SURFACE", "META", "FONT")
 MIN_AREA_SHARE = 1e-6
 
 
-class SceneDataError(LookupError):
+class SceneDataError(RealityBenchError, LookupError):
     """A named object or camera that is not in the scene or cannot be measured (a user error: the
     message says which and why)."""
 

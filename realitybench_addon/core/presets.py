@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from .errors import RealityBenchError
 from .terms import COMPARATORS, KINDS, UNIT_RANGES, TermSpec
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -44,7 +45,7 @@ REQUIRED_TERM_KEYS = ("label", "kind", "unit", "comparator")
 SHARP_TERM = "sharp_at_target"
 
 
-class PresetError(ValueError):
+class PresetError(RealityBenchError, ValueError):
     """A preset that cannot be used; the message names the file, the key and what is allowed."""
 
     def __init__(self, source: str, key: str, message: str):

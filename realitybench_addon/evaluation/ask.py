@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Optional, TextIO
 
 from .errors import EvalError
-from .items import AskItem, load_set, sha256_bytes
+from ..answers.items import AskItem, load_set, sha256_bytes
 from .providers import Provider, ResponseShapeError, Settings, encode_image
 from .runs import RunStore, now_iso, package_version, request_hash, scrub
 from .transport import Transport, TransportConfig

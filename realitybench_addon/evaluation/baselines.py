@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .errors import EvalError
-from .items import load_set
+from ..answers.items import load_set
 from .runs import RunStore, now_iso, package_version
 
 KINDS = ("always-accept", "always-reject")

@@ -4,6 +4,8 @@ The CLI prints it as one `error: ...` line and exits with code 2; anything else 
 """
 from __future__ import annotations
 
+from ..core.errors import RealityBenchError
 
-class EvalError(Exception):
+
+class EvalError(RealityBenchError):
     pass

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-from . import fields as F
+from ..answers import fields as F
 
 
 class _Duplicate(ValueError):

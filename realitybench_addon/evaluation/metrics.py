@@ -25,7 +25,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import stats
+from ..answers import stats
 
 ACCEPTABILITY = ("false_accept", "miss", "precision", "recall", "f1")
 

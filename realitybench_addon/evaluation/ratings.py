@@ -1,8 +1,8 @@
 """Human ratings as a baseline in the evaluation report: agreement, and each rater as a "model".
 
-Ratings come from a ratings file (CSV or JSONL; rating/files.py describes it) or straight from a
-set's ratings database (`--ratings SET_DIR`, what `rate` writes). Only accept / reject answers
-count here; "can't tell" is a skipped frame.
+Ratings arrive loaded, as (frame id, rater, 'accept' | 'reject') triples: `rating.store.load_ratings`
+reads them from a ratings file (CSV or JSONL; rating/files.py describes it) or straight from a set's
+ratings database (`eval report --ratings SET_DIR`, what `rate` writes); "can't tell" is a skipped frame.
 
 Reported:
   - Krippendorff's alpha (nominal) over all raters and frames;
@@ -16,31 +16,12 @@ Reported:
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from pathlib import Path
 
 from . import metrics as M
-from . import stats
-from .items import Item
+from ..answers import stats
+from ..answers.items import Item
 
 RATINGS = ("accept", "reject")
-
-
-def load_ratings(path, items: list[Item]) -> list[tuple[str, str, str]]:
-    """[(frame_id, rater, 'accept' | 'reject')] from a ratings file or a set folder's ratings database."""
-    from ..rating.files import read_ratings_file
-    from ..rating.store import DB_NAME, RatingStore
-
-    path = Path(path)
-    if path.is_dir():
-        if not (path / DB_NAME).is_file():
-            from .errors import EvalError
-
-            raise EvalError(f"{path} holds no {DB_NAME}: rate the set first (`rate {path}`) or give a ratings file")
-        frames = {i.frame_id: i.environment for i in items}
-        ratings = [r for r in RatingStore(path, frames).ratings() if r.frame_id in frames]
-    else:
-        ratings = read_ratings_file(path, {i.frame_id: i.keys for i in items})
-    return [(r.frame_id, r.rater, r.answer) for r in ratings if r.answer in RATINGS]
 
 
 def _rows_for(items_by_id: dict, decisions: dict) -> list[dict]:

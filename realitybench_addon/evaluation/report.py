@@ -31,10 +31,10 @@ from typing import Optional
 
 
 from . import metrics as M
-from . import stats
+from ..answers import stats
 from .errors import EvalError
 from .pricing import PriceTable
-from .ratings import agreement, load_ratings
+from .ratings import agreement
 from .summary import RunData, load_run, run_summary
 
 PAIRED_METRICS = ("f1", "false_accept", "miss", "precision", "recall", "documentation", "grammar")
@@ -143,8 +143,10 @@ def correlations(labels: list[str], summaries: list[dict]) -> list[dict]:
     return out
 
 
-def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None, ratings_path=None,
+def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None, ratings=None,
                  seed: int = stats.DEFAULT_SEED, plots: bool = True) -> dict:
+    """The report's tables, figures and report.md in `out_dir`. `ratings`: a function from the runs'
+    items to human (frame id, rater, 'accept' | 'reject') triples, for the human-baseline section."""
     if not run_dirs:
         raise EvalError("eval report needs at least one run folder")
     runs = [load_run(d) for d in run_dirs]
@@ -167,8 +169,8 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
         pairs.append({"a": labels[i], "b": labels[j], **paired(a, b, seed, stats.PAIRED_RESAMPLES, cache)})
     corr = correlations(labels, summaries)
     rating_result = None
-    if ratings_path is not None:
-        rating_result = agreement(load_ratings(ratings_path, runs[0].items), runs[0].items)
+    if ratings is not None:
+        rating_result = agreement(ratings(runs[0].items), runs[0].items)
     files = _write_tables(out, labels, summaries, pairs, corr, rating_result, prices, seed, notes)
     plot_info = {"written": [], "skipped": None}
     if plots:

@@ -29,7 +29,7 @@ from typing import Iterable, Optional
 
 from ..setio import append_jsonl, atomic_write, jsonable, read_jsonl
 from .errors import EvalError
-from .items import Item, canonical_json
+from ..answers.items import Item, canonical_json
 
 RUN_JSON = "run.json"
 ITEMS = "items.jsonl"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import fields as F
+from ..answers import fields as F
 from .grammar import parse_reply
-from .items import Item
+from ..answers.items import Item
 
 
 def field_eligible(item: Item, key: str) -> bool:

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Optional
 
 from . import metrics as M
-from . import stats
-from .items import Item
+from ..answers import stats
+from ..answers.items import Item
 from .pricing import PriceTable, cost, usage_totals
 from .runs import SCORES, SUMMARY, RunStore
 from .scoring import score_run

@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..evaluation import stats
+from ..answers import stats
 
 MIN_MAJORITY_RATINGS = 3
 BOOTSTRAP_SEED = stats.DEFAULT_SEED
@@ -54,7 +54,7 @@ def rater_agreement(votes: dict[str, dict[str, str]]) -> dict:
     Everything is counted frame by frame from each frame's answer counts, in time linear in the
     ratings: neither rater pairs nor a raters x frames table are ever built (a million ratings from
     hundreds of raters on each frame would make either take hours). The formulas are those of
-    evaluation/stats.py's pairwise_agreement and krippendorff_alpha_nominal."""
+    answers/stats.py's pairwise_agreement and krippendorff_alpha_nominal."""
     frames = sorted(f for f, v in votes.items() if len(v) >= 2)
     categories = sorted({a for f in frames for a in votes[f].values()}, key=repr)
     index = {c: i for i, c in enumerate(categories)}

@@ -37,8 +37,7 @@ from typing import Iterable, Optional
 from urllib.parse import parse_qs, urlparse
 
 from .. import setio
-from ..evaluation.errors import EvalError
-from ..evaluation.items import load_set
+from ..answers.items import load_set
 from .errors import RatingsError
 from .files import check_rater, check_rating
 from .split import rater_order, rating_sample
@@ -83,12 +82,7 @@ class RatingSession:
         self.set_dir = Path(set_dir)
         if stratum not in STRATA:
             raise RatingsError(f"--stratum {stratum!r} is not one of {', '.join(STRATA)}")
-        try:
-            items = load_set(self.set_dir)
-        except EvalError:
-            raise
-        except ValueError as exc:  # a damaged or hostile metadata.jsonl (setio.SetError)
-            raise RatingsError(str(exc)) from None
+        items = load_set(self.set_dir)  # a SetError names a missing, damaged or hostile set
         self.store = RatingStore(self.set_dir, {a.item.frame_id: a.item.environment for a in items})
         known = sorted({a.item.environment for a in items})
         wanted = set(environments) if environments else set(known)

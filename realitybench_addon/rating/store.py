@@ -233,3 +233,19 @@ class RatingStore:
         """Record the scorer the held-out frames were first looked at with (the first freeze stays)."""
         with self.connect(write=True) as db:
             db.execute("INSERT OR IGNORE INTO freezes VALUES (?, ?, ?)", (environment, preset_hash, now_iso()))
+
+
+def load_ratings(path, items) -> list[tuple[str, str, str]]:
+    """[(frame_id, rater, 'accept' | 'reject')] from a ratings file or a set folder's ratings database,
+    for the frames of `items` (answers.items.Item); "can't tell" answers are left out."""
+    from .files import read_ratings_file
+
+    path = Path(path)
+    if path.is_dir():
+        if not (path / DB_NAME).is_file():
+            raise RatingsError(f"{path} holds no {DB_NAME}: rate the set first (`rate {path}`) or give a ratings file")
+        frames = {i.frame_id: i.environment for i in items}
+        ratings = [r for r in RatingStore(path, frames).ratings() if r.frame_id in frames]
+    else:
+        ratings = read_ratings_file(path, {i.frame_id: i.keys for i in items})
+    return [(r.frame_id, r.rater, r.answer) for r in ratings if r.answer in ("accept", "reject")]

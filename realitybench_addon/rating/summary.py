@@ -57,7 +57,7 @@ class RatedSet:
 
     def frame_keys(self) -> dict[str, tuple]:
         """frame_id -> the documentation keys the rating page asks for that frame (name, JSON type)."""
-        from ..evaluation.items import documentation_keys
+        from ..answers.items import documentation_keys
 
         cache: dict = {}
         return {f: documentation_keys(row["environment"], row.get("ground_truth") or {}, cache)
@@ -66,11 +66,11 @@ class RatedSet:
 
 def _field_score(rated: RatedSet, rating, cache: dict) -> Optional[float]:
     """The mean score of the documentation fields a rater filled in, scored like a model's answers
-    (evaluation/fields.py) on frames whose documentation counts; None elsewhere."""
+    (answers/fields.py) on frames whose documentation counts; None elsewhere."""
     if not rating.fields:
         return None
-    from ..evaluation.fields import score_field
-    from ..evaluation.items import documentation_keys
+    from ..answers.fields import score_field
+    from ..answers.items import documentation_keys
 
     row = rated.rows[rating.frame_id]
     verdict, rule_only = rated.verdicts[rating.frame_id], rated.unscored_by_rule_only[rating.frame_id]

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import bpy
 
-from ..bl import raycast
+from .. import api
 from . import live, operators, overlay, panels, properties
 
 CLASSES = (*properties.CLASSES, *operators.CLASSES, *panels.CLASSES)
-HANDLERS = ((bpy.app.handlers.depsgraph_update_post, raycast.on_depsgraph_update),
+HANDLERS = ((bpy.app.handlers.depsgraph_update_post, api.raycast_cache_handler()),
             (bpy.app.handlers.depsgraph_update_post, live.on_depsgraph_update),
             (bpy.app.handlers.load_post, live.on_load_post))
 
@@ -30,7 +30,7 @@ def unregister():
     properties.detach()
     for cls in reversed(CLASSES):
         bpy.utils.unregister_class(cls)
-    raycast.invalidate()
+    api.forget_raycast_cache()
     live.unbind()
     if bpy.app.timers.is_registered(live._deferred_refresh):
         bpy.app.timers.unregister(live._deferred_refresh)

@@ -8,11 +8,10 @@ import bpy
 
 from .. import api
 from . import tuning
-from ..setio import jsonable
 
 
 def _json(data) -> str:
-    return json.dumps(jsonable(data))
+    return json.dumps(api.jsonable(data))
 
 
 class RB_OT_measure(bpy.types.Operator):
@@ -54,16 +53,9 @@ class RB_OT_demo_scene(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
-        from ..bl.analytic import demo_scene
-        from ..bl.camera import ensure_camera, look_at
-        from mathutils import Matrix
-
-        scene = demo_scene()
-        cam = ensure_camera(scene)
-        cam.matrix_world = Matrix(look_at((0.2, -0.8, 1.6), (0.0, 0.0, 1.5)).tolist())
-        cam.data.lens = 26.0
-        bpy.context.window_manager.realitybench.target = "Label"
-        self.report({"INFO"}, "Demo scene built; target 'Label'")
+        target = api.build_demo_scene()
+        bpy.context.window_manager.realitybench.target = target
+        self.report({"INFO"}, f"Demo scene built; target {target!r}")
         return {"FINISHED"}
 
 
@@ -153,8 +145,6 @@ class RB_OT_export(bpy.types.Operator):
         return {"RUNNING_MODAL"}
 
     def modal(self, context, event):
-        from ..setio import SetError, read_manifest
-
         if event.type == "ESC":
             self._proc.kill()
             self._finish(context)
@@ -162,13 +152,7 @@ class RB_OT_export(bpy.types.Operator):
             return {"CANCELLED"}
         if event.type != "TIMER":
             return {"PASS_THROUGH"}
-        try:  # the worker may be rewriting them; a damaged log is its error to report
-            manifest = read_manifest(self._out) or {}
-            done = sum((manifest.get("counts") or {}).get(env, {}).get(stratum, 0)
-                       for env in manifest.get("counts") or {} for stratum in ("random", "positive"))
-        except (SetError, OSError):
-            manifest, done = {}, 0
-        total = manifest.get("expected_frames", 0)
+        done, total = api.set_progress(self._out)
         context.workspace.status_text_set(f"RealityBench export: {done}/{total or '?'} frames (Esc stops)")
         code = self._proc.poll()
         if code is None:
@@ -326,13 +310,10 @@ class RB_OT_browse(bpy.types.Operator):
     rebuild: bpy.props.BoolProperty(name="Rebuild", default=False)
 
     def execute(self, context):
-        from ..core.rng import parse_frame_id
-        from ..setio import SetError, read_rows
-
         s = context.window_manager.realitybench
         try:
-            rows = read_rows(Path(bpy.path.abspath(s.browse_dir))) if s.browse_dir else []
-        except (SetError, OSError) as exc:
+            rows = api.set_rows(bpy.path.abspath(s.browse_dir)) if s.browse_dir else []
+        except api.RealityBenchError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
         if not rows:
@@ -343,7 +324,7 @@ class RB_OT_browse(bpy.types.Operator):
         keep = ("frame_id", "environment", "stratum", "verdict", "failing_terms", "ground_truth", "terms", "render")
         s.browse_row = _json({k: row[k] for k in keep} | {"position": s.browse_position, "count": len(rows)})
         if self.rebuild:
-            seed, environment, stratum, index = parse_frame_id(row["frame_id"])
+            seed, environment, stratum, index = api.parse_frame_id(row["frame_id"])
             s.environment, s.seed, s.index, s.stratum = environment, seed, index, stratum
             try:  # at the set's own resolution: px terms must compare
                 build_and_bind(s, long_side_px=max(row["render"]["resolution"]))
@@ -365,7 +346,6 @@ class RB_OT_preset(bpy.types.Operator):
                                           ("REVERT", "Revert", "")], default="APPLY")
 
     def execute(self, context):
-        from ..core.presets import PresetError, save_preset
         from . import live
 
         s = context.window_manager.realitybench
@@ -374,7 +354,7 @@ class RB_OT_preset(bpy.types.Operator):
                 live.STATE.preset = tuning.edited(s, tuning.shipped(s.environment))
                 message = "thresholds applied"
                 if self.action == "SAVE":
-                    path = save_preset(live.STATE.preset, tuning.user_presets_dir() / f"{s.environment}.toml")
+                    path = api.save_preset(live.STATE.preset, tuning.user_presets_dir() / f"{s.environment}.toml")
                     message = f"saved {path}"
             elif self.action == "LOAD":
                 loaded = tuning.saved(s.environment)
@@ -388,7 +368,7 @@ class RB_OT_preset(bpy.types.Operator):
                 live.STATE.preset = None
                 tuning.fill(s, tuning.shipped(s.environment))
                 message = "shipped preset restored"
-        except PresetError as exc:
+        except api.RealityBenchError as exc:  # a PresetError: the edit or the file names what is wrong
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
         if live.STATE.key is not None:
@@ -403,12 +383,11 @@ class _EditedPresets:
     def __enter__(self):
         import tempfile
 
-        from ..core.presets import save_preset
         from . import live
 
         self._tmp = tempfile.TemporaryDirectory()
         if live.STATE.preset is not None:
-            save_preset(live.STATE.preset, Path(self._tmp.name) / f"{live.STATE.preset.environment}.toml")
+            api.save_preset(live.STATE.preset, Path(self._tmp.name) / f"{live.STATE.preset.environment}.toml")
         return [self._tmp.name]
 
     def __exit__(self, *exc):
@@ -447,23 +426,19 @@ class RB_OT_rater_gray(bpy.types.Operator):
     bl_options = {"REGISTER"}
 
     def execute(self, context):
-        from ..rating.errors import RatingsError
-        from ..rating.store import DB_NAME
-        from ..rating.summary import RatedSet, summarize
-
         s = context.window_manager.realitybench
-        directory = Path(bpy.path.abspath(s.rescore_dir)) if s.rescore_dir else None
-        if directory is None or not (directory / DB_NAME).is_file():
-            self.report({"ERROR"}, f"no ratings in {directory or 'the chosen set'} yet: rate it first with "
-                                   f"python -m realitybench_addon rate {directory or 'DIR'}")
+        if not s.rescore_dir:
+            self.report({"ERROR"}, "no ratings in the chosen set yet: rate it first with "
+                                   "python -m realitybench_addon rate DIR")
             return {"CANCELLED"}
+        directory = Path(bpy.path.abspath(s.rescore_dir))
         with _EditedPresets() as presets:
             try:
-                rated = RatedSet(directory, presets)
-                report = summarize(rated)
-            except RatingsError as exc:
+                rated = api.rated_set(directory, presets)
+            except api.RealityBenchError as exc:
                 self.report({"ERROR"}, str(exc))
                 return {"CANCELLED"}
+        report = rated["summary"]
         figures = report["environments"].get(s.environment)
         if figures is None:
             self.report({"ERROR"}, f"no {s.environment} frames of {directory} are rated")
@@ -473,7 +448,7 @@ class RB_OT_rater_gray(bpy.types.Operator):
         s.last_ratings = _json({"environment": s.environment, "frames": figures["frames"],
                                 "raters": figures["raters"], "alpha": figures["alpha"],
                                 "scorer_agreement": tuning_part["agreement"], "scorer_frames": tuning_part["frames"],
-                                "frozen": s.environment in rated.store.freezes(),
+                                "frozen": s.environment in rated["frozen"],
                                 "suggestions": {t: g["suggested"] for t, g in suggestions.items()},
                                 "reasons": {t: g["reason"] for t, g in suggestions.items()}})
         n = sum(1 for g in suggestions.values() if g["suggested"])

@@ -6,15 +6,15 @@ import bpy
 
 def _term_edited(self, context):
     """Readouts and verdict follow an edit at once; an invalid edit waits (Apply reports why)."""
-    from ..core.presets import PresetError
+    from .. import api
     from . import live, tuning
 
     settings = context.window_manager.realitybench
-    if getattr(_term_edited, "filling", False) or not live.STATE.key:
+    if tuning.filling() or not live.STATE.key:
         return
     try:
         live.STATE.preset = tuning.edited(settings, tuning.shipped(settings.environment))
-    except PresetError:
+    except api.RealityBenchError:  # an invalid edit (PresetError) waits: Apply reports why
         return
     live.refresh()
 
@@ -34,9 +34,9 @@ class RB_TermSetting(bpy.types.PropertyGroup):
 
 
 def _environment_items(self, context):
-    from ..envs import registry
+    from .. import api
 
-    return [(name, name, f"The {name} environment") for name in registry.available()]
+    return [(name, name, f"The {name} environment") for name in api.environments()]
 
 
 class RB_MeasureSettings(bpy.types.PropertyGroup):

@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
+from .. import api
 from ..bl import compat
-from ..core.presets import Preset, load_environment_preset
 
 ROOT_PACKAGE = __package__.rsplit(".", 1)[0]  # realitybench_addon, or bl_ext.<repo>.realitybench
 
@@ -17,18 +16,26 @@ def user_presets_dir() -> Path:
     return path
 
 
-def fill(settings, preset: Preset) -> None:
-    """Show `preset`'s numeric terms in the sidebar for editing (without triggering the live update)."""
-    from . import properties
+class _Filling:
+    """Set while fill() writes the sidebar's fields, whose update callbacks must then stay quiet."""
 
-    properties._term_edited.filling = True
+    active = False
+
+
+def filling() -> bool:
+    return _Filling.active
+
+
+def fill(settings, preset) -> None:
+    """Show `preset`'s numeric terms in the sidebar for editing (without triggering the live update)."""
+    _Filling.active = True
     try:
         _fill(settings, preset)
     finally:
-        properties._term_edited.filling = False
+        _Filling.active = False
 
 
-def _fill(settings, preset: Preset) -> None:
+def _fill(settings, preset) -> None:
     settings.terms.clear()
     for term in preset.terms:
         if term.comparator in ("is_true", "is_false"):
@@ -44,7 +51,7 @@ def _fill(settings, preset: Preset) -> None:
             item.gray_lo, item.gray_hi = term.gray
 
 
-def edited(settings, base: Preset) -> Preset:
+def edited(settings, base):
     """`base` with the sidebar's thresholds and gray ranges; validated like a file (PresetError)."""
     preset = base
     for item in settings.terms:
@@ -54,10 +61,9 @@ def edited(settings, base: Preset) -> Preset:
     return preset
 
 
-def shipped(environment: str) -> Preset:
-    return load_environment_preset(environment)
+def shipped(environment: str):
+    return api.shipped_preset(environment)
 
 
-def saved(environment: str) -> Optional[Preset]:
-    path = user_presets_dir() / f"{environment}.toml"
-    return load_environment_preset(environment, [user_presets_dir()]) if path.exists() else None
+def saved(environment: str):
+    return api.saved_preset(environment, user_presets_dir())

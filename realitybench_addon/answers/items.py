@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional
 
-from .errors import EvalError
+from ..setio import METADATA, SetError, image_path, read_rows
 
 JSON_TYPES = ("boolean", "number", "string", "array")
 
@@ -112,7 +112,7 @@ def documentation_keys(environment: str, ground_truth: dict,
     for name, value in ground_truth.items():
         json_type = types.get(name) or infer_json_type(value)
         if json_type not in JSON_TYPES:
-            raise EvalError(f"environment {environment!r}: key {name!r} has unknown JSON type {json_type!r}")
+            raise SetError(f"environment {environment!r}: key {name!r} has unknown JSON type {json_type!r}")
         keys.append((name, json_type))
     return tuple(keys)
 
@@ -121,38 +121,33 @@ REQUIRED = ("file_name", "frame_id", "environment", "stratum", "verdict", "groun
 
 
 def load_set(directory) -> list[AskItem]:
-    """Every frame of an exported set, sorted by frame id; a clear EvalError for anything missing."""
-    from ..setio import METADATA, SetError, image_path, read_rows
+    """Every frame of an exported set, sorted by frame id; a SetError that names anything missing or damaged."""
 
     directory = Path(directory)
     if not directory.is_dir():
-        raise EvalError(f"set folder {directory} does not exist")
+        raise SetError(f"set folder {directory} does not exist")
     if not (directory / METADATA).exists():
-        raise EvalError(f"{directory} is not an exported set: no {METADATA}")
+        raise SetError(f"{directory} is not an exported set: no {METADATA}")
     try:
         rows = read_rows(directory)
-    except SetError as exc:
-        raise EvalError(str(exc)) from None
     except OSError as exc:
-        raise EvalError(f"cannot read {directory / METADATA}: {exc}") from None
+        raise SetError(f"cannot read {directory / METADATA}: {exc}") from None
     if not rows:
-        raise EvalError(f"{directory / METADATA} holds no frames")
+        raise SetError(f"{directory / METADATA} holds no frames")
     cache: dict = {}
     items, seen = [], set()
     for number, row in enumerate(rows, 1):
         missing = [k for k in REQUIRED if k not in row]
         if missing:
-            raise EvalError(f"{directory / METADATA}: row {number} lacks {', '.join(missing)}")
+            raise SetError(f"{directory / METADATA}: row {number} lacks {', '.join(missing)}")
         if row["frame_id"] in seen:
-            raise EvalError(f"{directory / METADATA}: frame {row['frame_id']} appears twice")
+            raise SetError(f"{directory / METADATA}: frame {row['frame_id']} appears twice")
         seen.add(row["frame_id"])
         try:
             path = image_path(directory, row)
             image = path.read_bytes()
-        except SetError as exc:
-            raise EvalError(str(exc)) from None
         except OSError:
-            raise EvalError(f"frame {row['frame_id']}: image {directory / row['file_name']} is missing") from None
+            raise SetError(f"frame {row['frame_id']}: image {directory / row['file_name']} is missing") from None
         ground_truth = row["ground_truth"] or {}
         item = Item(frame_id=row["frame_id"], environment=row["environment"], stratum=row["stratum"],
                     verdict=row["verdict"], failing_terms=tuple(row.get("failing_terms") or ()),

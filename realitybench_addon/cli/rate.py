@@ -13,7 +13,7 @@ import signal
 import sys
 from pathlib import Path
 
-from .errors import RatingsError
+from ..rating.errors import RatingsError
 
 PASSPHRASE_ENV = "REALITYBENCH_RATING_PASSPHRASE"
 
@@ -70,7 +70,7 @@ def _stop_on_sigterm(signum, frame):
 
 def _passphrase(args):
     """The rater passphrase from --passphrase-file or the environment; None for none."""
-    from .server import check_passphrase
+    from ..rating.server import check_passphrase
 
     from_env = os.environ.get(PASSPHRASE_ENV)
     if args.passphrase_file is not None and from_env is not None:
@@ -93,7 +93,7 @@ def _passphrase(args):
 
 
 def run_rate(args) -> dict:
-    from .server import RatingServer, RatingSession
+    from ..rating.server import RatingServer, RatingSession
 
     if not 0 <= args.port <= 65535:
         raise RatingsError(f"--port {args.port} is not a port number (0-65535)")
@@ -128,9 +128,9 @@ def run_rate(args) -> dict:
 
 def run_ratings(args) -> dict:
     from ..setio import atomic_write
-    from .files import ratings_file_bytes, read_ratings_file
-    from .gray import apply_suggestions
-    from .summary import RatedSet, summarize, to_markdown
+    from ..rating.files import ratings_file_bytes, read_ratings_file
+    from ..rating.gray import apply_suggestions
+    from ..rating.summary import RatedSet, summarize, to_markdown
 
     if not 0.5 < args.clear_share <= 1:
         raise RatingsError(f"--clear-share {args.clear_share:g} must be above 0.5 and at most 1")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from .errors import EvalError
+from ..evaluation.errors import EvalError
 
 
 def add_parser(sub) -> None:
@@ -107,13 +107,13 @@ def _extra(text):
 
 
 def run_command(args) -> dict:
-    from .stats import DEFAULT_SEED
+    from ..answers.stats import DEFAULT_SEED
 
     if args.eval_command == "run":
-        from . import providers
-        from .ask import ask_set
-        from .summary import headline, rescore
-        from .transport import DEFAULT_DEADLINE_S, DEFAULT_MAX_REPLY_BYTES, TransportConfig
+        from ..evaluation import providers
+        from ..evaluation.ask import ask_set
+        from ..evaluation.summary import headline, rescore
+        from ..evaluation.transport import DEFAULT_DEADLINE_S, DEFAULT_MAX_REPLY_BYTES, TransportConfig
 
         provider = providers.get(args.provider)
         detail = args.image_detail
@@ -132,21 +132,26 @@ def run_command(args) -> dict:
                         no_api_key=args.no_api_key, label=args.label)
         return {"asked": asked, **headline(rescore(args.out, seed=DEFAULT_SEED))}
     if args.eval_command == "rescore":
-        from .pricing import load_prices
-        from .summary import headline, rescore
+        from ..evaluation.pricing import load_prices
+        from ..evaluation.summary import headline, rescore
 
         prices = load_prices(args.prices) if args.prices else None
         return headline(rescore(args.run, seed=DEFAULT_SEED, prices=prices))
     if args.eval_command == "report":
-        from .pricing import load_prices
-        from .report import build_report
+        from ..evaluation.pricing import load_prices
+        from ..evaluation.report import build_report
 
         prices = load_prices(args.prices) if args.prices else None
-        return build_report(args.runs, args.out, prices=prices, ratings_path=args.ratings,
+        ratings = None
+        if args.ratings is not None:
+            from ..rating.store import load_ratings
+
+            ratings = lambda items: load_ratings(args.ratings, items)  # noqa: E731
+        return build_report(args.runs, args.out, prices=prices, ratings=ratings,
                             seed=DEFAULT_SEED if args.seed is None else args.seed, plots=not args.no_plots)
     if args.eval_command == "baseline":
-        from .baselines import baseline_run
-        from .summary import headline, rescore
+        from ..evaluation.baselines import baseline_run
+        from ..evaluation.summary import headline, rescore
 
         made = baseline_run(args.set, args.out, args.kind)
         return {"baseline": made["baseline"], **headline(rescore(args.out, seed=DEFAULT_SEED))}
