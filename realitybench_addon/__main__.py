@@ -92,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the folder's metadata.jsonl is damaged: keep every good row, drop the bad ones (listed in "
                         "manifest.json) and render their frames again; give the export's own options")
     e.add_argument("--max-frames", type=int, default=None, help=argparse.SUPPRESS)  # one worker's share
+    e.add_argument("--record-command", default=None, help=argparse.SUPPRESS)  # a worker records the user's command
     e.add_argument("--engine", choices=("local", "ray"), default="local",
                    help="local (this process) or ray (shards as Ray tasks, merged into --out)")
     e.add_argument("--address", default=None, help="Ray cluster address (default: start a local one)")
@@ -157,7 +158,7 @@ def _run(args) -> dict:
         manifest = export(args.env, out=args.out, random=args.random, positive=args.positive, seed=args.seed,
                           long_side_px=parse_resolution(args.resolution), samples=args.samples,
                           denoise=not args.no_denoise, device=args.device, shard=args.shard,
-                          command=" ".join(["python -m realitybench_addon", *_user_argv()]),
+                          command=args.record_command or _user_command(),
                           max_frames=args.max_frames, extras=args.extras, presets=args.presets, repair=args.repair)
         return {key: manifest[key] for key in ("complete", "expected_frames", "counts", "stats")}
     if args.command == "replay":
@@ -193,17 +194,19 @@ def _run(args) -> dict:
     raise RealityBenchError(f"unknown command {args.command!r}")
 
 
-def _user_argv(drop: tuple[str, ...] = ()) -> list[str]:
-    """The command line as the user typed it, without the worker-only options (and the flags in `drop`)."""
-    argv, skip = [], False
-    for arg in sys.argv[1:]:
-        if skip:
-            skip = False
-        elif arg == "--max-frames":
-            skip = True
-        elif arg not in drop:
-            argv.append(arg)
-    return argv
+def _user_command() -> str:
+    """The command line as the user typed it (what a manifest records)."""
+    return " ".join(["python -m realitybench_addon", *sys.argv[1:]])
+
+
+def _export_config(args):
+    """The checked configuration of an `export` command line (a RealityBenchError names what is wrong)."""
+    from .api import export_config, parse_resolution
+
+    return export_config(args.env, random=args.random, positive=args.positive, seed=args.seed,
+                         long_side_px=parse_resolution(args.resolution), samples=args.samples,
+                         denoise=not args.no_denoise, device=args.device, shard=args.shard, extras=args.extras,
+                         presets=args.presets)
 
 
 def _die_with_parent() -> None:
@@ -220,24 +223,19 @@ def _export_in_workers(args) -> dict:
     Each child resumes where the last stopped, so the set is the same as one long run."""
     import subprocess
 
-    from .api import RealityBenchError, ensure_writable_dir, export_config, parse_resolution
-    from .setlock import SetLock, SetLocked
+    from .api import RealityBenchError, ensure_writable_dir
+    from .export import export_argv, export_process
+    from .setlock import SetLock
 
-    # Checked here too, so a bad option is one error before any folder is made or locked.
-    export_config(args.env, random=args.random, positive=args.positive, seed=args.seed,
-                  long_side_px=parse_resolution(args.resolution), samples=args.samples, denoise=not args.no_denoise,
-                  device=args.device, shard=args.shard, extras=args.extras, presets=args.presets)
+    config = _export_config(args)  # one error before any folder is made or locked
     out = ensure_writable_dir(args.out)
-    try:
-        lock = SetLock(out, "export").acquire()  # held for all workers, who share it (setlock.py)
-    except SetLocked as exc:
-        raise RealityBenchError(str(exc)) from None
+    lock = SetLock(out, "export").acquire()  # held for all workers, who share it (setlock.py)
+    command = args.record_command or _user_command()
     try:
         repair = args.repair
         while True:
-            argv = _user_argv() if repair else _user_argv(drop=("--repair",))
-            child = subprocess.run([sys.executable, "-m", "realitybench_addon", *argv, "--max-frames",
-                                    str(args.recycle_every)], stdout=subprocess.PIPE, text=True,
+            argv = export_argv(config, out, command=command, max_frames=args.recycle_every, repair=repair)
+            child = subprocess.run(export_process(argv), stdout=subprocess.PIPE, text=True,
                                    preexec_fn=_die_with_parent, pass_fds=(lock.fd,), env=lock.child_env())
             if child.returncode != 0:
                 if child.returncode == 2:
@@ -254,28 +252,18 @@ def _export_in_workers(args) -> dict:
 def _export_on_ray(args) -> dict:
     from pathlib import Path
 
-    from .api import RealityBenchError, ensure_writable_dir, export_config, parse_resolution
+    from .api import RealityBenchError, ensure_writable_dir
     from .distributed import export_on_ray
 
     if args.shard != "0/1":
         raise RealityBenchError("--engine ray makes its own shards; leave out --shard")
     if args.workers < 1:
         raise RealityBenchError(f"--workers must be at least 1, got {args.workers}")
-    argv = ["--env", args.env, "--random", str(args.random), "--positive", str(args.positive), "--seed",
-            str(args.seed), "--resolution", args.resolution, "--samples", str(args.samples), "--device", args.device]
-    if args.no_denoise:
-        argv.append("--no-denoise")
-    if args.extras:
-        argv.append("--extras")
-    for directory in args.presets:
-        argv += ["--presets", directory]
-    # the same checks as a local export, before any task starts
-    export_config(args.env, random=args.random, positive=args.positive, seed=args.seed,
-                  long_side_px=parse_resolution(args.resolution), samples=args.samples, denoise=not args.no_denoise,
-                  device=args.device, extras=args.extras, presets=args.presets)
+    config = _export_config(args)  # the same checks as a local export, before any task starts
     out = ensure_writable_dir(args.out)
     try:
-        manifest = export_on_ray(argv, Path(out), workers=args.workers, address=args.address)
+        manifest = export_on_ray(config, Path(out), workers=args.workers, address=args.address,
+                                 command=_user_command(), recycle_every=args.recycle_every)
     except RuntimeError as exc:
         raise RealityBenchError(str(exc)) from None
     return {"complete": manifest["complete"], "expected_frames": manifest["expected_frames"],

@@ -211,6 +211,16 @@ def export_config(environments, *, random: int = 100, positive: int = 50, seed: 
     return config
 
 
+def background_export(config, out: str | os.PathLike) -> list[str]:
+    """The command that runs the export `config` (see export_config) into `out` in a background process:
+    the Blender binary this runs in, or this Python where Blender is the bpy module. The sidebar's
+    Export starts it and follows the manifest."""
+    from .export import export_argv, export_process
+
+    return export_process(export_argv(config, Path(out), command="bpy.ops.realitybench.export"),
+                          blender=_bpy().app.binary_path or None)
+
+
 def export(environments, *, out, random: int = 100, positive: int = 50, seed: int = 0, long_side_px: int = 1600,
            samples: int = 16, denoise: bool = True, device: str = "cpu", shard: str = "0/1", command: str = "",
            progress=None, max_frames: Optional[int] = None, extras: bool = False,

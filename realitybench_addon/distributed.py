@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -25,18 +25,21 @@ def shard_dir(out: Path, k: int, n: int) -> Path:
     return shards_root(out) / f"{k}-of-{n}"
 
 
-def _run_shard(argv: list[str]) -> tuple[int, str]:
-    proc = subprocess.run([sys.executable, "-m", "realitybench_addon", "export", *argv], capture_output=True, text=True)
+def _run_shard(process: list[str]) -> tuple[int, str]:
+    proc = subprocess.run(process, capture_output=True, text=True)
     return proc.returncode, proc.stderr[-4000:]
 
 
-def export_on_ray(export_argv: list[str], out: Path, *, workers: int, address: Optional[str] = None) -> dict:
-    """Run `export` with `export_argv` (no --out, no --shard) as `workers` shards on Ray; merge into `out`."""
+def export_on_ray(config, out: Path, *, workers: int, address: Optional[str] = None, command: str = "",
+                  recycle_every: int = 0) -> dict:
+    """Run the export `config` (export.ExportConfig) as `workers` shards on Ray, each recycling its worker
+    process every `recycle_every` frames; merge them into `out`."""
     try:
         import ray
     except ImportError:
         raise RuntimeError("--engine ray needs Ray: pip install 'ray[default]'") from None
     from .api import merge
+    from .export import export_argv, export_process
     from .setio import read_manifest
 
     existing = read_manifest(out)
@@ -45,7 +48,9 @@ def export_on_ray(export_argv: list[str], out: Path, *, workers: int, address: O
     ray.init(address=address, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
     try:
         task = ray.remote(num_cpus=1)(_run_shard)
-        futures = [task.remote([*export_argv, "--shard", f"{k}/{workers}", "--out", str(shard_dir(out, k, workers))])
+        futures = [task.remote(export_process(export_argv(replace(config, shard=(k, workers)),
+                                                          shard_dir(out, k, workers), command=command,
+                                                          recycle_every=recycle_every)))
                    for k in range(workers)]
         results = ray.get(futures)
     finally:

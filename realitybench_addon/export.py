@@ -258,6 +258,41 @@ class SlotStats:
                 "timings": dict(self.timings), "slots": self.slots}
 
 
+def export_argv(config: ExportConfig, out, *, command: str, max_frames: Optional[int] = None,
+                repair: bool = False, recycle_every: int = 0) -> list[str]:
+    """The `export` command line that runs `config` into `out` (without Ray; in one process unless
+    `recycle_every`): how the CLI's recycled workers, the Ray shards and the sidebar's background export each
+    start one. `command` is what the manifest records: the command line the user gave."""
+    long_side = config.long_side_px
+    argv = ["export", "--env", ",".join(config.environments), "--random", str(config.random),
+            "--positive", str(config.positive), "--seed", str(config.seed),
+            "--resolution", f"{long_side}x{round(long_side * 3 / 4)}", "--samples", str(config.samples),
+            "--device", config.device, "--shard", "{}/{}".format(*config.shard), "--out", str(out),
+            "--recycle-every", str(recycle_every), "--record-command", command]
+    if not config.denoise:
+        argv.append("--no-denoise")
+    if config.extras:
+        argv.append("--extras")
+    for directory in config.preset_dirs:
+        argv += ["--presets", directory]
+    if max_frames is not None:
+        argv += ["--max-frames", str(max_frames)]
+    if repair:
+        argv.append("--repair")
+    return argv
+
+
+def export_process(argv: list[str], *, blender: Optional[str] = None) -> list[str]:
+    """The process that runs this package's command line `argv`: this interpreter, or a Blender binary in the
+    background (from inside Blender, whose own Python may have no bpy module to import)."""
+    package = Path(__file__).resolve().parent
+    runner = (f"import sys; sys.path.insert(0, {str(package.parent)!r}); import importlib; "
+              f"sys.exit(importlib.import_module({package.name + '.__main__'!r}).main({list(argv)!r}))")
+    if blender:
+        return [blender, "-b", "--factory-startup", "--python-exit-code", "1", "--python-expr", runner]
+    return [sys.executable, "-c", runner]
+
+
 def export(config: ExportConfig, out: Path, *, command: str = "", progress: Optional[Callable] = None,
            max_frames: Optional[int] = None, repair: bool = False) -> dict:
     """Run (or resume) an export into `out`; returns the manifest. With `max_frames`, stop after that

@@ -117,29 +117,20 @@ class RB_OT_export(bpy.types.Operator):
     def invoke(self, context, event):
         """In the UI: the export runs in a background Blender process, so this scene and the interface
         stay as they are; progress shows in the status bar; Esc stops it (rerun to resume)."""
-        import os
         import subprocess
-        import sys
 
         if not self.out:
             self.report({"ERROR"}, "No output folder: set 'out'")
             return {"CANCELLED"}
         try:
-            self._config()  # the same checks as the headless path, before anything starts
+            config = self._config()  # the same checks as the headless path, before anything starts
             out = api.ensure_writable_dir(bpy.path.abspath(self.out))
         except api.RealityBenchError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
-        package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        options = {k: getattr(self, k) for k in ("environments", "random", "positive", "seed", "resolution",
-                                                   "samples", "denoise", "device", "shard")}
-        script = (f"import sys; sys.path.insert(0, {os.path.dirname(package_dir)!r}); "
-                  f"import importlib, bpy; rb = importlib.import_module({os.path.basename(package_dir)!r}); "
-                  f"rb.register(); bpy.ops.realitybench.export(out={str(out)!r}, **{options!r}); rb.unregister()")
         self._out = out
-        self._proc = subprocess.Popen([bpy.app.binary_path or sys.executable, "-b", "--factory-startup",
-                                       "--python-exit-code", "1", "--python-expr", script],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self._proc = subprocess.Popen(api.background_export(config, out), stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True)
         self._timer = context.window_manager.event_timer_add(0.5, window=context.window)
         context.window_manager.modal_handler_add(self)
         return {"RUNNING_MODAL"}
