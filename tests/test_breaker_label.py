@@ -13,15 +13,16 @@ import numpy as np
 import pytest
 
 from realitybench_addon.core import lettering
-from realitybench_addon.core.panel import (CIRCUIT_KINDS, INK_COLORS, MAIN_AMPS, PAPER_COLORS, SPACES_BY_MAIN,
-                                           PanelPlanError, card_texture, draw_circuits, draw_panel_plan)
+from realitybench_addon.core.directory_card import card_texture
+from realitybench_addon.core.load_center import (CIRCUIT_KINDS, INK_COLORS, MAIN_AMPS, PAPER_COLORS, SPACES_BY_MAIN,
+                                                 LoadCenterPlanError, draw_circuits, draw_load_center_plan)
 from realitybench_addon.core.rng import scene_rng
 
 ENV = "breaker_label"
 
 
 def plans(n, seed=0):
-    return [draw_panel_plan(scene_rng(seed, "test/panel", i)) for i in range(n)]
+    return [draw_load_center_plan(scene_rng(seed, "test/panel", i)) for i in range(n)]
 
 
 def _darkness(rgb: np.ndarray, paper) -> np.ndarray:
@@ -83,15 +84,15 @@ def test_door_swings_out_into_the_room():
 
 def test_bad_input_is_a_clear_error():
     rng = scene_rng(0, "test/panel", 0)
-    with pytest.raises(PanelPlanError, match="even number of at least 8 spaces"):
+    with pytest.raises(LoadCenterPlanError, match="even number of at least 8 spaces"):
         draw_circuits(rng, 7)
-    with pytest.raises(PanelPlanError, match="door_card_share"):
-        draw_panel_plan(rng, door_card_share=1.5)
+    with pytest.raises(LoadCenterPlanError, match="door_card_share"):
+        draw_load_center_plan(rng, door_card_share=1.5)
     plan = plans(1)[0]
-    with pytest.raises(PanelPlanError, match="slot 0 is outside"):
+    with pytest.raises(LoadCenterPlanError, match="slot 0 is outside"):
         plan.slot_center(0)
     bad = dataclasses.replace(plan.card, entries=(("1", "Kitchen", 20),) + plan.card.entries[1:])
-    with pytest.raises(PanelPlanError, match="characters the font lacks: 'cehint'"):
+    with pytest.raises(LoadCenterPlanError, match="characters the font lacks: 'cehint'"):
         card_texture(bad)
     from realitybench_addon.envs.breaker_label import aim_point
 

@@ -19,6 +19,7 @@ from realitybench_addon.core.plate import plate_texture  # noqa: E402
 from realitybench_addon.core.presets import load_environment_preset  # noqa: E402
 from realitybench_addon.core.ro_board import board_texture, vin_is_valid  # noqa: E402
 from realitybench_addon.core.vehicle import BODY_STYLES  # noqa: E402
+from realitybench_addon.core.vehicle_geometry import vehicle_geometry  # noqa: E402
 from realitybench_addon.envs import registry  # noqa: E402
 from realitybench_addon.envs.lot_scene import nearest_face  # noqa: E402
 import env_support  # noqa: E402
@@ -61,7 +62,7 @@ def check_damage_view(result):
 
     v, t = world_triangles(obj, bpy.context.evaluated_depsgraph_get())
     assert triangle_areas(v, t).sum() * 1e4 >= plan.damage.area_cm2 * 0.97  # the mask object covers the damage
-    assert result.record["measurements"]["neighbour_panel"] in plan.lot.subject.vehicle.panels()
+    assert result.record["measurements"]["neighbour_panel"] in vehicle_geometry(plan.lot.subject.vehicle).panels
 
 
 def check_car_plate(result):
@@ -76,7 +77,7 @@ def check_car_plate(result):
     corners = quad_world(f"Car0_plate_{end}")
     assert np.linalg.norm(corners[1] - corners[0]) == pytest.approx(0.305, abs=1e-4)
     assert np.linalg.norm(corners[3] - corners[0]) == pytest.approx(0.152, abs=1e-4)
-    outward = car.direction(car.vehicle.plate_mounts()[end].normal)
+    outward = car.direction(vehicle_geometry(car.vehicle).plate_mounts[end].normal)
     normal = np.cross(corners[1] - corners[0], corners[3] - corners[0])
     assert np.dot(normal, outward) > 0  # the print faces out of the car, upright
     assert corners[3][2] > corners[0][2]

@@ -104,13 +104,14 @@ def _coefficient(env, term):
 def test_breaker_label_cards_stay_inside_the_envelope():
     """Every drawn card has >= 8 entries (so pitch / height <= 1/10.7), and its most central row lies within a
     pitch of the card's centre: its chord coefficient never exceeds the environment's."""
-    from realitybench_addon.core.panel import card_layout, draw_panel_plan
+    from realitybench_addon.core.directory_card import card_layout
+    from realitybench_addon.core.load_center import draw_load_center_plan
 
     bound = _coefficient("breaker_label", "text_row_px")
-    entries = [len(draw_panel_plan(np.random.default_rng(i)).card.entries) for i in range(3000)]
+    entries = [len(draw_load_center_plan(np.random.default_rng(i)).card.entries) for i in range(3000)]
     assert min(entries) >= 8
     for i in range(12):
-        card = draw_panel_plan(np.random.default_rng(i)).card
+        card = draw_load_center_plan(np.random.default_rng(i)).card
         layout = card_layout(card)
         sigma = layout.row_pitch_m / layout.height_m
         assert sigma <= 1 / 10.7 + 1e-9

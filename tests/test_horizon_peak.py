@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 
 from realitybench_addon.core import skyline as sk
-from realitybench_addon.core.house import (HOUSE_SHAPES, draw_house, ridge_line, roof_height_at,
-                                           roof_planes)
+from realitybench_addon.core.house import HOUSE_SHAPES, ridge_line, roof_height_at, roof_planes
+from realitybench_addon.core.house_draw import draw_house
 from realitybench_addon.core.optics import PinholeCamera, look_at
 from realitybench_addon.core.rng import scene_rng, stage_rng
-from realitybench_addon.core.surroundings import MAX_EYE_Z_M, draw_surroundings, skyline_edges, terrain_height
+from realitybench_addon.core.surroundings import MAX_EYE_Z_M, draw_surroundings, terrain_height
+from realitybench_addon.core.surroundings_meshes import skyline_edges
 
 ENV = "horizon_peak"
 

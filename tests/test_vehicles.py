@@ -10,7 +10,8 @@ from realitybench_addon.core import damage as dmg
 from realitybench_addon.core.parking_lot import boxes_overlap, car_boxes, draw_lot, intersections
 from realitybench_addon.core.plate import STATES, draw_plate, matches_format, plate_texture
 from realitybench_addon.core.ro_board import board_texture, draw_board, draw_vin, vin_check_digit, vin_is_valid
-from realitybench_addon.core.vehicle import (BODY_STYLES, COLORS, PROFILES, draw_vehicle, vehicle_geometry)
+from realitybench_addon.core.vehicle import BODY_STYLES, COLORS, PROFILES, draw_vehicle
+from realitybench_addon.core.vehicle_geometry import vehicle_geometry
 
 
 def vehicle(style, seed=0, color="silver"):
@@ -52,7 +53,7 @@ def test_size_varies_a_little_within_a_style_and_bad_input_is_refused():
 def test_panels_are_separate_named_parts_with_plausible_areas(style):
     v = vehicle(style)
     g = vehicle_geometry(v)
-    panels = v.panels()
+    panels = vehicle_geometry(v).panels
     for name in ("hood", "bumper_front", "bumper_rear", "fender_left", "fender_right", "door_front_left",
                  "door_front_right"):
         assert name in panels and name in g.parts, name
@@ -103,7 +104,7 @@ def test_body_shell_faces_outward_and_every_part_is_clean(style):
 def test_plate_mounts_front_and_rear_on_the_car_ends():
     for style in BODY_STYLES:
         v = vehicle(style)
-        mounts = v.plate_mounts()
+        mounts = vehicle_geometry(v).plate_mounts
         assert mounts["front"].center[0] > v.length / 2 - 0.01 and mounts["front"].normal == (1.0, 0.0, 0.0)
         assert mounts["rear"].center[0] < -v.length / 2 + 0.01 and mounts["rear"].normal == (-1.0, 0.0, 0.0)
         for m in mounts.values():
@@ -212,7 +213,7 @@ def test_damage_area_is_the_union_of_the_marks_and_sets_the_severity():
         assert plan.types == sorted({m.kind for m in plan.marks}, key=dmg.KINDS.index)
         valid = dmg.valid_region(v, plan.panel, plan.patch)
         assert not (mask & ~valid).any()  # every mark lies on the flat of its panel
-        assert v.panels()[plan.panel].kind in dmg.DAMAGE_PANEL_KINDS
+        assert vehicle_geometry(v).panels[plan.panel].kind in dmg.DAMAGE_PANEL_KINDS
         severities.add(plan.severity)
         kinds |= set(plan.types)
     assert severities == set(dmg.SEVERITIES) and kinds == set(dmg.KINDS)

@@ -19,7 +19,8 @@ from mathutils.bvhtree import BVHTree
 
 from ..core.parking_lot import CURB_HEIGHT_M, CURB_WIDTH_M, LotPlan, SceneIntersection, tree_mesh
 from ..core.plate import PLATE_PX_PER_MM, plate_texture
-from ..core.vehicle import MOUNT_SIZE_M, PLATE_SIZE_M
+from ..core.vehicle_details import MOUNT_SIZE_M, PLATE_SIZE_M
+from ..core.vehicle_geometry import vehicle_geometry
 from . import compat
 from . import materials as mats
 from .meshes import boxes, mesh_object, textured_quad
@@ -181,7 +182,7 @@ def build_lot(scene, plan: LotPlan, *, replace_parts: dict | None = None, extra_
 
 def _build_plates(scene, plan: LotPlan, i: int, bv: BuiltVehicle, built: BuiltLot) -> None:
     car = plan.cars[i]
-    mounts = car.vehicle.plate_mounts()
+    mounts = vehicle_geometry(car.vehicle).plate_mounts
     mount_mat = bpy.data.materials.get("RB_Car_trim")
     px = PLATE_PX_PER_MM if i == 0 else OTHER_PLATE_PX_PER_MM
     image_rgb, layout = plate_texture(car.plate, px_per_mm=px)

@@ -113,3 +113,13 @@ def pinhole_camera(camera_obj, scene, matrix=None) -> PinholeCamera:
     m = matrix_to_numpy(camera_obj.matrix_world if matrix is None else matrix)
     m[:3, :3] /= np.linalg.norm(m[:3, :3], axis=0)  # drop any object scale
     return PinholeCamera.from_sensor(m, cam.lens, sensor, width, height)
+
+
+def scene_and_camera(camera: Optional[str] = None):
+    """(the current scene, the camera object named `camera` or else the scene's camera); a SceneDataError
+    when there is none."""
+    scene = bpy.context.scene
+    cam = get_object(camera, "CAMERA") if camera else scene.camera
+    if cam is None:
+        raise SceneDataError(f"scene {scene.name!r} has no active camera; name one")
+    return scene, cam

@@ -1,5 +1,5 @@
-"""Build a `SurroundingsPlan` in Blender from `surroundings_parts` (the same triangles the analytic
-skyline uses), with procedural materials: fields and woods on the hills fading into haze with
+"""Build a `SurroundingsPlan` in Blender from `core.surroundings_meshes.surroundings_parts` (the same
+triangles the analytic skyline uses), with procedural materials: fields and woods on the hills fading into haze with
 distance, a mown lawn, asphalt, leafy and needled crowns, bark, siding and roofing, poles.
 """
 from __future__ import annotations
@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.surroundings import SurroundingsPlan, surroundings_parts
+from ..core.surroundings import SurroundingsPlan
+from ..core.surroundings_meshes import surroundings_parts
 from . import compat
 from . import materials as mats
 from .meshes import mesh_object

@@ -1,4 +1,4 @@
-"""Build a `VehiclePlan` in Blender: every part of `core/vehicle.vehicle_geometry` as its own object
+"""Build a `VehiclePlan` in Blender: every part of `core/vehicle_geometry.vehicle_geometry` as its own object
 (panels are separate targets), placed by a world matrix, with car-paint, glass, rubber, chrome and
 lamp materials.
 
@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ..core.vehicle import Part, VehiclePlan, vehicle_geometry
+from ..core.vehicle import VehiclePlan
+from ..core.vehicle_geometry import vehicle_geometry
+from ..core.vehicle_loft import Part
 from . import materials as mats
 from .meshes import mesh_object
 

@@ -23,7 +23,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from .vehicle import SIDES, Part, Profile, VehiclePlan, triangle_areas, vehicle_geometry
+from .rng import pick
+from .vehicle import SIDES, VehiclePlan
+from .vehicle_geometry import vehicle_geometry
+from .vehicle_loft import Part, Profile, triangle_areas
 
 KINDS = ("dent", "scratch", "rust")
 SEVERITIES = ("minor", "moderate", "severe")
@@ -228,7 +231,7 @@ def valid_region(vehicle: VehiclePlan, panel: str, patch: tuple) -> np.ndarray:
 def candidate_panels(vehicle: VehiclePlan) -> list[tuple[str, float]]:
     """(panel, flat area m2) of every side panel a damage can go on."""
     out = []
-    for name, panel in vehicle.panels().items():
+    for name, panel in vehicle_geometry(vehicle).panels.items():
         if panel.kind in DAMAGE_PANEL_KINDS and panel.side in SIDES:
             patch = panel_patch(vehicle, name)
             area = float(valid_region(vehicle, name, patch).sum()) * TEX_M_PER_PX ** 2
@@ -268,9 +271,7 @@ def draw_damage(vehicle: VehiclePlan, rng: np.random.Generator) -> DamagePlan:
     candidates = candidate_panels(vehicle)
     if not candidates:
         raise ValueError(f"no side panel of the {vehicle.style} can take a damage")
-    names = [c[0] for c in candidates]
-    weights = np.array([c[1] for c in candidates])
-    panel = names[int(rng.choice(len(names), p=weights / weights.sum()))]
+    panel = pick(rng, [c[0] for c in candidates], [c[1] for c in candidates])
     patch = panel_patch(vehicle, panel)
     valid = valid_region(vehicle, panel, patch)
     D, Z = _grid(patch)
@@ -305,7 +306,7 @@ def draw_damage(vehicle: VehiclePlan, rng: np.random.Generator) -> DamagePlan:
         marks.append(Mark("dent", float(D[ys[k], xs[k]]), float(Z[ys[k], xs[k]]), 0.03, 0.025, 0.0, 0.006,
                           int(rng.integers(0, 2 ** 31 - 1))))
     area = damaged_area_cm2(vehicle, patch, marks)
-    return DamagePlan(panel, vehicle.panels()[panel].side, tuple(marks), area, patch)
+    return DamagePlan(panel, vehicle_geometry(vehicle).panels[panel].side, tuple(marks), area, patch)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ from .plate import MAX_CHAR_HEIGHT_MM
 from .presets import Preset
 from .ro_board import BOARD_SIZE_M
 from .terms import TermSpec
-from .vehicle import PLATE_SIZE_M
+from .vehicle_details import PLATE_SIZE_M
 
 # Focal length in px per px of the long side, for 1 mm of full-frame-equivalent focal length: the
 # physical focal length over the sensor's long side (4:3, equivalence on the diagonal).
@@ -89,7 +89,7 @@ Feature = Union[Chord, Range, PixelCount]
 
 
 def _breaker_label() -> list[Feature]:
-    # core/panel.py: card height = (1.2 margins + header rows (>= 1) + 0.5 + entries) row pitches, and
+    # core/load_center.py: card height = (1.2 margins + header rows (>= 1) + 0.5 + entries) row pitches, and
     # draw_circuits draws at least 8 circuits. text_row_px is the smallest row's: at most the row whose
     # text box centre lies within one pitch of the card's centre.
     sigma = 1.0 / (1.2 + 1 + 0.5 + 8)

@@ -205,7 +205,7 @@ class LotPlan:
 def car_boxes(car: ParkedCar, name: str, margin: float = 0.0) -> list[Box]:
     """Conservative boxes around a parked car: the overhangs above their lowest point, the middle
     (wheels and sills) down to the ground."""
-    from .vehicle import Profile
+    from .vehicle_loft import Profile
 
     v = car.vehicle
     p = v.profile

@@ -19,7 +19,8 @@ import numpy as np
 
 from . import lettering
 from .lettering import TextLayout, TextRow
-from .vehicle import PLATE_SIZE_M
+from .rng import pick
+from .vehicle_details import PLATE_SIZE_M
 
 LETTERS = "ABCDEFGHJKLMNPRSTUVWXYZ"
 DIGITS = "0123456789"
@@ -107,8 +108,7 @@ def draw_plate(rng: np.random.Generator, state: Optional[str] = None, home_state
         if home_state is not None and rng.random() < home_share:
             state = home_state
         else:
-            shares = np.array([STATES[s].share for s in STATE_NAMES])
-            state = STATE_NAMES[int(rng.choice(len(STATE_NAMES), p=shares / shares.sum()))]
+            state = pick(rng, STATE_NAMES, [STATES[s].share for s in STATE_NAMES])
     if state not in STATES:
         raise ValueError(f"unknown state {state!r}; one of {', '.join(STATE_NAMES)}")
     fmts = STATES[state].formats

@@ -29,3 +29,18 @@ def presets_for(environments: Iterable[str], directories: Iterable[Path] = ()) -
     """environment -> its preset from `directories` (first match) or the shipped ones; PresetError if bad."""
     directories = [Path(d) for d in directories]
     return {env: load_environment_preset(env, directories) for env in sorted(set(environments))}
+
+
+def rescore_rows(rows: list[dict], presets: dict[str, Preset]) -> dict:
+    """The verdict of every row under `presets` (environment -> preset) and the rows whose verdict flips."""
+    flips, totals = [], {}
+    for row in rows:
+        env = row["environment"]
+        _, verdict = row_verdict(presets[env], row)
+        totals[env] = totals.get(env, 0) + 1
+        if verdict.verdict.value != row["verdict"]:
+            flips.append({"frame_id": row["frame_id"], "from": row["verdict"], "to": verdict.verdict.value,
+                          "failing": list(verdict.failing), "gray": list(verdict.gray)})
+    by_env = {env: sum(1 for f in flips if f["frame_id"].startswith(env + "-")) for env in totals}
+    return {"frames": len(rows), "flipped": len(flips), "flipped_by_environment": by_env, "flips": flips,
+            "preset_hashes": {env: p.content_hash() for env, p in presets.items()}}

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import math
+from typing import Optional, Sequence, TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 STRATA = ("random", "positive", "demo")
 
@@ -88,3 +91,15 @@ def parse_frame_id(fid: str) -> tuple[int, str, str, int]:
 def log_uniform(rng: np.random.Generator, lo: float, hi: float) -> float:
     """A draw whose logarithm is uniform between log(lo) and log(hi): distances, zooms, shutter times."""
     return float(math.exp(rng.uniform(math.log(lo), math.log(hi))))  # math, not numpy: the last bit differs
+
+
+def choose(rng: np.random.Generator, options: Sequence[T]) -> T:
+    """One of `options`, each as likely."""
+    options = list(options)
+    return options[int(rng.integers(len(options)))]
+
+
+def pick(rng: np.random.Generator, options: Sequence[T], shares: Optional[Sequence[float]] = None) -> T:
+    """One of `options`, with probability proportional to its share (`option.share` unless `shares`)."""
+    weights = np.array([o.share for o in options] if shares is None else shares, float)
+    return options[int(rng.choice(len(options), p=weights / weights.sum()))]

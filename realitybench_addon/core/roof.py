@@ -16,6 +16,8 @@ from typing import Optional
 
 import numpy as np
 
+from .rng import choose
+
 INCH = 0.0254
 SHINGLE_COLORS = {  # linear albedo of the granules
     "charcoal": (0.045, 0.045, 0.05),
@@ -154,11 +156,6 @@ class RoofPlan:
         return asdict(self)
 
 
-def _choice(rng: np.random.Generator, options) -> str:
-    options = list(options)
-    return options[int(rng.integers(len(options)))]
-
-
 def catenary_sag(a, b, sag: float, n: int = 24) -> np.ndarray:
     """Points of a cable hanging between roof points a and b (u, v, h), sagging `sag` metres below
     their chord at mid-span (a parabola, which a shallow catenary is to first order)."""
@@ -199,7 +196,7 @@ def draw_roof_plan(rng: np.random.Generator, *, partial_install_share: float = 0
     foot_height = float(rng.uniform(0.055, 0.10))
     rail_height = float(rng.uniform(0.03, 0.045))
     rail_offsets = (float(rng.uniform(0.18, 0.26)), float(rng.uniform(0.74, 0.82)))
-    rafter_spacing = float(_choice(rng, [16 * INCH, 24 * INCH]))
+    rafter_spacing = float(choose(rng, [16 * INCH, 24 * INCH]))
     rafter_u0 = float(rng.uniform(0.0, rafter_spacing))
     feet_every = 2 if rafter_spacing < 0.5 else 1  # feet on every other 16 in rafter, every 24 in rafter
     installed_cols = int(rng.integers(min_installed_cols, cols)) if rng.random() < partial_install_share else cols
@@ -275,7 +272,7 @@ def draw_roof_plan(rng: np.random.Generator, *, partial_install_share: float = 0
         pitch_rise_per_12=rise, style=style, eave_length_m=eave_length, slope_length_m=slope_length,
         eave_height_m=float(rng.choice([2.7, 2.9, 3.1, 5.6, 5.9])), overhang_m=float(rng.uniform(0.25, 0.5)),
         siding="lap" if rng.random() < 0.65 else "brick",
-        wall_color=_choice(rng, SIDING_COLORS), brick_color=_choice(rng, BRICK_COLORS), shingle_color=_choice(rng, SHINGLE_COLORS),
+        wall_color=choose(rng, SIDING_COLORS), brick_color=choose(rng, BRICK_COLORS), shingle_color=choose(rng, SHINGLE_COLORS),
         shingle_exposure_m=float(rng.uniform(5.0, 5.625)) * INCH, shingle_tab_m=12 * INCH,
         chimney=chimney, ladder_u=ladder_u,
         module_length_m=module_length, module_width_m=module_width, module_thickness_m=float(rng.uniform(0.03, 0.04)),

@@ -2,7 +2,7 @@
 
 Ground truth: `main_amps`, the main breaker's rating, and `entries`, every circuit row the
 card's texture generator actually drew ({"name", "amps"}, in card order), read from the
-card's drawn layout (`core.panel.card_texture`), never from a render.
+card's drawn layout (`core.directory_card.card_texture`), never from a render.
 
 Target: the card. Terms: blur at the card's centre, card samples in frame / unoccluded (the
 open door and the box can hide it), the card's row pitch projected at its worst drawn row
@@ -20,20 +20,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import image_terms
+from ..core.directory_card import card_layout
+from ..core.load_center import LoadCenterPlan, draw_load_center_plan
 from ..core.optics import px_per_unit, view_angle_deg
-from ..core.panel import PanelPlan, card_layout, draw_panel_plan
 from ..core.prompt import DocKey, PromptParts
-from ..core.rng import log_uniform, stage_rng
+from ..core.rng import log_uniform, pick, stage_rng
 from .base import Environment, FieldPose, FrameContext
 from .measurements import blur_at, group_measurements
-from .poses import Posture, aim_with_error, pick
+from .poses import Posture, aim_with_error
 
 CARD = "Panel_Card"
 AIMS = ("card", "panel", "breakers", "main")
 
 
 @dataclass(frozen=True)
-class PanelPoseModel:
+class LoadCenterPoseModel:
     postures: tuple[Posture, ...]  # distance_m from the aimed point; height_m, or height_sd_m around its height
     aim_shares: dict  # aim -> share
     azimuth_sd_deg: float  # spread of where the worker stands, around square-on to the wall
@@ -43,7 +44,7 @@ class PanelPoseModel:
 
 
 EYE_LEVEL_M = (1.2, 1.8)  # standing back, the phone at eye level: the room's whole height range
-POSES = PanelPoseModel(
+POSES = LoadCenterPoseModel(
     postures=(Posture("standing back for the whole panel", 0.55, height_m=EYE_LEVEL_M, distance_m=(1.0, 3.0)),
               Posture("at arm's length", 0.3, distance_m=(0.5, 1.1), height_sd_m=0.15),
               Posture("stepped in close", 0.15, distance_m=(0.28, 0.6), height_sd_m=0.1)),
@@ -51,7 +52,7 @@ POSES = PanelPoseModel(
     azimuth_sd_deg=22.0, aim_sd_deg=4.0)
 
 
-def aim_point(plan: PanelPlan, aim: str) -> np.ndarray:
+def aim_point(plan: LoadCenterPlan, aim: str) -> np.ndarray:
     if aim == "card":
         return plan.card_frame()[0]
     if aim == "panel":
@@ -63,7 +64,7 @@ def aim_point(plan: PanelPlan, aim: str) -> np.ndarray:
     raise ValueError(f"unknown aim {aim!r}; expected one of {', '.join(AIMS)}")
 
 
-def draw_panel_pose(plan: PanelPlan, aim: str, model: PanelPoseModel, rng: np.random.Generator) -> FieldPose:
+def draw_load_center_pose(plan: LoadCenterPlan, aim: str, model: LoadCenterPoseModel, rng: np.random.Generator) -> FieldPose:
     """Where the electrician holds the phone: in the room, in front of the wall, at a stance's distance
     from the aimed point; aimed there with a hand's error."""
     target = aim_point(plan, aim)
@@ -119,15 +120,15 @@ class BreakerLabel(Environment):
                      '[{"name": "DRYER", "amps": 30}, {"name": "KITCHEN COUNTER", "amps": 20}])')),
     )
 
-    def draw_scene(self, rng) -> PanelPlan:
-        return draw_panel_plan(stage_rng(rng, "panel"))
+    def draw_scene(self, rng) -> LoadCenterPlan:
+        return draw_load_center_plan(stage_rng(rng, "panel"))
 
-    def build(self, scene, plan: PanelPlan, rng):
-        from ..bl.panel import build_panel_scene
+    def build(self, scene, plan: LoadCenterPlan, rng):
+        from ..bl.load_center import build_load_center_scene
 
-        return build_panel_scene(scene, plan, stage_rng(rng, "panel-cosmetic"))
+        return build_load_center_scene(scene, plan, stage_rng(rng, "panel-cosmetic"))
 
-    def describe_scene(self, plan: PanelPlan) -> dict:
+    def describe_scene(self, plan: LoadCenterPlan) -> dict:
         return {"kind": "panel", "wall_finish": plan.wall_finish, "wall_color": plan.wall_color, "mount": plan.mount,
                 "main_amps": plan.main_amps, "spaces": plan.spaces, "circuits": len(plan.circuits),
                 "hinge_side": "left" if plan.hinge_side < 0 else "right",
@@ -138,15 +139,15 @@ class BreakerLabel(Environment):
                 "card_paper": plan.card.paper, "card_glossy": plan.card.glossy,
                 "window": {0: "none", -1: "left", 1: "right"}[plan.window_side]}
 
-    def draw_target(self, plan: PanelPlan, rng) -> dict:
+    def draw_target(self, plan: LoadCenterPlan, rng) -> dict:
         return {"card": CARD, "aim": str(pick(rng, list(POSES.aim_shares), list(POSES.aim_shares.values())))}
 
-    def target_point(self, plan: PanelPlan, target: dict) -> np.ndarray:
+    def target_point(self, plan: LoadCenterPlan, target: dict) -> np.ndarray:
         """The point the phone focuses on: the aimed point (the card, the panel, its breakers or the main)."""
         return aim_point(plan, target.get("aim", "card"))
 
-    def draw_pose(self, plan: PanelPlan, target: dict, rng) -> FieldPose:
-        return draw_panel_pose(plan, target.get("aim", "card"), POSES, rng)
+    def draw_pose(self, plan: LoadCenterPlan, target: dict, rng) -> FieldPose:
+        return draw_load_center_pose(plan, target.get("aim", "card"), POSES, rng)
 
     def mask_targets(self, ctx: FrameContext) -> list[str]:
         return [CARD]
@@ -157,13 +158,13 @@ class BreakerLabel(Environment):
         layout = getattr(built, "layout", None)
         return layout if layout is not None else card_layout(ctx.plan.card)
 
-    def row_points(self, plan: PanelPlan, layout) -> np.ndarray:
+    def row_points(self, plan: LoadCenterPlan, layout) -> np.ndarray:
         """World centres of the entry rows actually drawn (their text boxes' centres)."""
         return np.array([plan.card_point((r.box_px[0] + r.box_px[2]) / 2, (r.box_px[1] + r.box_px[3]) / 2,
                                          layout) for r in layout.entries])
 
     def measure(self, ctx: FrameContext) -> dict:
-        plan: PanelPlan = ctx.plan
+        plan: LoadCenterPlan = ctx.plan
         group = group_measurements(ctx, [CARD], n_samples=900)
         camera = group["camera"]
         center, _right, up, normal = plan.card_frame()

@@ -18,6 +18,7 @@ from ..core import image_terms
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.plate import PLATE_PX_PER_MM, plate_texture
 from ..core.prompt import DocKey, PromptParts
+from ..core.vehicle_geometry import vehicle_geometry
 from .base import FieldPose, FrameContext
 from .lot_poses import LotPoseModel, draw_lot_pose
 from .lot_scene import LotEnvironment, LotScene
@@ -34,7 +35,7 @@ PLATE_OFFSET_M = 0.013  # the plate stands this far out of its mount point (bl/p
 def plate_pose(scene: LotScene, end: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """World centre, reading right, up and normal of the subject's plate at `end`."""
     car = scene.lot.subject
-    mount = car.vehicle.plate_mounts()[end]
+    mount = vehicle_geometry(car.vehicle).plate_mounts[end]
     n = car.direction(mount.normal)
     up = np.array([0.0, 0.0, 1.0])
     center = car.to_world(mount.center) + PLATE_OFFSET_M * n
@@ -78,7 +79,7 @@ class CarPlate(LotEnvironment):
             if not others:
                 return center + 2.0 * normal
             car = others[int(r.integers(len(others)))]
-            return car.to_world(car.vehicle.plate_mounts()["rear"].center)
+            return car.to_world(vehicle_geometry(car.vehicle).plate_mounts["rear"].center)
 
         return draw_lot_pose(lot, center, math.degrees(math.atan2(normal[1], normal[0])), POSES, rng,
                              elsewhere=elsewhere, line_of_sight=True)

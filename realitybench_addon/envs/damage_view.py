@@ -24,7 +24,8 @@ from ..core.image_terms import luminance
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.prompt import DocKey, PromptParts
 from ..core.rng import stage_rng
-from ..core.vehicle import Profile
+from ..core.vehicle_geometry import vehicle_geometry
+from ..core.vehicle_loft import Profile
 from .base import FieldPose, FrameContext
 from .lot_poses import LotPoseModel, draw_lot_pose
 from .lot_scene import LotEnvironment, LotScene
@@ -140,7 +141,7 @@ class DamageView(LotEnvironment):
             from ..bl.scene_data import group_triangles
 
             depsgraph = bpy.context.evaluated_depsgraph_get()
-            panel = ctx.plan.lot.subject.vehicle.panels()[ctx.plan.damage.panel]
+            panel = vehicle_geometry(ctx.plan.lot.subject.vehicle).panels[ctx.plan.damage.panel]
             out = {}
             for name in panel.neighbours:
                 obj = ctx.built.subject.objects.get(name)

@@ -129,9 +129,6 @@ class EquipmentLabelEnv(RoofEnvironment):
             placement = place_inverter(roof, prng, WALL_INSET_M)
         return EquipmentScene(roof, label, placement)
 
-    def roof_plan(self, plan: EquipmentScene) -> RoofPlan:
-        return plan.roof
-
     def build_extras(self, scene, plan: EquipmentScene, built) -> None:
         from ..bl.equipment import build_inverter, build_label, build_microinverter
 

@@ -25,13 +25,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import skyline as sk
-from ..core.house import (HousePlan, draw_house, footprint_radius, occluder_triangles, ridge_line, roof_height_at,
-                          roof_planes, slope_planes)
+from ..core.house import (HousePlan, footprint_radius, occluder_triangles, ridge_line, roof_height_at, roof_planes,
+                          slope_planes)
+from ..core.house_draw import draw_house
 from ..core.prompt import DocKey, PromptParts
-from ..core.rng import stage_rng
-from ..core.surroundings import SurroundingsPlan, draw_surroundings, skyline_edges
+from ..core.rng import pick, stage_rng
+from ..core.surroundings import SurroundingsPlan, draw_surroundings
+from ..core.surroundings_meshes import skyline_edges
 from .base import Environment, FieldPose, FrameContext
-from .poses import Posture, pick
+from .poses import Posture
 
 TURN_STEP_DEG = 45.0
 LEVEL_ROLL_DEG = 10.0  # `level`: the horizon tilts by at most this much

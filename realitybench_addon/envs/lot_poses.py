@@ -17,9 +17,9 @@ from typing import Callable, Optional
 import numpy as np
 
 from ..core.parking_lot import Box, LotPlan, car_boxes
-from ..core.rng import log_uniform
+from ..core.rng import log_uniform, pick
 from .base import FieldPose
-from .poses import Posture, aim_with_error, pick
+from .poses import Posture, aim_with_error
 
 BODY_MARGIN_M = 0.3  # feet stay this far from a car's body
 

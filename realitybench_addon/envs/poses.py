@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence, TypeVar
+from typing import Optional
 
 import numpy as np
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -33,12 +31,6 @@ class Posture:
     distance_m: Optional[tuple[float, float]] = None
     reach_m: tuple[float, float] = (0.0, 0.0)
     height_sd_m: float = 0.0
-
-
-def pick(rng: np.random.Generator, options: Sequence[T], shares: Optional[Sequence[float]] = None) -> T:
-    """One of `options`, with probability proportional to its share (`option.share` unless `shares`)."""
-    weights = np.array([o.share for o in options] if shares is None else shares, float)
-    return options[int(rng.choice(len(options), p=weights / weights.sum()))]
 
 
 def aim_with_error(rng: np.random.Generator, position: np.ndarray, target: np.ndarray, sd_deg: float) -> np.ndarray:

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.rng import log_uniform
+from ..core.rng import log_uniform, pick
 from ..core.roof import RoofPlan
 from .base import FieldPose
-from .poses import Posture, aim_with_error, pick
+from .poses import Posture, aim_with_error
 
 
 @dataclass(frozen=True)

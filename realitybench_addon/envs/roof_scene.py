@@ -18,8 +18,9 @@ class RoofEnvironment(Environment):
         return draw_roof_plan(stage_rng(rng, "roof"), **self.roof_options)
 
     def roof_plan(self, plan) -> RoofPlan:
-        """The roof of this environment's plan (a plan that adds to the roof holds it as `plan.roof`)."""
-        return plan
+        """The roof of this environment's plan: the plan itself, or, for a plan that adds to the roof (a tape,
+        a gauge, a label), its `roof`."""
+        return plan if isinstance(plan, RoofPlan) else plan.roof
 
     def build(self, scene, plan, rng: np.random.Generator):
         """The roof, then what the environment adds to it (`build_extras`)."""

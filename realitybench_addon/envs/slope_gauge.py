@@ -57,9 +57,6 @@ class SlopeGauge(RoofEnvironment):
         roof = draw_roof_plan(stage_rng(rng, "roof"), partial_install_share=0.3)
         return GaugeScene(roof, draw_gauge(roof, stage_rng(rng, "gauge")))
 
-    def roof_plan(self, plan: GaugeScene) -> RoofPlan:
-        return plan.roof
-
     def build_extras(self, scene, plan: GaugeScene, built) -> None:
         from ..bl.gauge import build_gauge
 

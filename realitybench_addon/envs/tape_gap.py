@@ -55,9 +55,6 @@ class TapeGap(RoofEnvironment):
         roof = draw_roof_plan(stage_rng(rng, "roof"), partial_install_share=0.3, touching_share=0.2)
         return TapeScene(roof, draw_tape(roof, stage_rng(rng, "tape")))
 
-    def roof_plan(self, plan: TapeScene) -> RoofPlan:
-        return plan.roof
-
     def build_extras(self, scene, plan: TapeScene, built) -> None:
         from ..bl.tape import build_tape
 

@@ -6,17 +6,13 @@ floor at z = 0. Lengths in metres, angles in degrees.
 
 The plan holds what the scene *is*: the main breaker's rating, every branch circuit
 (name, amperage, poles, breaker type, slot), the door's hinge and angle, and the
-directory card (where it hangs, its size, its writing style). The card's texture is a
-pure function of the card plan (`card_texture`), and returns the image together with the
-layout of the rows it actually drew: the ground truth and the px-per-row term read that
-layout, never the plan's intentions.
+directory card (where it hangs, its size, its writing style). The card's texture and the
+layout of the rows it actually drew are in directory_card.py.
 """
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import asdict, dataclass
-from typing import Optional
 
 import numpy as np
 
@@ -42,7 +38,7 @@ PAPER_COLORS = {"white": (238, 238, 232), "cream": (236, 228, 200), "manila": (2
 INK_COLORS = {"black": (22, 22, 24), "blue": (24, 34, 110), "pencil": (80, 80, 86), "red": (150, 28, 24)}
 
 
-class PanelPlanError(ValueError):
+class LoadCenterPlanError(ValueError):
     pass
 
 
@@ -136,7 +132,7 @@ def draw_circuits(rng: np.random.Generator, spaces: int) -> tuple[Circuit, ...]:
     """Circuits of a house's panel: the core ones, then others by how common they are, until the
     drawn count (or the panel's spaces) runs out; slots assigned top-down with a few left blank."""
     if spaces < 8 or spaces % 2:
-        raise PanelPlanError(f"a panel needs an even number of at least 8 spaces, got {spaces}")
+        raise LoadCenterPlanError(f"a panel needs an even number of at least 8 spaces, got {spaces}")
     target = int(rng.integers(8, min(28, spaces - 2) + 1))
     core = [k for k in CIRCUIT_KINDS if k.core]
     rest = [k for k in CIRCUIT_KINDS if not k.core]
@@ -212,7 +208,7 @@ def _cover_margin(mount: str) -> float:
 
 
 @dataclass(frozen=True)
-class PanelPlan:
+class LoadCenterPlan:
     # room
     wall_finish: str
     wall_color: str
@@ -280,7 +276,7 @@ class PanelPlan:
     def slot_center(self, slot: int) -> np.ndarray:
         """World centre of a breaker space on the cover's front plane."""
         if not 1 <= slot <= self.spaces:
-            raise PanelPlanError(f"slot {slot} is outside 1..{self.spaces}")
+            raise LoadCenterPlanError(f"slot {slot} is outside 1..{self.spaces}")
         column = -1 if slot % 2 else 1
         row = (slot - 1) // 2
         return np.array([self.box_center_x + column * COLUMN_OFFSET_M, self.cover_front_y,
@@ -355,8 +351,9 @@ class PanelPlan:
         return np.stack([center - hw * right + hh * up, center + hw * right + hh * up,
                          center + hw * right - hh * up, center - hw * right - hh * up])
 
-    def card_point(self, u_px: float, v_px: float, layout: "CardLayout") -> np.ndarray:
-        """World point of the card texture's pixel coordinate (u right, v down from the top-left corner)."""
+    def card_point(self, u_px: float, v_px: float, layout) -> np.ndarray:
+        """World point of the card texture's pixel coordinate (u right, v down from the top-left corner) of the
+        texture laid out as `layout` (directory_card.CardLayout)."""
         tl = self.card_corners()[0]
         _, right, up, _ = self.card_frame()
         return tl + right * (u_px / layout.px_per_m_x) - up * (v_px / layout.px_per_m_y)
@@ -367,10 +364,10 @@ class PanelPlan:
         return d
 
 
-def draw_panel_plan(rng: np.random.Generator, *, door_card_share: float = 0.35) -> PanelPlan:
+def draw_load_center_plan(rng: np.random.Generator, *, door_card_share: float = 0.35) -> LoadCenterPlan:
     """A random wall with a load center: realistic ratings, circuits, box, door and directory card."""
     if not 0.0 <= door_card_share <= 1.0:
-        raise PanelPlanError(f"door_card_share must be in [0, 1], got {door_card_share}")
+        raise LoadCenterPlanError(f"door_card_share must be in [0, 1], got {door_card_share}")
     finish = str(rng.choice(WALL_FINISHES, p=[0.45, 0.3, 0.25]))
     color = str(rng.choice(sorted(WALL_COLORS[finish])))
     mount = "flush" if (finish == "drywall" and rng.random() < 0.6) else "surface"
@@ -418,7 +415,7 @@ def draw_panel_plan(rng: np.random.Generator, *, door_card_share: float = 0.35) 
     light_xy = (float(rng.uniform(room_x0 + 0.5, room_x1 - 0.5)), float(-rng.uniform(0.6, min(2.5, depth - 0.5))))
     window_p = [0.6, 0.2, 0.2] if finish == "block" else [0.3, 0.35, 0.35]  # basements seldom have one
     window = int(rng.choice([0, -1, 1], p=window_p))
-    return PanelPlan(
+    return LoadCenterPlan(
         wall_finish=finish, wall_color=color, room_x0=room_x0, room_x1=room_x1, room_depth_m=depth,
         ceiling_m=ceiling, mount=mount, spaces=spaces, main_amps=main, box_center_x=0.0, box_top_z=top,
         box_height_m=box_h, box_depth_m=box_depth, circuits=circuits, hinge_side=hinge, door_angle_deg=angle,
@@ -429,7 +426,7 @@ def draw_panel_plan(rng: np.random.Generator, *, door_card_share: float = 0.35) 
         sun_azimuth_deg=float(rng.uniform(-70.0, 70.0)), sun_strength=float(rng.uniform(1.5, 4.0)))
 
 
-def sun_direction(plan: PanelPlan) -> np.ndarray:
+def sun_direction(plan: LoadCenterPlan) -> np.ndarray:
     """Unit vector towards the sun; it shines in through the window's side wall."""
     el, az = math.radians(plan.sun_elevation_deg), math.radians(plan.sun_azimuth_deg)
     side = plan.window_side or 1
@@ -437,172 +434,3 @@ def sun_direction(plan: PanelPlan) -> np.ndarray:
     travel = np.array([-side * math.cos(az), math.sin(az) * 0.6, 0.0])
     travel /= np.linalg.norm(travel)
     return np.array([-travel[0] * math.cos(el), -travel[1] * math.cos(el), math.sin(el)])
-
-
-# ---------------------------------------------------------------------------------------------
-# The card's texture and the layout of what it drew
-# ---------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class DrawnRow:
-    """One row the generator drew: its text pieces, their union box in texture px, and its baseline."""
-
-    kind: str  # title | main | entry
-    text: str  # the row as it reads, pieces joined by single spaces
-    slot: str  # entry rows: the slot label drawn ("" otherwise)
-    name: str  # entry rows: the circuit name drawn
-    amps: Optional[int]  # entry / main rows: the amperage drawn (parsed back from its drawn text)
-    box_px: tuple[float, float, float, float]  # x0, y_top, x1, y_bottom
-    baseline_px: float
-    cap_height_px: float
-    pieces: tuple = ()  # the lettering module's DrawnText of each piece, left to right
-    styles: tuple[str, ...] = ()  # the style each piece was drawn in (typed | hand)
-
-
-@dataclass(frozen=True)
-class CardLayout:
-    width_px: int
-    height_px: int
-    width_m: float  # the card's physical size: the texture spans exactly this
-    height_m: float
-    rows: tuple[DrawnRow, ...]
-
-    @property
-    def px_per_m_x(self) -> float:
-        return self.width_px / self.width_m
-
-    @property
-    def px_per_m_y(self) -> float:
-        return self.height_px / self.height_m
-
-    @property
-    def entries(self) -> tuple[DrawnRow, ...]:
-        return tuple(r for r in self.rows if r.kind == "entry")
-
-    @property
-    def main_amps(self) -> Optional[int]:
-        mains = [r.amps for r in self.rows if r.kind == "main"]
-        return mains[0] if mains else None
-
-    @property
-    def row_pitch_px(self) -> float:
-        """Baseline-to-baseline distance of the entry rows as drawn (texture px)."""
-        base = np.array([r.baseline_px for r in self.entries])
-        if len(base) < 2:
-            raise PanelPlanError("a card needs at least two entry rows to have a row pitch")
-        return float(np.median(np.diff(base)))
-
-    @property
-    def row_pitch_m(self) -> float:
-        return self.row_pitch_px / self.px_per_m_y
-
-    def ground_truth_entries(self) -> list[dict]:
-        return [{"name": r.name, "amps": r.amps} for r in self.entries]
-
-
-def _amps_from_text(text: str) -> int:
-    digits = "".join(ch for ch in text if ch.isdigit())
-    if not digits:
-        raise PanelPlanError(f"no amperage in drawn text {text!r}")
-    return int(digits)
-
-
-def _lettering():
-    try:
-        from . import lettering
-    except ImportError as exc:  # pragma: no cover - the font module ships with the package
-        raise PanelPlanError("the card needs realitybench_addon.core.lettering (the built-in font)") from exc
-    return lettering
-
-
-def check_card_text(card: CardPlan) -> None:
-    """Every character the card will draw must be one the built-in font has."""
-    lettering = _lettering()
-    supported = set(lettering.SUPPORTED) | {" "}
-    texts = [card.title, f"MAIN {card.main_amps}A"] + [t for e in card.entries for t in (e[0], e[1], f"{e[2]}A")]
-    for text in texts:
-        bad = sorted(set(text) - supported)
-        if bad:
-            raise PanelPlanError(f"card text {text!r} uses characters the font lacks: {''.join(bad)!r}")
-
-
-@functools.lru_cache(maxsize=8)
-def card_texture(card: CardPlan, px_per_m: float = CARD_PX_PER_M):
-    """The card as an RGB uint8 image (row 0 at the top) and the layout of the rows drawn on it.
-
-    Pre-printed ruled lines every `row_pitch_m` (light blue) and a column rule after the slot
-    numbers; the writing sits on the lines. Typed cards use the font's "typed" style throughout;
-    hand-lettered cards have a printed heading and slot numbers and the rest written by hand.
-    Cached: the same card plan always gives the same image, so the builder and the ground
-    truth read one drawing.
-    """
-    from PIL import Image, ImageDraw
-
-    lettering = _lettering()
-    check_card_text(card)
-    w = int(round(card.width_m * px_per_m))
-    h = int(round(card.height_m * px_per_m))
-    scale = h / card.height_m  # the exact vertical scale of the rounded image: rows land at true pitch
-    pitch = card.row_pitch_m * scale
-    margin = card.margin_m * scale
-    paper = PAPER_COLORS[card.paper]
-    ink = INK_COLORS[card.ink]
-    img = Image.new("RGB", (w, h), paper)
-    draw = ImageDraw.Draw(img)
-    rng = np.random.default_rng(card.seed)
-    hand = card.style == "hand"
-    cap = pitch * (0.52 if hand else 0.5)
-    printed = (40, 40, 44)  # pre-printed heading and slot numbers
-    rule = (150, 175, 205)
-    line_w = max(1, int(round(pitch * 0.04)))
-    rows: list[DrawnRow] = []
-    x0, x1 = margin, w - margin
-    slot_w = lettering.text_width("41,43", cap * 0.85) + 0.3 * pitch
-    amps_w = lettering.text_width("100A", cap) + 0.2 * pitch
-
-    def piece(text, x, baseline, cap_h, color, style, max_w):
-        cap_fit = min(cap_h, lettering.fit_cap_height(text, max_w, cap_h)) if max_w else cap_h
-        return lettering.draw_text(img, text, x, baseline, cap_fit, color=color, style=style,
-                                   rng=rng if style == "hand" else None)
-
-    def union(boxes):
-        return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
-
-    baseline = margin + pitch * 0.8
-    if card.title:
-        t = piece(card.title, x0, baseline, cap * 1.05, printed, "typed", x1 - x0)
-        rows.append(DrawnRow("title", t.text, "", "", None, t.box_px, t.baseline_px, t.cap_height_px, (t,),
-                             ("typed",)))
-        baseline += pitch
-    style = "hand" if hand else "typed"
-    label = piece("MAIN", x0, baseline, cap, printed if hand else ink, "typed", None)
-    value = piece(f"{card.main_amps}A", label.box_px[2] + 0.4 * pitch, baseline, cap * 1.1, ink, style, None)
-    rows.append(DrawnRow("main", f"{label.text} {value.text}", "", "", _amps_from_text(value.text),
-                         union([label.box_px, value.box_px]), baseline, cap, (label, value), ("typed", style)))
-    # ruled lines under each entry row, a heavier one under the heading block
-    first = baseline + pitch * 1.5
-    draw.rectangle([x0, baseline + 0.5 * pitch - line_w, x1, baseline + 0.5 * pitch + line_w], fill=rule)
-    for i in range(len(card.entries)):
-        y = first + i * pitch + 0.22 * pitch
-        draw.rectangle([x0, y - line_w / 2, x1, y + line_w / 2], fill=rule)
-    top_rule = baseline + 0.5 * pitch
-    bottom_rule = first + (len(card.entries) - 1) * pitch + 0.22 * pitch
-    draw.rectangle([x0 + slot_w - 0.15 * pitch - line_w / 2, top_rule, x0 + slot_w - 0.15 * pitch + line_w / 2,
-                    bottom_rule], fill=rule)
-    draw.rectangle([x1 - amps_w - line_w / 2, top_rule, x1 - amps_w + line_w / 2, bottom_rule], fill=rule)
-    for i, (slot, name, amps) in enumerate(card.entries):
-        base = first + i * pitch
-        s = piece(slot, x0, base, cap * 0.85, printed if hand else ink, "typed", slot_w - 0.4 * pitch)
-        n = piece(name, x0 + slot_w + 0.05 * pitch, base, cap, ink, style,
-                  x1 - amps_w - 0.15 * pitch - (x0 + slot_w + 0.05 * pitch))
-        a = piece(f"{amps}A", x1 - amps_w + 0.15 * pitch, base, cap, ink, style, amps_w - 0.2 * pitch)
-        rows.append(DrawnRow("entry", f"{s.text} {n.text} {a.text}", s.text, n.text, _amps_from_text(a.text),
-                             union([s.box_px, n.box_px, a.box_px]), base, cap, (s, n, a), ("typed", style, style)))
-    layout = CardLayout(w, h, card.width_m, card.height_m, tuple(rows))
-    pixels = np.asarray(img).copy()
-    pixels.setflags(write=False)  # cached and shared: nobody may draw on it
-    return pixels, layout
-
-
-def card_layout(card: CardPlan) -> CardLayout:
-    return card_texture(card)[1]

@@ -1,4 +1,4 @@
-"""Build the load-center scene of a `PanelPlan`: a room, the panel wall, the box with its dead front,
+"""Build the load-center scene of a `LoadCenterPlan`: a room, the panel wall, the box with its dead front,
 main and branch breakers (handles with their ratings), the open door, and the directory card
 as a textured quad at true size. Lights: a ceiling fixture and the sun (`RB_Sun`) through a
 window when the room has one.
@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ..core.panel import (BOX_WIDTH_M, COLUMN_OFFSET_M, INCH, SLOT_M, WALL_COLORS, CardLayout,
-                          PanelPlan, card_texture, sun_direction)
+from ..core.directory_card import CardLayout, card_texture
+from ..core.load_center import (BOX_WIDTH_M, COLUMN_OFFSET_M, INCH, SLOT_M, WALL_COLORS, LoadCenterPlan,
+                                sun_direction)
 from . import compat
 from . import materials as mats
 from .meshes import boxes, curve_object, mesh_object
@@ -34,8 +35,8 @@ HANDLE_PROTRUDE_M = 0.013
 
 
 @dataclass
-class BuiltPanel:
-    plan: PanelPlan
+class BuiltLoadCenter:
+    plan: LoadCenterPlan
     card: str = CARD
     door: str = DOOR
     layout: CardLayout | None = None
@@ -74,7 +75,7 @@ def _noise_bump(mat, scale: float, strength: float, distance: float = 0.001, col
     return mat
 
 
-def wall_material(plan: PanelPlan):
+def wall_material(plan: LoadCenterPlan):
     color = WALL_COLORS[plan.wall_finish][plan.wall_color]
     if plan.wall_finish == "drywall":
         return _noise_bump(mats.principled("RB_Drywall", color, roughness=0.85, specular=0.3), 400.0, 0.08)
@@ -161,7 +162,7 @@ def plate_with_holes(x0: float, x1: float, z0: float, z1: float, holes) -> list[
     return rects
 
 
-def _build_room(scene, plan: PanelPlan, built: BuiltPanel) -> None:
+def _build_room(scene, plan: LoadCenterPlan, built: BuiltLoadCenter) -> None:
     col = scene.collection
     x0, x1, d, c = plan.room_x0, plan.room_x1, plan.room_depth_m, plan.ceiling_m
     t = 0.12
@@ -195,7 +196,7 @@ def _build_room(scene, plan: PanelPlan, built: BuiltPanel) -> None:
     mesh_object("Room_Baseboard", v, q, col, materials=[base])
 
 
-def _build_lights(scene, plan: PanelPlan, built: BuiltPanel) -> None:
+def _build_lights(scene, plan: LoadCenterPlan, built: BuiltLoadCenter) -> None:
     col = scene.collection
     sun_dir = sun_direction(plan)
     built.sun_direction = tuple(float(x) for x in sun_dir)
@@ -220,7 +221,7 @@ def _build_lights(scene, plan: PanelPlan, built: BuiltPanel) -> None:
     mesh_object("Room_LightFixture", v, q, col, materials=[glow])
 
 
-def _build_box(scene, plan: PanelPlan, built: BuiltPanel, rng: np.random.Generator) -> None:
+def _build_box(scene, plan: LoadCenterPlan, built: BuiltLoadCenter, rng: np.random.Generator) -> None:
     col = scene.collection
     steel = mats.principled("RB_PanelSteel", (0.5, 0.51, 0.5), roughness=0.38, specular=0.5)
     steel_light = mats.principled("RB_PanelSteelDoor", (0.55, 0.56, 0.55), roughness=0.4, specular=0.5)
@@ -313,7 +314,7 @@ def _build_markings(scene, marks) -> None:
         _textured_quads(MARKINGS, np.array(corners), np.array(uvs), material, scene.collection)
 
 
-def _build_door(scene, plan: PanelPlan, steel, steel_inner) -> None:
+def _build_door(scene, plan: LoadCenterPlan, steel, steel_inner) -> None:
     col = scene.collection
     w, h, t = plan.door_width_m, plan.door_height_m, plan.door_thickness_m
     xa, xb = sorted((0.0, -plan.hinge_side * w))
@@ -336,7 +337,7 @@ def _build_door(scene, plan: PanelPlan, steel, steel_inner) -> None:
                 materials=[mats.principled("RB_LatchBlack", (0.03, 0.03, 0.03), roughness=0.4)])
 
 
-def _build_conduits(scene, plan: PanelPlan, rng: np.random.Generator) -> None:
+def _build_conduits(scene, plan: LoadCenterPlan, rng: np.random.Generator) -> None:
     emt = mats.principled("RB_EMT", (0.6, 0.61, 0.62), roughness=0.3, metallic=1.0)
     n = int(rng.integers(1, 4))
     y = -plan.box_depth_m / 2
@@ -346,7 +347,7 @@ def _build_conduits(scene, plan: PanelPlan, rng: np.random.Generator) -> None:
         curve_object(f"Prop_Conduit{i}", pts, 0.011, scene.collection, material=emt)
 
 
-def _build_card(scene, plan: PanelPlan, built: BuiltPanel) -> None:
+def _build_card(scene, plan: LoadCenterPlan, built: BuiltLoadCenter) -> None:
     pixels, layout = card_texture(plan.card)
     built.layout = layout
     image = mats.packed_image("RB_DirectoryCard", pixels)
@@ -357,9 +358,9 @@ def _build_card(scene, plan: PanelPlan, built: BuiltPanel) -> None:
                     scene.collection)
 
 
-def build_panel_scene(scene, plan: PanelPlan, rng: np.random.Generator) -> BuiltPanel:
+def build_load_center_scene(scene, plan: LoadCenterPlan, rng: np.random.Generator) -> BuiltLoadCenter:
     """Populate `scene` (expected empty) with the load center of `plan`. `rng` only drives cosmetics."""
-    built = BuiltPanel(plan)
+    built = BuiltLoadCenter(plan)
     _build_lights(scene, plan, built)
     _build_room(scene, plan, built)
     _build_box(scene, plan, built, rng)

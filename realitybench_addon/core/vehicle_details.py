@@ -1,0 +1,195 @@
+"""The small parts of a vehicle (pure): wheels and tyres, lights, grille, mirrors, door handles, roof
+rails, and the plate mounts."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .vehicle import PlateMount, StyleProfile, VehiclePlan
+from .vehicle_loft import PartBuilder, Profile, box_quads, cylinder_y
+
+PLATE_SIZE_M = (0.305, 0.152)  # a US plate: 12 x 6 in
+MOUNT_SIZE_M = (0.335, 0.18)
+
+
+def plate_mounts_of(p: StyleProfile, prof: Profile) -> dict[str, PlateMount]:
+    """Front plate on the bumper below the grille; rear plate on the trunk/tailgate panel (the bumper on pickups)."""
+    L = p.length
+    zf = max(float(prof.z_bottom(0.0)) + 0.12, p.crease - 0.13)
+    zr_bottom = float(prof.z_bottom(L))
+    if p.bed:
+        zr = max(zr_bottom + 0.11, p.crease - 0.12)
+    else:
+        top = float(prof.sections([L])[0, 4, 1])  # the rear face's top (the beltline at the tail)
+        zr = max(zr_bottom + 0.11, min(p.crease + 0.14, top - 0.12))
+    return {"front": PlateMount("front", (L / 2 + 0.004, 0.0, zf), (1.0, 0.0, 0.0)),
+            "rear": PlateMount("rear", (-L / 2 - 0.004, 0.0, zr), (-1.0, 0.0, 0.0))}
+
+
+def _box(b: PartBuilder, part: str, lo, hi, material: str) -> None:
+    lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
+    b.add_quads(part, box_quads(lo, hi), material)
+
+
+def add_details(plan: VehiclePlan, prof: Profile, seams: dict, zones: dict, b: PartBuilder) -> None:
+    p = plan.profile
+    L = p.length
+    xf, xr = L / 2, -L / 2
+    wf, wr = float(prof.half_width(0.0)), float(prof.half_width(L))
+    rng_spokes = 5 + plan.seed % 3
+    # wheels: tyre, dark rim well, spokes, rim lip, hub
+    for (x, y, z) in plan.wheel_centers():
+        sgn = 1.0 if y > 0 else -1.0
+        v, t = cylinder_y((x, y, z), p.tyre_radius, p.tyre_width, 28)
+        b.add("tyres", v, t, "tyre")
+        rim_r = 0.64 * p.tyre_radius
+        face = y + sgn * (p.tyre_width / 2)
+        v, t = cylinder_y((x, face + sgn * 0.001, z), rim_r, 0.004, 28)
+        b.add("rims", v, t, "wheel_dark")
+        out = face + sgn * 0.005
+        lip_in = 0.84 * rim_r
+        a = np.linspace(0, 2 * np.pi, 29)
+        for k in range(28):
+            q = np.array([[x + r_ * math.cos(t_), out, z + r_ * math.sin(t_)]
+                          for r_, t_ in ((lip_in, a[k]), (rim_r, a[k]), (rim_r, a[k + 1]), (lip_in, a[k + 1]))])
+            b.add_quads("rims", (q if sgn < 0 else q[::-1])[None], "wheel_metal")
+        for k in range(rng_spokes):
+            ang = 2 * np.pi * k / rng_spokes + (plan.seed % 7) * 0.1
+            radial = np.array([math.cos(ang), 0.0, math.sin(ang)])
+            tangent = np.array([-math.sin(ang), 0.0, math.cos(ang)])
+            c = np.array([x, out, z])
+            half = 0.028 + 0.008 * (plan.seed % 3)
+            q = np.array([c + radial * 0.12 * rim_r - tangent * half * 0.7, c + radial * lip_in - tangent * half,
+                          c + radial * lip_in + tangent * half, c + radial * 0.12 * rim_r + tangent * half * 0.7])
+            b.add_quads("rims", (q if sgn < 0 else q[::-1])[None], "wheel_metal")
+        v, t = cylinder_y((x, out, z), 0.16 * rim_r, 0.01, 12)
+        b.add("rims", v, t, "wheel_metal")
+    # wheel wells: close the arch tunnel between the two sides of each axle
+    for dw in prof.wheels_d:
+        x = L / 2 - dw
+        y = p.width / 2 - 0.06 - p.tyre_width
+        _box(b, "underbody", (x - prof.arch_r, -y, p.clearance + 0.02), (x + prof.arch_r, y, 2 * p.tyre_radius + 0.04),
+             "chassis")
+    # front: headlights, indicators, grille
+    nose = float(prof.sections([0.0])[0, 4, 1])
+    hl_z0, hl_z1 = max(p.crease + 0.02, nose - 0.17), nose - 0.03
+    upright = p.name in ("pickup", "suv", "van")
+    for sgn in (1.0, -1.0):
+        _box(b, "headlights", (xf - 0.01, sgn * 0.52 * wf, hl_z0), (xf + 0.012, sgn * 0.93 * wf, hl_z1), "headlight")
+        _box(b, "lights_amber", (xf - 0.01, sgn * 0.8 * wf, hl_z0 - 0.055), (xf + 0.012, sgn * 0.93 * wf, hl_z0 - 0.015),
+             "indicator")
+    zb_front = float(prof.z_bottom(0.0))
+    if upright:  # a tall grille between the headlights
+        _box(b, "grille", (xf - 0.01, -0.5 * wf, max(zb_front + 0.15, p.crease - 0.12)), (xf + 0.008, 0.5 * wf, hl_z1),
+             "trim")
+    else:  # a grille between the headlights and an intake low in the bumper
+        _box(b, "grille", (xf - 0.01, -0.42 * wf, p.crease - 0.03), (xf + 0.008, 0.42 * wf, hl_z1 - 0.03), "trim")
+        _box(b, "grille", (xf - 0.01, -0.34 * wf, zb_front + 0.07), (xf + 0.008, 0.34 * wf,
+                                                                     max(zb_front + 0.12, p.crease - 0.2)), "trim")
+    # rear: tail lights (tall ones at the corners of hatches and vans)
+    top_rear = float(prof.sections([L], form="bed" if p.bed else "body")[0, 4, 1])
+    if p.name in ("suv", "van", "minivan", "crossover", "wagon"):
+        tl_z1 = min(top_rear - 0.03, p.belt + 0.25)
+        tl_z0 = max(p.crease + 0.02, tl_z1 - (0.5 if p.name in ("van", "minivan", "suv") else 0.25))
+        inner = 0.72
+    else:
+        tl_z1 = top_rear - 0.04
+        tl_z0 = max(p.crease + 0.02, tl_z1 - 0.18)
+        inner = 0.58
+    for sgn in (1.0, -1.0):
+        _box(b, "taillights", (xr - 0.012, sgn * inner * wr, tl_z0), (xr + 0.01, sgn * 0.95 * wr, tl_z1), "taillight")
+    # mirrors at the windshield base, door handles on every door
+    for sgn in (1.0, -1.0):
+        side = "left" if sgn > 0 else "right"
+        d = p.cowl + (0.1 if p.open_top else 0.14)
+        w = float(prof.half_width(d))
+        z = float(prof.belt(d)) + 0.05
+        x = L / 2 - d
+        _box(b, "mirrors", (x - 0.14, sgn * (w - 0.06), z), (x, sgn * (w + 0.17), z + 0.13), "paint")
+        _box(b, "mirrors", (x - 0.13, sgn * (w - 0.04), z - 0.03), (x - 0.03, sgn * (w + 0.02), z + 0.01), "trim")
+        for kind, _name, _a, dd in zones[side]:
+            if kind in ("door_front", "door_rear", "sliding_door"):
+                dh = dd - 0.17
+                sec = prof.sections([dh])[0]
+                zh = float(sec[4, 1]) - 0.1
+                wh = float(np.interp(zh, [sec[3, 1], sec[4, 1]], [sec[3, 0], sec[4, 0]]))
+                xh = L / 2 - dh
+                _box(b, "handles", (xh - 0.13, sgn * (wh - 0.01), zh), (xh, sgn * (wh + 0.018), zh + 0.03), "trim")
+        if p.sliding == "both" or p.sliding == side:
+            # the sliding door's track along the quarter panel, under the rear side window
+            d0, d1 = seams["door2"] + 0.02, L - p.rear_overhang + 0.2
+            sec = prof.sections([d0])[0]
+            z = float(sec[4, 1]) - 0.02
+            w = float(sec[4, 0])
+            _box(b, "trim_strips", (L / 2 - d1, sgn * (w - 0.02), z - 0.03), (L / 2 - d0, sgn * (w + 0.008), z), "trim")
+    if p.roof_rails:
+        d0, d1 = p.roof_front + 0.25, p.roof_rear - 0.12
+        dm = 0.5 * (d0 + d1)
+        sec = prof.sections([dm])[0]
+        z = float(sec[8, 1])
+        for sgn in (1.0, -1.0):
+            y = sgn * float(sec[8, 0]) * 1.02
+            _box(b, "roof_rails", (L / 2 - d1, y - 0.02, z + 0.035), (L / 2 - d0, y + 0.02, z + 0.06), "trim")
+            for dd in (d0 + 0.02, d1 - 0.07):
+                _box(b, "roof_rails", (L / 2 - dd - 0.05, y - 0.02, z - 0.02), (L / 2 - dd, y + 0.02, z + 0.04), "trim")
+    if p.cladding:  # black wheel-arch flares
+        for dw in prof.wheels_d:
+            a = np.linspace(0.0, np.pi, 13)
+            for sgn in (1.0, -1.0):
+                for k in range(12):
+                    q = []
+                    for r_, t_ in ((prof.arch_r, a[k]), (prof.arch_r + 0.07, a[k]), (prof.arch_r + 0.07, a[k + 1]),
+                                   (prof.arch_r, a[k + 1])):
+                        dd = dw - r_ * math.cos(t_)
+                        zz = p.tyre_radius + r_ * math.sin(t_)
+                        sec = prof.sections([dd])[0]
+                        ww = float(np.interp(zz, sec[1:5, 1], sec[1:5, 0])) + 0.01
+                        q.append([L / 2 - dd, sgn * ww, zz])
+                    q = np.array(q)
+                    b.add_quads("cladding", (q if sgn < 0 else q[::-1])[None], "trim")
+    if p.open_top:
+        _convertible_details(p, prof, b)
+    if p.bed:  # the cab's rear window on its back wall
+        x = L / 2 - p.cab_end - 0.004
+        z0, z1 = p.belt + 0.1, p.height - 0.12
+        w = float(prof.half_width(p.cab_end)) - 0.06 - p.tumble * 0.5
+        b.add_quads("rear_glass", np.array([[[x, w * 0.8, z0], [x, -w * 0.8, z0], [x, -w * 0.72, z1],
+                                             [x, w * 0.72, z1]]]), "glass")
+    if p.name == "van":  # the rear doors' windows and their centre shut line
+        x = xr - 0.004
+        for sgn in (1.0, -1.0):
+            y0, y1 = sorted((sgn * 0.08, sgn * 0.78 * wr))
+            b.add_quads("rear_glass", np.array([[[x, y0, p.belt + 0.15], [x, y0, p.belt + 0.8],
+                                                 [x, y1, p.belt + 0.8], [x, y1, p.belt + 0.15]]]), "glass")
+        _box(b, "trim_strips", (xr - 0.006, -0.005, p.crease), (xr + 0.001, 0.005, p.height - 0.06), "inner")
+
+
+def _convertible_details(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
+    L = p.length
+    # the windshield: a raked pane in a painted frame, from the cowl to the windshield top
+    d0, d1 = p.cowl + 0.03, p.roof_front
+    z0, z1 = p.cowl_z + 0.01, p.height
+    w0 = float(prof.half_width(d0)) - 0.09
+    w1 = w0 - 0.1
+    x0, x1 = L / 2 - d0, L / 2 - d1
+    pane = np.array([[x0, -w0, z0], [x0, w0, z0], [x1, w1, z1], [x1, -w1, z1]])
+    b.add_quads("windshield", pane[None], "glass")
+    b.add_quads("windshield", (pane[::-1] - [0.005, 0, 0])[None], "glass")
+    f = 0.04
+    for sgn in (1.0, -1.0):
+        q = np.array([[x0, sgn * w0, z0], [x0, sgn * (w0 + f), z0], [x1, sgn * (w1 + f), z1], [x1, sgn * w1, z1]])
+        for off in (0.0, -0.006):
+            b.add_quads("windshield_frame", (q + [off, 0, 0])[None], "paint")
+            b.add_quads("windshield_frame", (q[::-1] + [off, 0, 0])[None], "paint")
+    _box(b, "windshield_frame", (x1 - 0.04, -w1 - f, z1 - 0.01), (x1 + 0.02, w1 + f, z1 + 0.025), "paint")
+    # seats with headrests, and the folded soft top behind them
+    seat_z = p.clearance + 0.3
+    back_x = L / 2 - (p.roof_front + 0.9)
+    for sgn in (1.0, -1.0):
+        yc = sgn * 0.21 * p.width
+        _box(b, "seats", (back_x - 0.12, yc - 0.25, seat_z), (back_x, yc + 0.25, p.belt + 0.16), "seat")
+        _box(b, "seats", (back_x, yc - 0.24, seat_z), (back_x + 0.5, yc + 0.24, seat_z + 0.15), "seat")
+        _box(b, "seats", (back_x - 0.1, yc - 0.13, p.belt + 0.19), (back_x - 0.02, yc + 0.13, p.belt + 0.36), "seat")
+    xs = L / 2 - p.deck
+    _box(b, "soft_top", (xs, -0.42 * p.width, p.belt - 0.08), (xs + 0.32, 0.42 * p.width, p.belt + 0.11), "softtop")

@@ -1,0 +1,281 @@
+"""The loft of a vehicle (pure): cross-sections along the car, named parts and their triangles."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .vehicle import Panel, PlateMount, StyleProfile
+
+# ---------------------------------------------------------------------------------------------
+# The loft: cross-sections along the car.
+
+N_EDGES = 9  # per side: underside, rocker, lower side, upper side, shoulder, glass, cant rail, roof edge, roof
+UNDERSIDE, ROCKER, LOWER, UPPER, SHOULDER, GREENHOUSE, CANT, ROOF_EDGE, ROOF = range(N_EDGES)
+N_POINTS = N_EDGES + 1  # section points per side, bottom centre to top centre
+RING = 2 * N_EDGES  # points around a closed section
+
+
+def _interp(d, knots):
+    xs, ys = zip(*knots)
+    return np.interp(d, xs, ys)
+
+
+class Profile:
+    """The side profile functions of one vehicle (vectorised over `d`)."""
+
+    def __init__(self, p: StyleProfile):
+        self.p = p
+        L = p.length
+        ws = [(p.ws_d, p.ws_z)] if p.ws_d else []
+        if p.open_top:
+            self.top_knots = [(0.0, p.nose), (p.cowl, p.cowl_z), (L, p.tail_z)]
+        elif p.bed:
+            self.top_knots = [(0.0, p.nose), (p.cowl, p.cowl_z), *ws, (p.roof_front, p.height), (p.cab_end, p.height)]
+        else:
+            self.top_knots = [(0.0, p.nose), (p.cowl, p.cowl_z), *ws, (p.roof_front, p.height),
+                              (p.roof_rear, p.height), (p.deck, p.deck_z), (L, p.tail_z)]
+        self.wheels_d = (p.front_overhang, p.front_overhang + p.wheelbase)
+        self.arch_r = p.tyre_radius + 0.055
+
+    @property
+    def windshield_top_d(self) -> float:
+        return self.p.ws_d or self.p.roof_front
+
+    def z_top(self, d):
+        d = np.asarray(d, float)
+        z = _interp(d, self.top_knots)
+        p = self.p
+        if not p.open_top:  # a little curvature along the roof
+            span = max(p.roof_rear - p.roof_front, 1e-6)
+            t = np.clip((d - p.roof_front) / span, 0, 1)
+            z = z + 0.025 * np.sqrt(np.sin(np.pi * t))
+        return z
+
+    def half_width(self, d, inset: float = 0.0):
+        p = self.p
+        d = np.asarray(d, float)
+        w0 = p.width / 2 - inset
+        c = max(p.corner, 1e-3)
+        t = np.maximum(np.clip((c - d) / c, 0, 1), np.clip((d - (p.length - c)) / c, 0, 1))
+        return w0 * (0.88 + 0.12 * np.sqrt(np.clip(1 - t ** 2, 0, 1)))
+
+    def z_bottom(self, d):
+        p = self.p
+        d = np.asarray(d, float)
+        z = np.full(d.shape, p.clearance)
+        # approach and departure: the overhangs rise towards the ends
+        lift_f = np.clip((p.front_overhang - 0.35 - d) / max(p.front_overhang - 0.35, 0.1), 0, 1)
+        lift_r = np.clip((d - (p.length - p.rear_overhang + 0.35)) / max(p.rear_overhang - 0.35, 0.1), 0, 1)
+        z = z + 0.13 * np.maximum(lift_f, lift_r) ** 1.5
+        for dw in self.wheels_d:
+            inside = np.abs(d - dw) < self.arch_r
+            u = np.clip(1 - ((d - dw) / self.arch_r) ** 2, 0, 1)
+            z = np.where(inside, np.maximum(z, p.tyre_radius + self.arch_r * np.sqrt(u)), z)
+        return z
+
+    def belt(self, d):
+        p = self.p
+        t = np.clip((np.asarray(d, float) - p.cowl) / max(p.length - p.cowl, 1e-3), 0, 1)
+        return p.belt + p.belt_rise * t
+
+    def cockpit(self, d):
+        """Convertible: is station d inside the open cockpit?"""
+        p = self.p
+        d = np.asarray(d, float)
+        if not p.open_top:
+            return np.zeros(d.shape, bool)
+        return (d >= p.roof_front + 0.04) & (d <= p.deck)
+
+    def sections(self, d, inset: float = 0.0, form: str = "body") -> np.ndarray:
+        """Section points of stations `d`: (n, N_POINTS, 2) as (y, z) for the left side, bottom centre to top
+        centre. `inset` shrinks the section (the dark inner shell seen through the shut lines)."""
+        p = self.p
+        d = np.atleast_1d(np.asarray(d, float))
+        n = len(d)
+        w = self.half_width(d, inset)
+        zb = self.z_bottom(d) + inset
+        zt = self.z_top(d) - inset if form != "bed" else np.full(n, p.cowl_z - inset)
+        zc = np.maximum(p.crease, zb + 0.01)
+        zbelt = np.maximum(np.minimum(self.belt(d), zt), zc + 0.02)
+        zt = np.maximum(zt, zbelt)
+        pts = np.zeros((n, N_POINTS, 2))
+        pts[:, 0] = np.column_stack([np.zeros(n), zb])
+        pts[:, 1] = np.column_stack([0.9 * w, zb])
+        pts[:, 2] = np.column_stack([w - 0.015, zb + np.minimum(0.09, 0.5 * (zc - zb))])
+        pts[:, 3] = np.column_stack([w, zc])
+        pts[:, 4] = np.column_stack([w - 0.025, zbelt])
+        if form == "bed":
+            floor = np.full(n, p.bed_floor + inset)
+            pts[:, 5] = np.column_stack([w - 0.07, zbelt])
+            pts[:, 6] = pts[:, 5]
+            pts[:, 7] = np.column_stack([w - 0.075, floor])
+            pts[:, 8] = np.column_stack([0.5 * w, floor])
+            pts[:, 9] = np.column_stack([np.zeros(n), floor])
+            return pts
+        h = zt - zbelt
+        hmax = max(p.height - p.belt, 0.05)
+        crown = 0.03
+        wg = w - 0.06 - p.tumble * np.minimum(1.0, h / hmax)
+        p5 = np.column_stack([w - 0.055, zbelt + np.minimum(0.012, 0.5 * h)])
+        p7 = np.column_stack([wg, zbelt + np.maximum(0.6 * h, h - 0.05)])
+        # the glass ends `glass_h` above the beltline; above it, body (a van's tall sides)
+        t = np.clip(p.glass_h / np.maximum(p7[:, 1] - p5[:, 1], 1e-6), 0, 1)[:, None]
+        pts[:, 5] = p5
+        pts[:, 6] = p5 + t * (p7 - p5)
+        pts[:, 7] = p7
+        pts[:, 8] = np.column_stack([0.7 * wg, zt + 0.7 * crown])
+        pts[:, 9] = np.column_stack([np.zeros(n), zt + crown])
+        cockpit = self.cockpit(d)
+        if np.any(cockpit):
+            k = int(cockpit.sum())
+            seat = p.clearance + 0.3
+            pts[cockpit, 5] = np.column_stack([w[cockpit] - 0.07, zbelt[cockpit]])
+            pts[cockpit, 6] = np.column_stack([w[cockpit] - 0.08, zbelt[cockpit] - 0.1])
+            pts[cockpit, 7] = np.column_stack([w[cockpit] - 0.09, zbelt[cockpit] - 0.2])
+            pts[cockpit, 8] = np.column_stack([0.5 * w[cockpit], np.full(k, seat)])
+            pts[cockpit, 9] = np.column_stack([np.zeros(k), np.full(k, seat)])
+        return pts
+
+    def side_point(self, d: float, s: float, inset: float = 0.0) -> np.ndarray:
+        """(y, z) of the left side's surface at station d, `s` metres up the section from the rocker (p1)."""
+        sec = self.sections([d], inset)[0]
+        seg = np.linalg.norm(np.diff(sec[1:6], axis=0), axis=1)
+        cum = np.concatenate([[0.0], np.cumsum(seg)])
+        s = float(np.clip(s, 0.0, cum[-1]))
+        k = int(min(np.searchsorted(cum, s, side="right") - 1, len(seg) - 1))
+        t = (s - cum[k]) / max(seg[k], 1e-9)
+        return sec[1 + k] + t * (sec[2 + k] - sec[1 + k])
+
+    def side_arc(self, d: float) -> np.ndarray:
+        """Arc length from p1 at section points p1..p5 (rocker, lower side, crease, belt, shoulder)."""
+        sec = self.sections([d])[0]
+        return np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(sec[1:6], axis=0), axis=1))])
+
+
+def loft_ring(sections: np.ndarray) -> np.ndarray:
+    """(n, N_POINTS, 2) left sections -> (n, RING, 2) closed rings in (y, z):
+    bottom centre, left p1..p(N-1), top centre, right p(N-1)..p1."""
+    left = sections[:, 0:N_POINTS]
+    right = sections[:, N_POINTS - 2:0:-1] * np.array([-1.0, 1.0])
+    return np.concatenate([left, right], axis=1)
+
+
+# Ring edge index -> (section edge, side)
+RING_EDGES = [(e, "left") for e in range(N_EDGES)] + [(N_EDGES - 1 - e, "right") for e in range(N_EDGES)]
+
+
+@dataclass
+class Part:
+    """A mesh in the vehicle frame: vertices, triangles, per-triangle material keys."""
+
+    name: str
+    vertices: np.ndarray
+    triangles: np.ndarray
+    materials: tuple[str, ...]
+    face_material: np.ndarray  # index into `materials` per triangle
+    uv: np.ndarray | None = None  # per-vertex UVs (the damaged panel's texture)
+
+    @property
+    def area_m2(self) -> float:
+        return float(triangle_areas(self.vertices, self.triangles).sum())
+
+
+def triangle_areas(v: np.ndarray, t: np.ndarray) -> np.ndarray:
+    if len(t) == 0:
+        return np.zeros(0)
+    return 0.5 * np.linalg.norm(np.cross(v[t[:, 1]] - v[t[:, 0]], v[t[:, 2]] - v[t[:, 0]]), axis=1)
+
+
+@dataclass
+class VehicleGeometry:
+    parts: dict[str, Part]
+    panels: dict[str, "Panel"]
+    plate_mounts: dict[str, "PlateMount"]
+    segments: list[tuple[float, float, str]]
+    seams: dict[str, float]
+    side_zones: dict[str, list]
+    # side panels' outer loft quads: part -> list of (d0, d1, section edge, corners (4, 3), material)
+    loft_quads: dict[str, list] = field(default_factory=dict)
+
+
+def loft_stations(d0: float, d1: float, breaks: list[float], step: float = 0.05) -> np.ndarray:
+    base = list(np.linspace(d0, d1, max(2, int(math.ceil((d1 - d0) / step)) + 1)))
+    extra = [b for b in breaks if d0 < b < d1]
+    return np.unique(np.round(np.array(base + extra), 6))
+
+
+class PartBuilder:
+    """Collects triangles per part."""
+
+    def __init__(self):
+        self.data: dict[str, dict] = {}
+
+    def add(self, part: str, verts: np.ndarray, tris: np.ndarray, material: str):
+        entry = self.data.setdefault(part, {"v": [], "t": [], "m": [], "n": 0})
+        verts = np.asarray(verts, float).reshape(-1, 3)
+        tris = np.asarray(tris, int).reshape(-1, 3)
+        entry["v"].append(verts)
+        entry["t"].append(tris + entry["n"])
+        entry["m"] += [material] * len(tris)
+        entry["n"] += len(verts)
+
+    def add_quads(self, part: str, quads: np.ndarray, material: str):
+        """quads: (k, 4, 3) corner points, counter-clockwise seen from outside."""
+        q = np.asarray(quads, float).reshape(-1, 4, 3)
+        if len(q) == 0:
+            return
+        base = 4 * np.arange(len(q))[:, None]
+        tris = np.concatenate([base + [0, 1, 2], base + [0, 2, 3]])
+        self.add(part, q.reshape(-1, 3), tris, material)
+
+    def parts(self) -> dict[str, Part]:
+        out = {}
+        for name, e in self.data.items():
+            mats = tuple(dict.fromkeys(e["m"]))
+            index = {m: i for i, m in enumerate(mats)}
+            v, t = np.concatenate(e["v"]), np.concatenate(e["t"])
+            fm = np.array([index[m] for m in e["m"]], np.int32)
+            keep = triangle_areas(v, t) > 1e-12  # drop the degenerate triangles of collapsed sections
+            v, t = weld(v, t[keep])
+            out[name] = Part(name, v, t, mats, fm[keep])
+        return out
+
+
+def weld(v: np.ndarray, t: np.ndarray, tol: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
+    """Merge coincident vertices (so smooth shading runs across the loft's quads) and drop unused ones."""
+    if len(t) == 0:
+        return np.zeros((0, 3)), np.zeros((0, 3), int)
+    used = np.unique(t)
+    key = np.round(v[used] / tol).astype(np.int64)
+    uniq, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    remap = np.zeros(len(v), np.int64)
+    remap[used] = inverse.ravel()
+    return v[used][first], remap[t]
+
+
+def box_quads(lo, hi) -> np.ndarray:
+    """An axis-aligned box's six faces as quads, outward."""
+    (x0, y0, z0), (x1, y1, z1) = lo, hi
+    c = np.array([[x0, y0, z0], [x1, y0, z0], [x1, y1, z0], [x0, y1, z0],
+                  [x0, y0, z1], [x1, y0, z1], [x1, y1, z1], [x0, y1, z1]])
+    faces = [(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (2, 3, 7, 6), (1, 2, 6, 5), (3, 0, 4, 7)]
+    return c[np.array(faces)]
+
+
+def cylinder_y(center, radius: float, width: float, sides: int = 20):
+    """A closed cylinder along y: (verts, tris), caps at y = cy -+ width/2, faces outward."""
+    cx, cy, cz = center
+    a = np.linspace(0, 2 * np.pi, sides, endpoint=False)
+    ring = np.column_stack([cx + radius * np.cos(a), np.zeros(sides), cz + radius * np.sin(a)])
+    y0, y1 = cy - width / 2, cy + width / 2
+    v = np.vstack([ring + [0, y0, 0], ring + [0, y1, 0], [[cx, y0, cz], [cx, y1, cz]]])
+    tris = []
+    for j in range(sides):
+        k = (j + 1) % sides
+        tris += [(j, sides + k, k), (j, sides + j, sides + k)]
+        tris += [(2 * sides, j, k), (2 * sides + 1, sides + k, sides + j)]
+    return v, np.array(tris)
+
+
