@@ -127,7 +127,7 @@ def test_equipment_ro_board_and_plate_layouts_stay_inside_the_envelope():
     from realitybench_addon.core.equipment import label_layout
     from realitybench_addon.core.plate import PLATE_PX_PER_MM, plate_texture
     from realitybench_addon.core.ro_board import BOARD_SIZE_M, board_texture
-    from realitybench_addon.core.vehicle import PLATE_SIZE_M
+    from realitybench_addon.core.vehicle_details import PLATE_SIZE_M
 
     def nearer(y_from_centre, extent):
         return min(0.5 - y_from_centre / extent, 0.5 + y_from_centre / extent)
