@@ -50,7 +50,7 @@ TERM_NAMES = {
     "car_plate": ["plate_in_frame", "plate_unoccluded", "char_cell_px", "view_angle", "plate_bbox",
                   "weber_contrast", "saturated_fraction"],
     "ro_board": ["board_in_frame", "board_unoccluded", "text_row_px", "view_angle", "car_in_frame",
-                 "saturated_fraction", "weber_contrast"],
+                 "saturated_fraction", "weber_contrast", *["glyphs_visible", "glyph_px_min"]],  # then per-glyph
 }
 
 BLUR_LIMITS = {env: 5.0 for env in ENVIRONMENTS} | {env: 6.0 for env in ("car_plate", "car_view", "ro_board",

@@ -178,6 +178,7 @@ class DrawnText:
     cap_height_px: float
     baseline_px: float
     end_x_px: float = 0.0  # the pen after the last advance: where following text would start
+    glyph_boxes_px: tuple = ()  # each inked character's own ink box (x0, y_top, x1, y_bottom), in text order
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,7 @@ class TextRow:
     box_px: tuple[float, float, float, float]
     baseline_px: float
     cap_height_px: float
+    glyph_boxes_px: tuple = ()  # each inked character's ink box, in text order (DrawnText.glyph_boxes_px)
 
 
 @dataclass(frozen=True)
@@ -213,6 +215,17 @@ class TextLayout:
         w, h = self.size_px
         cx, cy = (box_px[0] + box_px[2]) / 2, (box_px[1] + box_px[3]) / 2
         return ((cx - w / 2) / self.px_per_mm / 1000, (h / 2 - cy) / self.px_per_mm / 1000)
+
+    def box_m(self, box_px) -> tuple[float, float, float, float]:
+        """A pixel box (x0, y_top, x1, y_bottom) in metres from the texture's centre: (x0, y0, x1, y1), y up."""
+        w, h = self.size_px
+        k = self.px_per_mm * 1000.0
+        return ((box_px[0] - w / 2) / k, (h / 2 - box_px[3]) / k, (box_px[2] - w / 2) / k, (h / 2 - box_px[1]) / k)
+
+    def glyph_boxes_m(self, roles) -> list[tuple[str, int, tuple[float, float, float, float]]]:
+        """(role, glyph number in its row, box in metres) of every inked character of the rows `roles`."""
+        return [(row.role, i, self.box_m(box)) for row in self.rows if row.role in roles
+                for i, box in enumerate(row.glyph_boxes_px)]
 
 
 @dataclass(frozen=True)
@@ -248,15 +261,15 @@ def _wobble(points: np.ndarray, rng: np.random.Generator, amplitude: float) -> n
 
 
 def _layout(text: str, x_px: float, baseline_px: float, cap_height_px: float, stroke_px: float,
-            hand: _HandLine | None, rng: np.random.Generator | None) -> list[tuple[np.ndarray, float]]:
-    """Every stroke as a polyline in image pixels (y down), with its pen width.
+            hand: _HandLine | None, rng: np.random.Generator | None) -> list[tuple[np.ndarray, float, int]]:
+    """Every stroke as a polyline in image pixels (y down), with its pen width and its character's index.
 
     The body is centred in its advance cell and scaled by the cap height less one stroke, so
     the ink (half a stroke beyond the centreline) fills the cap height exactly.
     """
     placed = []
     pen = 0.0  # in cap heights
-    for char in text:
+    for index, char in enumerate(text):
         glyph = GLYPHS[char]
         if glyph.strokes:
             polylines = [np.array(s, dtype=float) for s in glyph.strokes]
@@ -275,7 +288,7 @@ def _layout(text: str, x_px: float, baseline_px: float, cap_height_px: float, st
             left = x_px + pen * cap_height_px + (glyph.advance * cap_height_px - glyph.width * scale) / 2
             for p in polylines:
                 placed.append((np.column_stack([left + p[:, 0] * scale, baseline_px - stroke / 2 - p[:, 1] * scale]),
-                               stroke))
+                               stroke, index))
         pen += glyph.advance
     return placed
 
@@ -314,9 +327,15 @@ def draw_text(image, text: str, x_px: float, baseline_px: float, cap_height_px: 
     placed = _layout(text, x_px, baseline_px, cap_height_px, stroke_px, hand, rng)
     if not placed:
         return DrawnText(text, (x_px, baseline_px, x_px, baseline_px), cap_height_px, baseline_px, end_x)
-    lo = np.min([p.min(axis=0) - w / 2 for p, w in placed], axis=0)
-    hi = np.max([p.max(axis=0) + w / 2 for p, w in placed], axis=0)
+    lo = np.min([p.min(axis=0) - w / 2 for p, w, _ in placed], axis=0)
+    hi = np.max([p.max(axis=0) + w / 2 for p, w, _ in placed], axis=0)
     box = (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
+    glyph_boxes = []
+    for index in sorted({i for _, _, i in placed}):
+        strokes = [(p, w) for p, w, i in placed if i == index]
+        g_lo = np.min([p.min(axis=0) - w / 2 for p, w in strokes], axis=0)
+        g_hi = np.max([p.max(axis=0) + w / 2 for p, w in strokes], axis=0)
+        glyph_boxes.append((float(g_lo[0]), float(g_lo[1]), float(g_hi[0]), float(g_hi[1])))
 
     # The mask covers whole image pixels around the ink, at SUPERSAMPLE x per axis.
     ox, oy = math.floor(lo[0]) - 1, math.floor(lo[1]) - 1
@@ -324,7 +343,7 @@ def draw_text(image, text: str, x_px: float, baseline_px: float, cap_height_px: 
     ss = SUPERSAMPLE
     mask = Image.new("L", (width * ss, height * ss), 0)
     draw = ImageDraw.Draw(mask)
-    for p, stroke in placed:
+    for p, stroke, _ in placed:
         radius = stroke * ss / 2
         # Continuous image x maps to the supersampled pixel whose centre is at (x - ox) * ss - 0.5.
         pts = [tuple(v) for v in (p - [ox, oy]) * ss - 0.5]
@@ -338,4 +357,4 @@ def draw_text(image, text: str, x_px: float, baseline_px: float, cap_height_px: 
     else:
         fill = tuple(color) + ((255,) if image.mode == "RGBA" and len(color) == 3 else ())
     image.paste(Image.new(image.mode, coverage.size, fill), (ox, oy), coverage)
-    return DrawnText(text, box, cap_height_px, baseline_px, end_x)
+    return DrawnText(text, box, cap_height_px, baseline_px, end_x, tuple(glyph_boxes))

@@ -94,6 +94,13 @@ class BoardPlan:
 
 
 BOARD_SIZE_M = (0.32, 0.23)  # a letter-size (12.5 x 9 in) dry-erase RO board
+# The technician holds the board by its two top corners: each hand grips a side edge, its fingers reaching
+# GRIP_OVER_FRONT_M over the written face, from GRIP_TOP_M above the board's top edge down to GRIP_LOW_M
+# below it. Below that lie the header band's ends (the header is fitted clear of the fingers) and then the
+# first written row (whose ink begins about 46 mm below the top), so no hand ever covers writing.
+GRIP_OVER_FRONT_M = 0.0225
+GRIP_TOP_M = 0.05
+GRIP_LOW_M = 0.04
 BOARD_PX_PER_MM = 3.0
 BOARD_WHITE = (232, 234, 230)
 MARKER_COLORS = ((20, 24, 60), (12, 12, 14), (20, 40, 110))
@@ -133,10 +140,10 @@ def board_texture(board: BoardPlan, px_per_mm: float = BOARD_PX_PER_MM) -> tuple
     band = 26.0  # mm
     draw.rectangle([0, 0, w, band * mm], fill=header)
     rows = []
-    cap = lettering.fit_cap_height("REPAIR ORDER", w - 40 * mm, 12 * mm)
+    cap = lettering.fit_cap_height("REPAIR ORDER", w - 2 * (GRIP_OVER_FRONT_M * 1000 + 8) * mm, 12 * mm)
     x = (w - lettering.text_width("REPAIR ORDER", cap)) / 2
     drawn = lettering.draw_text(image, "REPAIR ORDER", x, (band / 2) * mm + cap / 2, cap, color=BOARD_WHITE)
-    rows.append(TextRow("header", "REPAIR ORDER", drawn.box_px, (band / 2) * mm + cap / 2, cap))
+    rows.append(TextRow("header", "REPAIR ORDER", drawn.box_px, (band / 2) * mm + cap / 2, cap, drawn.glyph_boxes_px))
     ink = MARKER_COLORS[int(hand.integers(len(MARKER_COLORS)))]
     label_x, value_x = 8 * mm, 50 * mm
     first = band + 46.0
@@ -148,12 +155,12 @@ def board_texture(board: BoardPlan, px_per_mm: float = BOARD_PX_PER_MM) -> tuple
         draw.line([label_x, baseline + 4 * mm, w - 8 * mm, baseline + 4 * mm], fill=(150, 160, 175),
                   width=max(1, int(round(0.6 * mm))))
         drawn = lettering.draw_text(image, label, label_x, baseline, 6.0 * mm, color=header)
-        rows.append(TextRow("label", label, drawn.box_px, baseline, 6.0 * mm))
+        rows.append(TextRow("label", label, drawn.box_px, baseline, 6.0 * mm, drawn.glyph_boxes_px))
         cap_px = lettering.fit_cap_height(value, w - value_x - 12 * mm, cap_mm * mm)
         start = value_x + hand.uniform(0.0, 3.0) * mm
         drawn = lettering.draw_text(image, value, start, baseline - hand.uniform(0.5, 2.0) * mm, cap_px, color=ink,
                                     style="hand", rng=hand)
-        rows.append(TextRow(role, value, drawn.box_px, baseline, cap_px))
+        rows.append(TextRow(role, value, drawn.box_px, baseline, cap_px, drawn.glyph_boxes_px))
     return np.asarray(image), BoardLayout(tuple(rows), px_per_mm, (w, h))
 
 
@@ -179,6 +186,22 @@ def _oriented_box(p0, p1, width: float, depth: float) -> np.ndarray:
     c = np.array(corners)
     faces = [(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)]
     return c[np.array(faces)]
+
+
+def _board_box(board: BoardPlan, x0: float, x1: float, y0: float, y1: float, z0: float, z1: float) -> np.ndarray:
+    """A box given in the board's frame (x right, y up, z out of the writing; metres from its centre):
+    (6, 4, 3) outward quads in world coordinates."""
+    center, right, up, normal = board.frame
+    corners = np.array([center + x * right + y * up + z * normal for z in (z0, z1) for y in (y0, y1) for x in (x0, x1)])
+    faces = [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5)]
+    return corners[np.array(faces)]
+
+
+def grip_boxes(board: BoardPlan) -> list[tuple[float, float, float, float]]:
+    """Where the hands cover the written face: (x0, y0, x1, y1) in the board's frame, one per hand."""
+    bw, bh = BOARD_SIZE_M
+    return [(bw / 2 - GRIP_OVER_FRONT_M, bh / 2 - GRIP_LOW_M, bw / 2 + GRIP_OVER_FRONT_M, bh / 2 + GRIP_TOP_M),
+            (-bw / 2 - GRIP_OVER_FRONT_M, bh / 2 - GRIP_LOW_M, -bw / 2 + GRIP_OVER_FRONT_M, bh / 2 + GRIP_TOP_M)]
 
 
 def _ellipsoid(center, radii, rings: int = 8, seg: int = 12) -> tuple[np.ndarray, np.ndarray]:
@@ -213,12 +236,13 @@ def technician_parts(board: BoardPlan) -> dict[str, list]:
         out["shoes"].append(_oriented_box(at(0.04, s * 0.1, 0.0), at(0.04, s * 0.1, 0.08), 0.12, 0.27))
         shoulder = at(0.0, s * 0.23, 1.42)
         elbow = at(0.12, s * 0.25, 1.12)
-        hand = center + s * right * (bw / 2 - 0.005) - 0.02 * bup  # s = +1: the holder's left hand
+        # s = +1: the holder's left hand, at the reader's right: it grips the side edge near the top corner,
+        # fingers over the written face (GRIP_OVER_FRONT_M of it), the thumb behind the board
+        x0, y0, x1, y1 = grip_boxes(board)[0 if s == 1 else 1]
+        hand = center + 0.5 * (x0 + x1) * right + 0.5 * (y0 + y1) * bup
         out["shirt"].append(_oriented_box(shoulder, elbow, 0.1, 0.1))
         out["shirt"].append(_oriented_box(elbow, hand - 0.03 * normal, 0.08, 0.08))
-        # the hand: fingers over the board's front at its side edge, the thumb behind
-        out["skin"].append(_oriented_box(hand - 0.045 * bup + 0.004 * normal, hand + 0.045 * bup + 0.004 * normal,
-                                         0.035, 0.02))
+        out["skin"].append(_board_box(board, x0, x1, y0, y1, -0.03, 0.012))
     out["shirt"].append(_oriented_box(at(0, 0, 0.88), at(0, 0, 1.47), 0.44, 0.25))
     out["skin"].append(_ellipsoid(at(0.0, 0.0, 1.61), (0.085, 0.075, 0.115)))
     out["skin"].append(_oriented_box(at(0, 0, 1.45), at(0, 0, 1.52), 0.08, 0.08))

@@ -6,7 +6,7 @@ their own terms; nothing here knows a particular scene.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -45,3 +45,33 @@ def blur_at(ctx: FrameContext, point_world) -> float:
 
     return blur_for_camera(ctx.camera, ctx.scene, ctx.pinhole(), np.asarray(point_world, float),
                            camera_capture(ctx.camera)).total_px
+
+
+GLYPH_GRID = (0.2, 0.5, 0.8)  # where in a glyph's ink box (each axis) its visibility rays end
+
+
+def glyph_measurements(ctx: FrameContext, boxes_m: Sequence[tuple[float, float, float, float]], frame,
+                       names: list[str]) -> dict:
+    """Each written character, from its ink box (x0, y0, x1, y1) in a flat surface's frame
+    (`frame` = (centre, right, up) in world space, metres, y up):
+      visible    every one of nine points spread over its box is in frame and nothing but the surface
+                 `names` stands between it and the camera: a hand over one character of a VIN hides that
+                 character even when 94% of the board is in view
+      height_px  its ink box's height projected into the image, at its centre."""
+    from ..bl.measure import visibility
+    from ..core.optics import px_per_unit
+
+    if not boxes_m:
+        return {"visible": np.zeros(0, bool), "height_px": np.zeros(0)}
+    center, right, up = (np.asarray(v, float) for v in frame)
+    boxes = np.asarray(boxes_m, float)
+    fx, fy = np.meshgrid(GLYPH_GRID, GLYPH_GRID)
+    xs = boxes[:, [0]] + (boxes[:, [2]] - boxes[:, [0]]) * fx.ravel()  # (glyphs, 9)
+    ys = boxes[:, [1]] + (boxes[:, [3]] - boxes[:, [1]]) * fy.ravel()
+    points = center + xs[..., None] * right + ys[..., None] * up  # (glyphs, 9, 3)
+    camera = ctx.pinhole()
+    flat = points.reshape(-1, 3)
+    seen = camera.in_frame(flat) & visibility(ctx.scene, camera, flat, names)
+    middles = center + 0.5 * (boxes[:, [0]] + boxes[:, [2]]) * right + 0.5 * (boxes[:, [1]] + boxes[:, [3]]) * up
+    heights = [px_per_unit(camera, m, up, h) for m, h in zip(middles, boxes[:, 3] - boxes[:, 1])]
+    return {"visible": seen.reshape(len(boxes), -1).all(axis=1), "height_px": np.asarray(heights, float)}

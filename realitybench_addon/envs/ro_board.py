@@ -28,7 +28,7 @@ from .base import FieldPose, FrameContext
 from .car_view import STYLE_KEY
 from .lot_poses import LotPoseModel, draw_lot_pose, standable
 from .lot_scene import FACE_NORMALS, FACES, LotEnvironment, LotScene, face_azimuth_deg
-from .measurements import blur_at, group_measurements
+from .measurements import blur_at, glyph_measurements, group_measurements
 from .poses import Posture
 
 POSES = LotPoseModel(postures=(Posture("standing", 0.9, (1.3, 1.7)), Posture("crouching", 0.1, (0.8, 1.1))),
@@ -62,6 +62,9 @@ def place_technician(scene: LotScene, rng: np.random.Generator) -> BoardPlan:
             continue
         return board
     raise ValueError("no room for the technician beside the subject car")
+
+
+DOCUMENTED_ROWS = ("ro", "vin", "date")  # the writing the requirement asks to be legible end to end
 
 
 class RoBoard(LotEnvironment):
@@ -136,7 +139,12 @@ class RoBoard(LotEnvironment):
         vin = layout.row("vin")
         vin_at = board.to_world(*layout.center_m(vin.box_px))
         car_in_frame, _ = self.car_in_frame(ctx, camera)
+        glyphs = layout.glyph_boxes_m(DOCUMENTED_ROWS)
+        seen = glyph_measurements(ctx, [box for _, _, box in glyphs], (center, right, up), ["RO_Board"])
         return {
+            "glyphs_visible": float(seen["visible"].mean()),
+            "glyph_px_min": float(seen["height_px"].min()),
+            "hidden_glyphs": [f"{role}[{i}]" for (role, i, _), ok in zip(glyphs, seen["visible"]) if not ok],
             "sharp_at_target": blur_at(ctx, center),
             "board_in_frame": group["in_frame"],
             "board_unoccluded": group["unoccluded"],
