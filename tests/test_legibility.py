@@ -155,3 +155,40 @@ def test_every_glyph_called_visible_is_where_the_render_shows_ink():
         patch = luminance[max(v0, 0):v1 + 1, max(u0, 0):u1 + 1]
         assert result.mask[(v0 + v1) // 2, (u0 + u1) // 2], (role, k)  # on the board
         assert patch.size and patch.min() < 0.75 * paper, (role, k, patch.min(), paper)  # with ink in it
+
+
+def test_a_fingertip_over_one_plate_character_fails_car_plates_term():
+    from realitybench_addon.envs.car_plate import plate_pose
+
+    cache = pipeline.SceneCache()
+    preset = load_environment_preset("car_plate")
+    for index in range(40):
+        result = pipeline.run_frame(pipeline.plan_frame("car_plate", 0, "random", index), render=False, cache=cache,
+                                    preset=preset)
+        if not result.record["failing_terms"]:
+            break
+    else:
+        raise AssertionError("no car_plate frame of seed 0 passes every geometric term")
+    spec = result.spec
+    env = registry.get("car_plate")
+    scene = bpy.context.scene
+    ctx = FrameContext(scene, scene.camera, cache.built, spec.plan, spec.target, spec.pose)
+    center, right, up, normal = plate_pose(spec.plan, spec.target["plate"])
+    glyphs = env.layout(ctx).glyph_boxes_m(("characters",))
+    _, k, (x0, y0, x1, y1) = glyphs[len(glyphs) // 2]
+    corners = [center + x * right + y * up + 0.003 * normal for x, y in
+               ((x0 - 5e-4, y0 - 5e-4), (x1 + 5e-4, y0 - 5e-4), (x1 + 5e-4, y1 + 5e-4), (x0 - 5e-4, y1 + 5e-4))]
+    tip = add_mesh(scene, "Test_Fingertip", corners, [(0, 1, 2, 3)])
+    try:
+        m = env.measure(ctx)
+        assert m["hidden_glyphs"] == [f"characters[{k}]"]
+        assert m["plate_unoccluded"] > 0.85  # the whole-plate term barely notices
+        from realitybench_addon.core.terms import evaluate
+
+        _, verdict = evaluate(preset.terms, m)
+        assert "glyphs_visible" in verdict.failing
+    finally:
+        bpy.data.objects.remove(tip, do_unlink=True)
+        from realitybench_addon.bl.raycast import invalidate
+
+        invalidate()

@@ -48,9 +48,9 @@ TERM_NAMES = {
     "damage_view": ["damage_in_frame", "damage_unoccluded", "view_angle", "camera_distance",
                     "neighbour_panel_in_frame", "px_per_cm", "damage_pixels"],
     "car_plate": ["plate_in_frame", "plate_unoccluded", "char_cell_px", "view_angle", "plate_bbox",
-                  "weber_contrast", "saturated_fraction"],
+                  "weber_contrast", "saturated_fraction", *["glyphs_visible", "glyph_px_min", "state_glyph_px_min"]],
     "ro_board": ["board_in_frame", "board_unoccluded", "text_row_px", "view_angle", "car_in_frame",
-                 "saturated_fraction", "weber_contrast", *["glyphs_visible", "glyph_px_min"]],  # then per-glyph
+                 "saturated_fraction", "weber_contrast", *["glyphs_visible", "glyph_px_min"]],  # then issue 17's per-glyph terms
 }
 
 BLUR_LIMITS = {env: 5.0 for env in ENVIRONMENTS} | {env: 6.0 for env in ("car_plate", "car_view", "ro_board",

@@ -151,7 +151,7 @@ def plate_texture(plate: PlatePlan, px_per_mm: float = PLATE_PX_PER_MM) -> tuple
         cap = lettering.fit_cap_height(text, width_mm * mm, cap_mm * mm)
         x = (w - lettering.text_width(text, cap)) / 2
         drawn = lettering.draw_text(image, text, x, baseline_mm * mm, cap, color=color)
-        rows.append(TextRow(role, text, drawn.box_px, baseline_mm * mm, cap))
+        rows.append(TextRow(role, text, drawn.box_px, baseline_mm * mm, cap, drawn.glyph_boxes_px))
 
     centred("state", style.name, 25.0, 13.0, 200.0, style.header)
     centred("characters", plate.text, 114.0, MAX_CHAR_HEIGHT_MM, w_mm - 22.0, style.characters)

@@ -22,7 +22,7 @@ from ..core.vehicle_geometry import vehicle_geometry
 from .base import FieldPose, FrameContext
 from .lot_poses import LotPoseModel, draw_lot_pose
 from .lot_scene import LotEnvironment, LotScene
-from .measurements import blur_at, group_measurements
+from .measurements import blur_at, glyph_measurements, group_measurements
 from .poses import Posture
 
 POSES = LotPoseModel(
@@ -40,6 +40,9 @@ def plate_pose(scene: LotScene, end: str) -> tuple[np.ndarray, np.ndarray, np.nd
     up = np.array([0.0, 0.0, 1.0])
     center = car.to_world(mount.center) + PLATE_OFFSET_M * n
     return center, np.cross(up, n), up, n
+
+
+DOCUMENTED_ROWS = ("characters", "state")  # the plate's characters and its state's name, read off the image
 
 
 class CarPlate(LotEnvironment):
@@ -99,7 +102,15 @@ class CarPlate(LotEnvironment):
         row = layout.row("characters")
         x, y = layout.center_m(row.box_px)
         row_center = center + x * right + y * up
+        glyphs = layout.glyph_boxes_m(DOCUMENTED_ROWS)
+        seen = glyph_measurements(ctx, [box for _, _, box in glyphs], (center, right, up), self.mask_targets(ctx),
+                                  [layout.cap_height_m(role) for role, _, _ in glyphs])
+        heights = {role: [h for (r, _, _), h in zip(glyphs, seen["height_px"]) if r == role] for role in DOCUMENTED_ROWS}
         return {
+            "glyphs_visible": float(seen["visible"].mean()),
+            "glyph_px_min": float(min(heights["characters"])),
+            "state_glyph_px_min": float(min(heights["state"])),
+            "hidden_glyphs": [f"{role}[{i}]" for (role, i, _), ok in zip(glyphs, seen["visible"]) if not ok],
             "sharp_at_target": blur_at(ctx, center),
             "plate_in_frame": group["in_frame"],
             "plate_unoccluded": group["unoccluded"],

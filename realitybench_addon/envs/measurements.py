@@ -51,13 +51,14 @@ GLYPH_GRID = (0.2, 0.5, 0.8)  # where in a glyph's ink box (each axis) its visib
 
 
 def glyph_measurements(ctx: FrameContext, boxes_m: Sequence[tuple[float, float, float, float]], frame,
-                       names: list[str]) -> dict:
+                       names: list[str], heights_m: Sequence[float]) -> dict:
     """Each written character, from its ink box (x0, y0, x1, y1) in a flat surface's frame
-    (`frame` = (centre, right, up) in world space, metres, y up):
+    (`frame` = (centre, right, up) in world space, metres, y up) and its row's cap height (`heights_m`):
       visible    every one of nine points spread over its box is in frame and nothing but the surface
                  `names` stands between it and the camera: a hand over one character of a VIN hides that
                  character even when 94% of the board is in view
-      height_px  its ink box's height projected into the image, at its centre."""
+      height_px  its row's cap height projected into the image at its centre: the size a reader sees it
+                 at there (a slanted plate's far characters are smaller; a dash's short ink is not)."""
     from ..bl.measure import visibility
     from ..core.optics import px_per_unit
 
@@ -73,5 +74,5 @@ def glyph_measurements(ctx: FrameContext, boxes_m: Sequence[tuple[float, float, 
     flat = points.reshape(-1, 3)
     seen = camera.in_frame(flat) & visibility(ctx.scene, camera, flat, names)
     middles = center + 0.5 * (boxes[:, [0]] + boxes[:, [2]]) * right + 0.5 * (boxes[:, [1]] + boxes[:, [3]]) * up
-    heights = [px_per_unit(camera, m, up, h) for m, h in zip(middles, boxes[:, 3] - boxes[:, 1])]
+    heights = [px_per_unit(camera, m, up, h) for m, h in zip(middles, heights_m)]
     return {"visible": seen.reshape(len(boxes), -1).all(axis=1), "height_px": np.asarray(heights, float)}

@@ -140,7 +140,8 @@ class RoBoard(LotEnvironment):
         vin_at = board.to_world(*layout.center_m(vin.box_px))
         car_in_frame, _ = self.car_in_frame(ctx, camera)
         glyphs = layout.glyph_boxes_m(DOCUMENTED_ROWS)
-        seen = glyph_measurements(ctx, [box for _, _, box in glyphs], (center, right, up), ["RO_Board"])
+        seen = glyph_measurements(ctx, [box for _, _, box in glyphs], (center, right, up), ["RO_Board"],
+                                  [layout.cap_height_m(role) for role, _, _ in glyphs])
         return {
             "glyphs_visible": float(seen["visible"].mean()),
             "glyph_px_min": float(seen["height_px"].min()),
