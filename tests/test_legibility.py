@@ -100,32 +100,65 @@ def _frame_with_every_glyph(cache):
     raise AssertionError("no frame of seed 101 shows the whole board")
 
 
-def test_a_hand_over_one_vin_character_fails_the_term_that_the_board_area_misses():
+def _surface_and_glyphs(env_name, ctx):
+    """(centre, right, up, normal) of the written surface of a frame, and (name, number, box) of its glyphs."""
+    spec, env = ctx.plan, registry.get(env_name)
+    if env_name == "ro_board":
+        return spec.board.frame, env.layout(ctx).glyph_boxes_m(("vin",))
+    if env_name == "car_plate":
+        from realitybench_addon.envs.car_plate import plate_pose
+
+        return plate_pose(spec, ctx.target["plate"]), env.layout(ctx).glyph_boxes_m(("characters",))
+    if env_name == "equipment_label":
+        from realitybench_addon.core.equipment import label_layout
+        from realitybench_addon.envs.equipment_label import PRINTED_PREFIXES
+
+        pose = spec.placement.label_pose
+        return ((pose.center, pose.right, pose.up, pose.normal),
+                label_layout(spec.label).glyph_boxes_m(("serial",), PRINTED_PREFIXES))
+    return spec.card_frame(), [g for g in env.layout(ctx).documented_glyphs_m() if g[0].endswith(".name")]
+
+
+# (environment, seed, stratum, which of the field's glyphs gets covered)
+COVERED = [("ro_board", 101, "random", 11), ("car_plate", 0, "random", 3), ("equipment_label", 3, "positive", -1),
+           ("breaker_label", 3, "positive", 2)]
+
+
+@pytest.mark.parametrize("env_name, seed, stratum, which", COVERED, ids=[c[0] for c in COVERED])
+def test_a_fingertip_over_one_character_fails_the_glyph_term_that_the_surface_area_misses(env_name, seed, stratum,
+                                                                                          which):
+    """A frame passing every geometric term; a film just over one character's ink box, half a millimetre out
+    (typed characters stand 0.2 cap apart): that character, and only it, is hidden, the frame is rejected, and
+    the whole-surface occlusion term barely moves."""
+    from realitybench_addon.core.terms import evaluate
+
     cache = pipeline.SceneCache()
-    result = _frame_with_every_glyph(cache)
+    preset = load_environment_preset(env_name)
+    for index in range(60):
+        result = pipeline.run_frame(pipeline.plan_frame(env_name, seed, stratum, index), render=False, cache=cache,
+                                    preset=preset)
+        if not result.record["failing_terms"]:
+            break
+    else:
+        raise AssertionError(f"no {env_name} frame of seed {seed} passes every geometric term")
     spec = result.spec
-    env = registry.get(ENV)
+    env = registry.get(env_name)
     scene = bpy.context.scene
     ctx = FrameContext(scene, scene.camera, cache.built, spec.plan, spec.target, spec.pose)
-    layout = env.layout(ctx)
-    board = spec.plan.board
-    center, right, up, normal = board.frame
-    _, k, (x0, y0, x1, y1) = [g for g in layout.glyph_boxes_m(("vin",))][11]
-    # a fingertip 2 mm in front of the 12th VIN character, just covering its ink box
-    corners = [center + x * right + y * up + 0.002 * normal for x, y in
-               ((x0 - 5e-4, y0 - 5e-4), (x1 + 5e-4, y0 - 5e-4), (x1 + 5e-4, y1 + 5e-4), (x0 - 5e-4, y1 + 5e-4))]
-    thumb = add_mesh(scene, "Test_Fingertip", corners, [(0, 1, 2, 3)])
+    (center, right, up, normal), glyphs = _surface_and_glyphs(env_name, ctx)
+    center, right, up, normal = (np.asarray(v, float) for v in (center, right, up, normal))
+    field, k, (x0, y0, x1, y1) = glyphs[which]
+    corners = [center + x * right + y * up + 0.0005 * normal for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
+    film = add_mesh(scene, "Test_Fingertip", corners, [(0, 1, 2, 3)])
     try:
         m = env.measure(ctx)
-        assert m["hidden_glyphs"] == [f"vin[{k}]"]
-        assert m["glyphs_visible"] == pytest.approx(1 - 1 / len(layout.glyph_boxes_m(("ro", "vin", "date"))))
-        assert m["board_unoccluded"] >= result.record["measurements"]["board_unoccluded"] - 0.03
-        from realitybench_addon.core.terms import evaluate
-
-        _, verdict = evaluate(load_environment_preset(ENV).terms, m)
-        assert "glyphs_visible" in verdict.failing and verdict.verdict.value == "reject"
+        assert m["hidden_glyphs"] == [f"{field}[{k}]"]
+        area = next(key for key in m if key.endswith("_unoccluded") and key != "glyphs_visible")
+        assert m[area] >= result.record["measurements"][area] - 0.05
+        _, verdict = evaluate(preset.terms, m)
+        assert "glyphs_visible" in verdict.failing and verdict.verdict.value in ("reject", "unscored")
     finally:
-        bpy.data.objects.remove(thumb, do_unlink=True)
+        bpy.data.objects.remove(film, do_unlink=True)
         from realitybench_addon.bl.raycast import invalidate
 
         invalidate()
@@ -155,40 +188,3 @@ def test_every_glyph_called_visible_is_where_the_render_shows_ink():
         patch = luminance[max(v0, 0):v1 + 1, max(u0, 0):u1 + 1]
         assert result.mask[(v0 + v1) // 2, (u0 + u1) // 2], (role, k)  # on the board
         assert patch.size and patch.min() < 0.75 * paper, (role, k, patch.min(), paper)  # with ink in it
-
-
-def test_a_fingertip_over_one_plate_character_fails_car_plates_term():
-    from realitybench_addon.envs.car_plate import plate_pose
-
-    cache = pipeline.SceneCache()
-    preset = load_environment_preset("car_plate")
-    for index in range(40):
-        result = pipeline.run_frame(pipeline.plan_frame("car_plate", 0, "random", index), render=False, cache=cache,
-                                    preset=preset)
-        if not result.record["failing_terms"]:
-            break
-    else:
-        raise AssertionError("no car_plate frame of seed 0 passes every geometric term")
-    spec = result.spec
-    env = registry.get("car_plate")
-    scene = bpy.context.scene
-    ctx = FrameContext(scene, scene.camera, cache.built, spec.plan, spec.target, spec.pose)
-    center, right, up, normal = plate_pose(spec.plan, spec.target["plate"])
-    glyphs = env.layout(ctx).glyph_boxes_m(("characters",))
-    _, k, (x0, y0, x1, y1) = glyphs[len(glyphs) // 2]
-    corners = [center + x * right + y * up + 0.003 * normal for x, y in
-               ((x0 - 5e-4, y0 - 5e-4), (x1 + 5e-4, y0 - 5e-4), (x1 + 5e-4, y1 + 5e-4), (x0 - 5e-4, y1 + 5e-4))]
-    tip = add_mesh(scene, "Test_Fingertip", corners, [(0, 1, 2, 3)])
-    try:
-        m = env.measure(ctx)
-        assert m["hidden_glyphs"] == [f"characters[{k}]"]
-        assert m["plate_unoccluded"] > 0.85  # the whole-plate term barely notices
-        from realitybench_addon.core.terms import evaluate
-
-        _, verdict = evaluate(preset.terms, m)
-        assert "glyphs_visible" in verdict.failing
-    finally:
-        bpy.data.objects.remove(tip, do_unlink=True)
-        from realitybench_addon.bl.raycast import invalidate
-
-        invalidate()

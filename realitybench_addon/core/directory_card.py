@@ -68,6 +68,21 @@ class CardLayout:
     def row_pitch_m(self) -> float:
         return self.row_pitch_px / self.px_per_m_y
 
+    def box_m(self, box_px) -> tuple[float, float, float, float]:
+        """A texture pixel box (x0, y_top, x1, y_bottom) in metres from the card's centre: (x0, y0, x1, y1), y up."""
+        kx, ky = self.px_per_m_x, self.px_per_m_y
+        return ((box_px[0] - self.width_px / 2) / kx, (self.height_px / 2 - box_px[3]) / ky,
+                (box_px[2] - self.width_px / 2) / kx, (self.height_px / 2 - box_px[1]) / ky)
+
+    def documented_glyphs_m(self) -> list[tuple[str, int, tuple[float, float, float, float]]]:
+        """(field, glyph number, box in metres) of every character the ground truth reads off the card: the main
+        breaker's amperage, and each entry's name and amperage (fields "main_amps", "entries[k].name",
+        "entries[k].amps"); not the printed title, "MAIN" or the slot numbers."""
+        fields = [("main_amps", row.pieces[1]) for row in self.rows if row.kind == "main"]
+        for k, row in enumerate(self.entries):
+            fields += [(f"entries[{k}].name", row.pieces[1]), (f"entries[{k}].amps", row.pieces[2])]
+        return [(field, i, self.box_m(box)) for field, drawn in fields for i, box in enumerate(drawn.glyph_boxes_px)]
+
     def ground_truth_entries(self) -> list[dict]:
         return [{"name": r.name, "amps": r.amps} for r in self.entries]
 

@@ -126,6 +126,7 @@ class LabelLayout(TextLayout):
 PAPER = (236, 236, 230)
 INK = (18, 18, 20)
 LABEL_PX_PER_MM = 12.0
+CAP_PER_PITCH = 0.62  # a text row's capitals are this share of the row pitch
 
 
 @lru_cache(maxsize=16)
@@ -143,7 +144,7 @@ def label_texture(label: EquipmentLabel, px_per_mm: float = LABEL_PX_PER_MM) -> 
     image = Image.new("RGB", (w_px, h_px), PAPER)
     draw = ImageDraw.Draw(image)
     pitch = size.row_pitch_m * 1000 * px_per_mm
-    cap = 0.62 * pitch
+    cap = CAP_PER_PITCH * pitch
     margin = 0.06 * w_px
     usable = w_px - 2 * margin
     rows = []
@@ -151,14 +152,14 @@ def label_texture(label: EquipmentLabel, px_per_mm: float = LABEL_PX_PER_MM) -> 
     def row(role, text, baseline, cap_height):
         cap_height = lettering.fit_cap_height(text, usable, cap_height)
         drawn = lettering.draw_text(image, text, margin, baseline, cap_height, color=INK)
-        rows.append(TextRow(role, text, drawn.box_px, baseline, cap_height))
+        rows.append(TextRow(role, text, drawn.box_px, baseline, cap_height, drawn.glyph_boxes_px))
 
     # header band: the brand reversed out of a dark bar
     band = 2.1 * pitch
     draw.rectangle([0, 0, w_px, band], fill=INK)
     brand_cap = lettering.fit_cap_height(label.brand, usable, 0.55 * band)
     drawn = lettering.draw_text(image, label.brand, margin, (band + brand_cap) / 2, brand_cap, color=PAPER)
-    rows.append(TextRow("brand", label.brand, drawn.box_px, (band + brand_cap) / 2, brand_cap))
+    rows.append(TextRow("brand", label.brand, drawn.box_px, (band + brand_cap) / 2, brand_cap, drawn.glyph_boxes_px))
     y = band + 1.25 * pitch
     row("model", f"MODEL NO. {label.model}", y, cap)
     y += pitch

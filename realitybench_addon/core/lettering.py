@@ -171,6 +171,11 @@ def fit_cap_height(text: str, max_width_px: float, max_cap_height_px: float) -> 
     return max_cap_height_px if unit == 0 else min(max_cap_height_px, max_width_px / unit)
 
 
+def inked_count(text: str) -> int:
+    """How many characters of `text` leave ink (a space does not): the length of its glyph boxes."""
+    return sum(1 for char in text if GLYPHS[char].strokes)
+
+
 @dataclass(frozen=True)
 class DrawnText:
     text: str
@@ -222,10 +227,12 @@ class TextLayout:
         k = self.px_per_mm * 1000.0
         return ((box_px[0] - w / 2) / k, (h / 2 - box_px[3]) / k, (box_px[2] - w / 2) / k, (h / 2 - box_px[1]) / k)
 
-    def glyph_boxes_m(self, roles) -> list[tuple[str, int, tuple[float, float, float, float]]]:
-        """(role, glyph number in its row, box in metres) of every inked character of the rows `roles`."""
+    def glyph_boxes_m(self, roles, prefixes: dict | None = None) -> list[tuple[str, int, tuple]]:
+        """(role, glyph number in its row, box in metres) of every inked character of the rows `roles`, less
+        the characters of a row's printed prefix in `prefixes` (role -> "MODEL NO. "): only what is read."""
+        prefixes = prefixes or {}
         return [(row.role, i, self.box_m(box)) for row in self.rows if row.role in roles
-                for i, box in enumerate(row.glyph_boxes_px)]
+                for i, box in enumerate(row.glyph_boxes_px) if i >= inked_count(prefixes.get(row.role, ""))]
 
 
 @dataclass(frozen=True)

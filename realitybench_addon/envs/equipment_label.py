@@ -15,18 +15,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import image_terms
-from ..core.equipment import (KINDS, EquipmentLabel, EquipmentPlacement, draw_label, label_layout, place_inverter,
-                              place_microinverter, place_on_module_back)
+from ..core.equipment import (CAP_PER_PITCH, KINDS, EquipmentLabel, EquipmentPlacement, draw_label, label_layout,
+                              place_inverter, place_microinverter, place_on_module_back)
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.prompt import DocKey, PromptParts
 from ..core.rng import log_uniform, stage_rng
 from ..core.roof import WALL_INSET_M, RoofPlan, draw_roof_plan
 from .base import FieldPose, FrameContext
-from .measurements import blur_at, group_measurements
+from .measurements import blur_at, glyph_measurements, group_measurements
 from .poses import Posture, aim_with_error
 from .roof_poses import RoofPoseModel, draw_roof_pose, random_array_point
 from .roof_scene import RoofEnvironment
 
+DOCUMENTED_ROWS = ("brand", "model", "serial")  # read off the label: the brand, the model and serial numbers
+PRINTED_PREFIXES = {"model": "MODEL NO. ", "serial": "S/N: "}  # printed before the values, not part of them
 KIND_SHARES = (0.35, 0.35, 0.3)  # module back, microinverter, inverter
 EQUIPMENT_SEEN_MIN = 0.01  # share of the equipment's (non-label) surface samples seen: "some of it in view"
 
@@ -178,7 +180,14 @@ class EquipmentLabelEnv(RoofEnvironment):
         serial_at = pose.to_world(*layout.center_m(serial_row.box_px))
         bars_at = pose.to_world(*layout.center_m(layout.barcode_box_px))
         body = group_measurements(ctx, ctx.built.extras["equipment"]["body"], n_samples=800)
+        glyphs = layout.glyph_boxes_m(DOCUMENTED_ROWS, PRINTED_PREFIXES)
+        # each character's size in row pitches, the unit of text_row_px
+        seen = glyph_measurements(ctx, [box for _, _, box in glyphs], (center, pose.right, pose.up),
+                                  self.mask_targets(ctx), [layout.cap_height_m(r) / CAP_PER_PITCH for r, _, _ in glyphs])
         return {
+            "glyphs_visible": float(seen["visible"].mean()),
+            "glyph_px_min": float(seen["height_px"].min()),
+            "hidden_glyphs": [f"{role}[{i}]" for (role, i, _), ok in zip(glyphs, seen["visible"]) if not ok],
             "sharp_at_target": blur_at(ctx, center),
             "label_in_frame": group["in_frame"],
             "label_unoccluded": group["unoccluded"],
