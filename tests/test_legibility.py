@@ -36,12 +36,13 @@ def test_each_characters_ink_box_holds_its_ink_and_only_it():
 def test_the_board_layout_carries_every_documented_character():
     board = draw_board(np.random.default_rng(0), (0.0, 0.0), 0.0, "driver")
     _, layout = board_texture(board)
-    glyphs = layout.glyph_boxes_m(("ro", "vin", "date"))
-    counts = {role: sum(1 for r, _, _ in glyphs if r == role) for role in ("ro", "vin", "date")}
-    assert counts == {"ro": len(board.ro), "vin": 17, "date": len(board.date)}
+    fields = {role: layout.field_m(role) for role in ("ro", "vin", "date")}
+    assert {role: (text, len(boxes)) for role, (text, boxes, _) in fields.items()} == {
+        "ro": (board.ro, len(board.ro)), "vin": (board.vin, 17), "date": (board.date, len(board.date))}
     half_w, half_h = BOARD_SIZE_M[0] / 2, BOARD_SIZE_M[1] / 2
-    for _, _, (x0, y0, x1, y1) in glyphs:
-        assert -half_w < x0 < x1 < half_w and -half_h < y0 < y1 < half_h
+    for _, boxes, _ in fields.values():
+        for x0, y0, x1, y1 in boxes:
+            assert -half_w < x0 < x1 < half_w and -half_h < y0 < y1 < half_h
 
 
 def _overlap(a, b) -> float:
@@ -70,7 +71,7 @@ def test_no_hand_covers_any_writing_on_any_board():
     for seed in SEEDS:
         board = draw_board(np.random.default_rng(seed), (0.0, 0.0), 0.0, "driver")
         _, layout = board_texture(board)
-        glyphs = [box for _, _, box in layout.glyph_boxes_m([r.role for r in layout.rows])]
+        glyphs = [layout.box_m(box) for row in layout.rows for box in row.glyph_boxes_px]
         assert len(glyphs) > 30
         for grip in grip_boxes(board):
             closest = min(closest, -max(_overlap(grip, g) for g in glyphs))
@@ -100,33 +101,14 @@ def _frame_with_every_glyph(cache):
     raise AssertionError("no frame of seed 101 shows the whole board")
 
 
-def _surface_and_glyphs(env_name, ctx):
-    """(centre, right, up, normal) of the written surface of a frame, and (name, number, box) of its glyphs."""
-    spec, env = ctx.plan, registry.get(env_name)
-    if env_name == "ro_board":
-        return spec.board.frame, env.layout(ctx).glyph_boxes_m(("vin",))
-    if env_name == "car_plate":
-        from realitybench_addon.envs.car_plate import plate_pose
-
-        return plate_pose(spec, ctx.target["plate"]), env.layout(ctx).glyph_boxes_m(("characters",))
-    if env_name == "equipment_label":
-        from realitybench_addon.core.equipment import label_layout
-        from realitybench_addon.envs.equipment_label import PRINTED_PREFIXES
-
-        pose = spec.placement.label_pose
-        return ((pose.center, pose.right, pose.up, pose.normal),
-                label_layout(spec.label).glyph_boxes_m(("serial",), PRINTED_PREFIXES))
-    return spec.card_frame(), [g for g in env.layout(ctx).documented_glyphs_m() if g[0].endswith(".name")]
+# (environment, seed, stratum, the field and which of its characters gets covered)
+COVERED = [("ro_board", 101, "random", "vin", 11), ("car_plate", 0, "random", "characters", 3),
+           ("equipment_label", 3, "positive", "serial", -1), ("breaker_label", 3, "positive", "entries[0].name", 2)]
 
 
-# (environment, seed, stratum, which of the field's glyphs gets covered)
-COVERED = [("ro_board", 101, "random", 11), ("car_plate", 0, "random", 3), ("equipment_label", 3, "positive", -1),
-           ("breaker_label", 3, "positive", 2)]
-
-
-@pytest.mark.parametrize("env_name, seed, stratum, which", COVERED, ids=[c[0] for c in COVERED])
+@pytest.mark.parametrize("env_name, seed, stratum, field_name, which", COVERED, ids=[c[0] for c in COVERED])
 def test_a_fingertip_over_one_character_fails_the_glyph_term_that_the_surface_area_misses(env_name, seed, stratum,
-                                                                                          which):
+                                                                                          field_name, which):
     """A frame passing every geometric term; a film just over one character's ink box, half a millimetre out
     (typed characters stand 0.2 cap apart): that character, and only it, is hidden, the frame is rejected, and
     the whole-surface occlusion term barely moves."""
@@ -145,14 +127,16 @@ def test_a_fingertip_over_one_character_fails_the_glyph_term_that_the_surface_ar
     env = registry.get(env_name)
     scene = bpy.context.scene
     ctx = FrameContext(scene, scene.camera, cache.built, spec.plan, spec.target, spec.pose)
-    (center, right, up, normal), glyphs = _surface_and_glyphs(env_name, ctx)
-    center, right, up, normal = (np.asarray(v, float) for v in (center, right, up, normal))
-    field, k, (x0, y0, x1, y1) = glyphs[which]
+    surface = env.written_surface(ctx)
+    center, right, up, normal = (np.asarray(v, float) for v in surface.frame)
+    field = next(f for f in surface.fields if f.name == field_name)
+    k = which % len(field.boxes_m)
+    x0, y0, x1, y1 = field.boxes_m[k]
     corners = [center + x * right + y * up + 0.0005 * normal for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
     film = add_mesh(scene, "Test_Fingertip", corners, [(0, 1, 2, 3)])
     try:
         m = env.measure(ctx)
-        assert m["hidden_glyphs"] == [f"{field}[{k}]"]
+        assert m["hidden_glyphs"] == [f"{field_name}[{k}]"]
         area = next(key for key in m if key.endswith("_unoccluded") and key != "glyphs_visible")
         assert m[area] >= result.record["measurements"][area] - 0.05
         _, verdict = evaluate(preset.terms, m)
@@ -172,14 +156,13 @@ def test_every_glyph_called_visible_is_where_the_render_shows_ink():
     env = registry.get(ENV)
     scene = bpy.context.scene
     ctx = FrameContext(scene, scene.camera, cache.built, spec.plan, spec.target, spec.pose)
-    layout = env.layout(ctx)
     center, right, up, _ = spec.plan.board.frame
     camera = ctx.pinhole()
     luminance = np.asarray(Image.open(__import__("io").BytesIO(result.jpeg)).convert("L"), float)
     board_pixels = luminance[result.mask]
     paper = np.percentile(board_pixels, 90)
-    glyphs = layout.glyph_boxes_m(("ro", "vin", "date"))
-    assert result.record["measurements"]["glyphs_visible"] == 1.0
+    glyphs = [(f.name, k, box) for f in env.written_surface(ctx).fields for k, box in enumerate(f.boxes_m)]
+    assert result.record["measurements"]["glyphs_visible"] == 1.0 and len(glyphs) > 30
     for role, k, (x0, y0, x1, y1) in glyphs:
         corners = np.array([center + x * right + y * up for x in (x0, x1) for y in (y0, y1)])
         uv, _ = camera.project(corners)

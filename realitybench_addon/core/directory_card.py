@@ -74,14 +74,14 @@ class CardLayout:
         return ((box_px[0] - self.width_px / 2) / kx, (self.height_px / 2 - box_px[3]) / ky,
                 (box_px[2] - self.width_px / 2) / kx, (self.height_px / 2 - box_px[1]) / ky)
 
-    def documented_glyphs_m(self) -> list[tuple[str, int, tuple[float, float, float, float]]]:
-        """(field, glyph number, box in metres) of every character the ground truth reads off the card: the main
-        breaker's amperage, and each entry's name and amperage (fields "main_amps", "entries[k].name",
-        "entries[k].amps"); not the printed title, "MAIN" or the slot numbers."""
+    def documented_fields_m(self) -> list[tuple[str, str, tuple]]:
+        """(field, text as drawn, each inked character's ink box in metres) of everything the ground truth reads
+        off the card: the main breaker's amperage and each entry's name and amperage ("main_amps",
+        "entries[k].name", "entries[k].amps"); not the printed title, "MAIN" or the slot numbers."""
         fields = [("main_amps", row.pieces[1]) for row in self.rows if row.kind == "main"]
         for k, row in enumerate(self.entries):
             fields += [(f"entries[{k}].name", row.pieces[1]), (f"entries[{k}].amps", row.pieces[2])]
-        return [(field, i, self.box_m(box)) for field, drawn in fields for i, box in enumerate(drawn.glyph_boxes_px)]
+        return [(field, drawn.text, tuple(self.box_m(box) for box in drawn.glyph_boxes_px)) for field, drawn in fields]
 
     def ground_truth_entries(self) -> list[dict]:
         return [{"name": r.name, "amps": r.amps} for r in self.entries]

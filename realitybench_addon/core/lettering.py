@@ -227,12 +227,14 @@ class TextLayout:
         k = self.px_per_mm * 1000.0
         return ((box_px[0] - w / 2) / k, (h / 2 - box_px[3]) / k, (box_px[2] - w / 2) / k, (h / 2 - box_px[1]) / k)
 
-    def glyph_boxes_m(self, roles, prefixes: dict | None = None) -> list[tuple[str, int, tuple]]:
-        """(role, glyph number in its row, box in metres) of every inked character of the rows `roles`, less
-        the characters of a row's printed prefix in `prefixes` (role -> "MODEL NO. "): only what is read."""
-        prefixes = prefixes or {}
-        return [(row.role, i, self.box_m(box)) for row in self.rows if row.role in roles
-                for i, box in enumerate(row.glyph_boxes_px) if i >= inked_count(prefixes.get(row.role, ""))]
+    def field_m(self, role: str, prefix: str = "") -> tuple[str, tuple, float]:
+        """(text, each inked character's ink box in metres, cap height in metres) of the row `role`, less its
+        printed `prefix` ("MODEL NO. "): only what a reader reads off it."""
+        row = self.row(role)
+        if not row.text.startswith(prefix):
+            raise ValueError(f"row {role!r} reads {row.text!r}, not {prefix!r}...")
+        boxes = tuple(self.box_m(box) for box in row.glyph_boxes_px[inked_count(prefix):])
+        return row.text[len(prefix):], boxes, self.cap_height_m(role)
 
 
 @dataclass(frozen=True)

@@ -122,6 +122,11 @@ class Environment:
         """A compact summary of the scene for the frame's record (the plan itself rebuilds from the id)."""
         return {}
 
+    def written_surface(self, ctx: FrameContext):
+        """The documented writing of a text environment (measurements.WrittenSurface): the surface it is on and
+        each field's characters; the glyph terms and the legibility audit read it. None: no such writing."""
+        return None
+
     def mask_targets(self, ctx: FrameContext) -> list[str]:
         """Objects whose render mask is the frame's target (for checks and overlays)."""
         return []

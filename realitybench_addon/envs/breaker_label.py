@@ -26,7 +26,7 @@ from ..core.optics import px_per_unit, view_angle_deg
 from ..core.prompt import DocKey, PromptParts
 from ..core.rng import log_uniform, pick, stage_rng
 from .base import Environment, FieldPose, FrameContext
-from .measurements import blur_at, glyph_measurements, group_measurements
+from .measurements import WrittenField, WrittenSurface, blur_at, glyph_terms, group_measurements
 from .poses import Posture, aim_with_error
 
 CARD = "Panel_Card"
@@ -163,6 +163,14 @@ class BreakerLabel(Environment):
         return np.array([plan.card_point((r.box_px[0] + r.box_px[2]) / 2, (r.box_px[1] + r.box_px[3]) / 2,
                                          layout) for r in layout.entries])
 
+    def written_surface(self, ctx: FrameContext) -> WrittenSurface:
+        """The main amperage and every entry's name and amperage; each character's size is the row pitch,
+        the unit of text_row_px."""
+        layout = self.layout(ctx)
+        pitch = layout.row_pitch_m
+        return WrittenSurface(ctx.plan.card_frame(), (CARD,), tuple(WrittenField(name, text, boxes, pitch)
+                                                                  for name, text, boxes in layout.documented_fields_m()))
+
     def measure(self, ctx: FrameContext) -> dict:
         plan: LoadCenterPlan = ctx.plan
         group = group_measurements(ctx, [CARD], n_samples=900)
@@ -171,14 +179,8 @@ class BreakerLabel(Environment):
         layout = self.layout(ctx)
         pitch = layout.row_pitch_m
         row_px = [px_per_unit(camera, p, up, pitch) for p in self.row_points(plan, layout)]
-        glyphs = layout.documented_glyphs_m()
-        # each character's size in row pitches, the unit of text_row_px
-        seen = glyph_measurements(ctx, [box for _, _, box in glyphs], (center, right, up), [CARD],
-                                  [pitch] * len(glyphs))
         return {
-            "glyphs_visible": float(seen["visible"].mean()),
-            "glyph_px_min": float(seen["height_px"].min()),
-            "hidden_glyphs": [f"{field}[{i}]" for (field, i, _), ok in zip(glyphs, seen["visible"]) if not ok],
+            **glyph_terms(ctx, self.written_surface(ctx)),
             "sharp_at_target": blur_at(ctx, center),
             "card_in_frame": group["in_frame"],
             "card_unoccluded": group["unoccluded"],

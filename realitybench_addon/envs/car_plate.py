@@ -22,7 +22,7 @@ from ..core.vehicle_geometry import vehicle_geometry
 from .base import FieldPose, FrameContext
 from .lot_poses import LotPoseModel, draw_lot_pose
 from .lot_scene import LotEnvironment, LotScene
-from .measurements import blur_at, glyph_measurements, group_measurements
+from .measurements import WrittenField, WrittenSurface, blur_at, glyph_terms, group_measurements
 from .poses import Posture
 
 POSES = LotPoseModel(
@@ -94,6 +94,11 @@ class CarPlate(LotEnvironment):
         drawn = ctx.built.plate_layouts.get((0, ctx.target["plate"])) if hasattr(ctx.built, "plate_layouts") else None
         return drawn if drawn is not None else plate_texture(ctx.plan.lot.subject.plate, PLATE_PX_PER_MM)[1]
 
+    def written_surface(self, ctx: FrameContext) -> WrittenSurface:
+        layout = self.layout(ctx)
+        return WrittenSurface(plate_pose(ctx.plan, ctx.target["plate"]), tuple(self.mask_targets(ctx)),
+                              tuple(WrittenField(role, *layout.field_m(role)) for role in DOCUMENTED_ROWS))
+
     def measure(self, ctx: FrameContext) -> dict:
         center, right, up, normal = plate_pose(ctx.plan, ctx.target["plate"])
         layout = self.layout(ctx)
@@ -102,15 +107,9 @@ class CarPlate(LotEnvironment):
         row = layout.row("characters")
         x, y = layout.center_m(row.box_px)
         row_center = center + x * right + y * up
-        glyphs = layout.glyph_boxes_m(DOCUMENTED_ROWS)
-        seen = glyph_measurements(ctx, [box for _, _, box in glyphs], (center, right, up), self.mask_targets(ctx),
-                                  [layout.cap_height_m(role) for role, _, _ in glyphs])
-        heights = {role: [h for (r, _, _), h in zip(glyphs, seen["height_px"]) if r == role] for role in DOCUMENTED_ROWS}
         return {
-            "glyphs_visible": float(seen["visible"].mean()),
-            "glyph_px_min": float(min(heights["characters"])),
-            "state_glyph_px_min": float(min(heights["state"])),
-            "hidden_glyphs": [f"{role}[{i}]" for (role, i, _), ok in zip(glyphs, seen["visible"]) if not ok],
+            **glyph_terms(ctx, self.written_surface(ctx),
+                          {"glyph_px_min": ("characters",), "state_glyph_px_min": ("state",)}),
             "sharp_at_target": blur_at(ctx, center),
             "plate_in_frame": group["in_frame"],
             "plate_unoccluded": group["unoccluded"],

@@ -22,7 +22,7 @@ from ..core.prompt import DocKey, PromptParts
 from ..core.rng import log_uniform, stage_rng
 from ..core.roof import WALL_INSET_M, RoofPlan, draw_roof_plan
 from .base import FieldPose, FrameContext
-from .measurements import blur_at, glyph_measurements, group_measurements
+from .measurements import WrittenField, WrittenSurface, blur_at, glyph_terms, group_measurements
 from .poses import Posture, aim_with_error
 from .roof_poses import RoofPoseModel, draw_roof_pose, random_array_point
 from .roof_scene import RoofEnvironment
@@ -168,6 +168,18 @@ class EquipmentLabelEnv(RoofEnvironment):
     def mask_targets(self, ctx: FrameContext) -> list[str]:
         return [ctx.built.extras["equipment"]["label"]]
 
+    def written_surface(self, ctx: FrameContext) -> WrittenSurface:
+        """The brand, model and serial; each character's size is its row's height (capitals over
+        CAP_PER_PITCH), the unit of text_row_px."""
+        layout = label_layout(ctx.plan.label)
+        pose = ctx.plan.placement.label_pose
+        fields = []
+        for role in DOCUMENTED_ROWS:
+            text, boxes, cap_m = layout.field_m(role, PRINTED_PREFIXES.get(role, ""))
+            fields.append(WrittenField(role, text, boxes, cap_m / CAP_PER_PITCH))
+        return WrittenSurface((pose.center, pose.right, pose.up, pose.normal), tuple(self.mask_targets(ctx)),
+                              tuple(fields))
+
     def measure(self, ctx: FrameContext) -> dict:
         plan: EquipmentScene = ctx.plan
         pose = plan.placement.label_pose
@@ -180,14 +192,8 @@ class EquipmentLabelEnv(RoofEnvironment):
         serial_at = pose.to_world(*layout.center_m(serial_row.box_px))
         bars_at = pose.to_world(*layout.center_m(layout.barcode_box_px))
         body = group_measurements(ctx, ctx.built.extras["equipment"]["body"], n_samples=800)
-        glyphs = layout.glyph_boxes_m(DOCUMENTED_ROWS, PRINTED_PREFIXES)
-        # each character's size in row pitches, the unit of text_row_px
-        seen = glyph_measurements(ctx, [box for _, _, box in glyphs], (center, pose.right, pose.up),
-                                  self.mask_targets(ctx), [layout.cap_height_m(r) / CAP_PER_PITCH for r, _, _ in glyphs])
         return {
-            "glyphs_visible": float(seen["visible"].mean()),
-            "glyph_px_min": float(seen["height_px"].min()),
-            "hidden_glyphs": [f"{role}[{i}]" for (role, i, _), ok in zip(glyphs, seen["visible"]) if not ok],
+            **glyph_terms(ctx, self.written_surface(ctx)),
             "sharp_at_target": blur_at(ctx, center),
             "label_in_frame": group["in_frame"],
             "label_unoccluded": group["unoccluded"],

@@ -6,7 +6,8 @@ their own terms; nothing here knows a particular scene.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -76,3 +77,42 @@ def glyph_measurements(ctx: FrameContext, boxes_m: Sequence[tuple[float, float, 
     middles = center + 0.5 * (boxes[:, [0]] + boxes[:, [2]]) * right + 0.5 * (boxes[:, [1]] + boxes[:, [3]]) * up
     heights = [px_per_unit(camera, m, up, h) for m, h in zip(middles, heights_m)]
     return {"visible": seen.reshape(len(boxes), -1).all(axis=1), "height_px": np.asarray(heights, float)}
+
+
+@dataclass(frozen=True)
+class WrittenField:
+    """One documented string on a surface: what is written, each inked character's ink box (x0, y0, x1, y1)
+    in the surface's frame (metres, y up), and the size a reader judges it by (its cap height or row pitch)."""
+
+    name: str  # "vin", "characters", "entries[3].name"
+    text: str  # as drawn
+    boxes_m: tuple
+    height_m: float
+
+
+@dataclass(frozen=True)
+class WrittenSurface:
+    """A flat surface with documented writing: its world frame (centre, right, up, normal), the objects it is
+    made of (a ray that ends on them is not blocked), and its documented fields."""
+
+    frame: tuple
+    names: tuple
+    fields: tuple
+
+
+def glyph_terms(ctx: FrameContext, surface: WrittenSurface, px_min: Optional[dict] = None) -> dict:
+    """The per-character terms of a surface's documented writing:
+      glyphs_visible  share of its characters fully in frame and uncovered (glyph_measurements)
+      KEY             for each KEY of `px_min` (default {"glyph_px_min": None}): the smallest projected size of
+                      the characters of those fields (None: all of them)
+      hidden_glyphs   "field[k]" of each character not fully visible, for reviewers."""
+    glyphs = [(f.name, k, box, f.height_m) for f in surface.fields for k, box in enumerate(f.boxes_m)]
+    center, right, up = surface.frame[:3]
+    seen = glyph_measurements(ctx, [g[2] for g in glyphs], (center, right, up), list(surface.names),
+                              [g[3] for g in glyphs])
+    out = {"glyphs_visible": float(seen["visible"].mean()) if len(glyphs) else float("nan")}
+    for key, fields in (px_min or {"glyph_px_min": None}).items():
+        sizes = [h for g, h in zip(glyphs, seen["height_px"]) if fields is None or g[0] in fields]
+        out[key] = float(min(sizes)) if sizes else float("nan")
+    out["hidden_glyphs"] = [f"{name}[{k}]" for (name, k, _, _), ok in zip(glyphs, seen["visible"]) if not ok]
+    return out

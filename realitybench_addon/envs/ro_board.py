@@ -28,7 +28,7 @@ from .base import FieldPose, FrameContext
 from .car_view import STYLE_KEY
 from .lot_poses import LotPoseModel, draw_lot_pose, standable
 from .lot_scene import FACE_NORMALS, FACES, LotEnvironment, LotScene, face_azimuth_deg
-from .measurements import blur_at, glyph_measurements, group_measurements
+from .measurements import WrittenField, WrittenSurface, blur_at, glyph_terms, group_measurements
 from .poses import Posture
 
 POSES = LotPoseModel(postures=(Posture("standing", 0.9, (1.3, 1.7)), Posture("crouching", 0.1, (0.8, 1.1))),
@@ -130,6 +130,11 @@ class RoBoard(LotEnvironment):
         names = ctx.built.extras.get("board") if hasattr(ctx.built, "extras") else None
         return names["layout"] if names else board_texture(ctx.plan.board)[1]
 
+    def written_surface(self, ctx: FrameContext) -> WrittenSurface:
+        layout = self.layout(ctx)
+        return WrittenSurface(ctx.plan.board.frame, ("RO_Board",),
+                              tuple(WrittenField(role, *layout.field_m(role)) for role in DOCUMENTED_ROWS))
+
     def measure(self, ctx: FrameContext) -> dict:
         board: BoardPlan = ctx.plan.board
         center, right, up, normal = board.frame
@@ -139,13 +144,8 @@ class RoBoard(LotEnvironment):
         vin = layout.row("vin")
         vin_at = board.to_world(*layout.center_m(vin.box_px))
         car_in_frame, _ = self.car_in_frame(ctx, camera)
-        glyphs = layout.glyph_boxes_m(DOCUMENTED_ROWS)
-        seen = glyph_measurements(ctx, [box for _, _, box in glyphs], (center, right, up), ["RO_Board"],
-                                  [layout.cap_height_m(role) for role, _, _ in glyphs])
         return {
-            "glyphs_visible": float(seen["visible"].mean()),
-            "glyph_px_min": float(seen["height_px"].min()),
-            "hidden_glyphs": [f"{role}[{i}]" for (role, i, _), ok in zip(glyphs, seen["visible"]) if not ok],
+            **glyph_terms(ctx, self.written_surface(ctx)),
             "sharp_at_target": blur_at(ctx, center),
             "board_in_frame": group["in_frame"],
             "board_unoccluded": group["unoccluded"],
