@@ -246,14 +246,18 @@ def test_measured_frames_never_exceed_the_bound(pipeline, env):
 
 
 @pytest.mark.slow
-def test_breaker_label_at_320_is_feasible_because_a_real_frame_passes(pipeline):
-    """The issue's 320x240 breaker_label export: candidate 557 of slot 0 passes every geometric term there
-    (it is then rendered and accepted), so the check must not refuse 320 px."""
+def test_breaker_label_at_320_is_not_refused_by_the_bound_on_its_rows(pipeline):
+    """The issue's 320x240 breaker_label export: candidate 557 of slot 0 clears text_row_px there (its rows'
+    centres project at 11.7 px), so the check, a necessary bound on the rows, must not refuse 320 px. Since
+    issue 17 the candidate's smallest character, at a row's far end, projects at 10.9 px, and glyph_px_min
+    turns it away: the term holds the row floor at every character, not only at each row's centre."""
     preset = load_environment_preset("breaker_label")
     result = pipeline.run_frame(pipeline.plan_frame("breaker_label", 0, "positive", 557), long_side_px=320,
                                 render=False, preset=preset, cache=pipeline.SHARED_CACHE)
-    assert result.record["verdict"] == "pending" and result.record["failing_terms"] == []
-    assert result.record["measurements"]["text_row_px"] == pytest.approx(11.68, abs=0.05)
+    measured = result.record["measurements"]
+    assert measured["text_row_px"] == pytest.approx(11.68, abs=0.05)
+    assert measured["glyph_px_min"] == pytest.approx(10.92, abs=0.05) and measured["glyphs_visible"] == 1.0
+    assert result.record["failing_terms"] == ["glyph_px_min"]
     assert F.check_positive_feasible("breaker_label", preset, 320) is None
 
 

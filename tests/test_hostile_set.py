@@ -418,7 +418,8 @@ def test_a_positive_search_that_runs_dry_is_one_line_saying_what_to_change(tmp_p
     result = cli("export", "--env", "breaker_label", "--random", "0", "--positive", "3", "--shard", "2/3",
                  "--resolution", "320x240", *SMALL[2:], "--out", out)
     assert_refused(result, "breaker_label positive slot 2: no accepted frame among 1000 candidates at 320 px",
-                   "failing terms: text_row_px", "a rerun fails the same way", "use a larger --resolution")
+                   "failing terms: glyph_px_min", "text_row_px", "a rerun fails the same way",
+                   "use a larger --resolution")
     manifest = json.loads((out / "manifest.json").read_text())
     assert not manifest["complete"] and not (out / "metadata.jsonl").exists()
     assert manifest["stats"]["positive_search"]["breaker_label"]["candidates"] == 1000  # what it tried is kept
