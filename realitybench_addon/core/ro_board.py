@@ -192,7 +192,8 @@ def _board_box(board: BoardPlan, x0: float, x1: float, y0: float, y1: float, z0:
     """A box given in the board's frame (x right, y up, z out of the writing; metres from its centre):
     (6, 4, 3) outward quads in world coordinates."""
     center, right, up, normal = board.frame
-    corners = np.array([center + x * right + y * up + z * normal for z in (z0, z1) for y in (y0, y1) for x in (x0, x1)])
+    local = np.array([[x, y, z] for z in (z0, z1) for y in (y0, y1) for x in (x0, x1)])
+    corners = local @ np.column_stack([right, up, normal]).T + center
     faces = [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5)]
     return corners[np.array(faces)]
 
@@ -247,15 +248,7 @@ def technician_parts(board: BoardPlan) -> dict[str, list]:
     out["skin"].append(_ellipsoid(at(0.0, 0.0, 1.61), (0.085, 0.075, 0.115)))
     out["skin"].append(_oriented_box(at(0, 0, 1.45), at(0, 0, 1.52), 0.08, 0.08))
     # the board's frame: a thin slab behind the written face
-    quads = []
-    lo = [-bw / 2 - 0.012, -bh / 2 - 0.012, -0.012]
-    hi = [bw / 2 + 0.012, bh / 2 + 0.012, -0.0005]
-    box = np.array([[x, y, z] for z in (lo[2], hi[2]) for y in (lo[1], hi[1]) for x in (lo[0], hi[0])])
-    m = np.column_stack([right, bup, normal])
-    world = box @ m.T + center
-    faces = [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5)]
-    quads.append(world[np.array(faces)])
-    out["frame"] = quads
+    out["frame"] = [_board_box(board, -bw / 2 - 0.012, bw / 2 + 0.012, -bh / 2 - 0.012, bh / 2 + 0.012, -0.012, -0.0005)]
     return out
 
 
