@@ -2,6 +2,7 @@
 
 Run:  .venv/bin/python benchmarks/calibrate_envs.py [--env slope_gauge,equipment_label] (default: all built)
                                                     [--frames 300] [--seed 0] [--image-long-side 800]
+                                                    [--geometric-only] [--denoise]
 
 For each environment it draws N random frames, measures the geometric terms at the
 reference frame size (1600 px long side), renders only the frames whose geometric terms
@@ -9,7 +10,12 @@ all pass and that have image terms (the funnel: a frame that fails geometry is r
 whatever the image says), and prints the accept / reject / gray / unscored shares, each
 term's failure rate, and the paper's accept share with the +-40% band the issue asks for.
 Image terms come from renders at --image-long-side px (pixel shares are per frame area).
-Also prints scene build and per-frame geometric check times. Blender's own output goes to
+It also prints each term's sole-failure rate (frames that this term alone turns away among the geometric
+terms: what adding or loosening it changes) and the scene build and per-frame geometric check times.
+--denoise renders as the export does (Cycles' denoiser on); without it the 2-sample images are noisy, which
+inflates percentile contrasts (field_contrast_min most: a washed-out field's noise alone passes it).
+--geometric-only renders nothing: frames that pass every geometric term stay "pending", and the sole-failure
+line shows what a new geometric term does to the accepted share without an hour of renders. Blender's own output goes to
 /dev/null (--verbose: to stderr), so stdout is the report alone.
 """
 from __future__ import annotations
@@ -31,10 +37,11 @@ from realitybench_addon.core.terms import Outcome, evaluate  # noqa: E402
 from realitybench_addon.envs import registry  # noqa: E402
 
 
-def calibrate(env_name: str, frames: int, seed: int, image_long_side: int) -> None:
+def calibrate(env_name: str, frames: int, seed: int, image_long_side: int, geometric_only: bool = False,
+              denoise: bool = False) -> None:
     preset = load_environment_preset(env_name)
-    has_image_terms = any(t.kind == "image" for t in preset.terms)
-    verdicts, failures = Counter(), Counter()
+    has_image_terms = any(t.kind == "image" for t in preset.terms) and not geometric_only
+    verdicts, failures, sole = Counter(), Counter(), Counter()
     builds, geometric, renders = [], [], 0
     for index in range(frames):
         spec = pipeline.plan_frame(env_name, seed, "random", index)
@@ -43,9 +50,13 @@ def calibrate(env_name: str, frames: int, seed: int, image_long_side: int) -> No
             builds.append(result.timings["scene_build_s"])
         geometric.append(result.timings["geometric_s"])
         record = result.record
+        geometric_fails = [t["name"] for t in record["terms"] if t["kind"] == "geometric"
+                           and t["outcome"] in (Outcome.FAIL.value, Outcome.NOT_APPLICABLE.value)]
+        if len(geometric_fails) == 1:
+            sole[geometric_fails[0]] += 1
         if record["verdict"] == "pending" and has_image_terms:
-            rendered = pipeline.run_frame(spec, long_side_px=image_long_side, render=True, samples=2, preset=preset,
-                                          cache=pipeline.SHARED_CACHE)
+            rendered = pipeline.run_frame(spec, long_side_px=image_long_side, render=True, samples=2, denoise=denoise,
+                                          preset=preset, cache=pipeline.SHARED_CACHE)
             renders += 1
             measurements = {**record["measurements"], **{k: v for k, v in rendered.record["measurements"].items()
                                                          if k not in record["measurements"]}}
@@ -57,17 +68,21 @@ def calibrate(env_name: str, frames: int, seed: int, image_long_side: int) -> No
                 failures[term["name"]] += 1
     share = {k: verdicts[k] / frames for k in ("accept", "reject", "gray", "unscored", "pending")}
     paper = preset.paper_accept_share
-    print(f"\n{env_name}: {frames} random frames (seed {seed}), {renders} rendered at {image_long_side} px")
+    print(f"\n{env_name}: {frames} random frames (seed {seed}), {renders} rendered at {image_long_side} px"
+          + (", denoised" if denoise else "")
+          + (" (geometric terms only: 'pending' frames pass every one)" if geometric_only else ""))
     px_terms = [t.name for t in preset.terms if t.kind == "image" and t.unit == "px"]
-    if px_terms and image_long_side != 1600:
+    if px_terms and image_long_side != 1600 and not geometric_only:
         print(f"  note: {', '.join(px_terms)} count pixels; read at {image_long_side} px they are not the reference "
               "frame's: use --image-long-side 1600")
     print("  verdicts: " + ", ".join(f"{k} {v:.3f}" for k, v in share.items() if v or k != "pending"))
-    if paper is not None:
+    if paper is not None and not geometric_only:
         lo, hi = paper * 0.6, paper * 1.4
         ok = "inside" if lo <= share["accept"] <= hi else "OUTSIDE"
         print(f"  paper accept share {paper:.2f}; band [{lo:.3f}, {hi:.3f}]: measured {share['accept']:.3f} is {ok}")
     print("  term failure rates: " + ", ".join(f"{t.name} {failures[t.name] / frames:.2f}" for t in preset.terms))
+    geometric_terms = [t.name for t in preset.terms if t.kind == "geometric"]
+    print("  sole geometric failure rates: " + ", ".join(f"{name} {sole[name] / frames:.3f}" for name in geometric_terms))
     if builds:
         print(f"  scene build: median {np.median(builds) * 1000:.0f} ms; geometric check per frame: median "
               f"{np.median(geometric) * 1000:.1f} ms")
@@ -83,13 +98,16 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--image-long-side", type=int, default=800)
+    parser.add_argument("--geometric-only", action="store_true",
+                        help="render nothing; report the geometric funnel and each term's sole-failure rate")
+    parser.add_argument("--denoise", action="store_true", help="render with the denoiser, as the export does")
     parser.add_argument("--verbose", action="store_true", help="show Blender's output on stderr")
     args = parser.parse_args()
     sys.stdout = _claim_stdout(args.verbose)
     sys.stdout.reconfigure(line_buffering=True)
     t = time.time()
     for env_name in args.env.split(","):
-        calibrate(env_name, args.frames, args.seed, args.image_long_side)
+        calibrate(env_name, args.frames, args.seed, args.image_long_side, args.geometric_only, args.denoise)
     print(f"\ntotal {time.time() - t:.0f} s")
 
 

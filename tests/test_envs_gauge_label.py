@@ -78,6 +78,36 @@ def test_digit_height_term_is_the_projected_height_of_a_drawn_digit():
     assert checked >= 6
 
 
+def test_the_readings_character_boxes_are_where_the_built_lcd_draws_them():
+    """slope_gauge's documented writing (each digit's cell and the point) in world space, from the plan, lands
+    on the texture pixels of those characters on the LCD quad as built, for yawed and straight gauges."""
+    from realitybench_addon.envs import registry
+    from realitybench_addon.envs.base import FrameContext
+
+    env = registry.get("slope_gauge")
+    for seed in range(6):
+        cache = pipeline.SceneCache()
+        result = run("slope_gauge", 0, seed=seed, cache=cache)
+        spec = result.spec
+        scene = bpy.context.scene
+        ctx = FrameContext(scene, scene.camera, cache.built, spec.plan, spec.target, spec.pose)
+        surface = env.written_surface(ctx)
+        (field,) = surface.fields
+        assert field.text == f"{result.record['ground_truth']['reading_deg']:.1f}"
+        _, layout = display_texture(field.text)
+        center, right, up, _ = surface.frame
+        for (x0, y0, x1, y1), (px0, top, px1, bottom) in zip(field.boxes_m, layout.glyph_boxes_px, strict=True):
+            for (x, y), (px, py) in (((x0, y1), (px0, top)), ((x1, y0), (px1, bottom))):
+                built = quad_point("Gauge_Display", px, py, layout.size_px)
+                assert np.linalg.norm(center + x * right + y * up - built) < 1e-5
+        m = result.record["measurements"]
+        if m["glyphs_visible"] == 1.0:  # every digit seen: the display as a whole is in frame
+            assert m["display_in_frame"] >= 0.9
+        # the digits' height at the worst digit is the display's centre's within the display's own perspective
+        if m["digit_height_px"] > 5:
+            assert m["glyph_px_min"] == pytest.approx(m["digit_height_px"], rel=0.15)
+
+
 def test_label_terms_are_the_projected_rows_and_bars_as_drawn():
     checked = 0
     for index in range(0, 64, 3):

@@ -66,3 +66,32 @@ def test_laplacian_variance_falls_with_blur():
     mask = np.zeros((50, 50), bool)
     mask[10:40, 10:40] = True
     assert it.laplacian_variance(blurred, mask) < 0.1 * it.laplacian_variance(sharp, mask)
+
+
+def test_quad_mask_fills_a_tilted_quad_by_pixel_centres_in_either_winding():
+    square = [(2, 2), (6, 2), (6, 6), (2, 6)]
+    m = it.quad_mask((10, 10), square)
+    assert m.sum() == 16 and m[2:6, 2:6].all()  # centres 2.5 .. 5.5
+    assert (it.quad_mask((10, 10), square[::-1]) == m).all()
+    diamond = [(5, 0), (10, 5), (5, 10), (0, 5)]  # area 50: about 50 pixel centres inside
+    assert 40 <= it.quad_mask((10, 10), diamond).sum() <= 60
+    assert it.quad_mask((10, 10), [(20, 20), (30, 20), (30, 30), (20, 30)]).sum() == 0  # off the image
+    assert it.quad_mask((10, 10), [(np.nan, 0)] * 4).sum() == 0  # behind the camera
+
+
+def test_region_contrast_finds_the_washed_out_row_that_the_whole_label_hides():
+    """Two rows of black ink on white; a glare lifts the first row's ink to near its paper. The label's
+    whole-mask contrast stays high (the second row's ink sets its 5th percentile); row by row, the first is low."""
+    rgb = np.ones((40, 60, 3))
+    rgb[8:12, 10:50:2] = 0.05  # row 1's ink strokes
+    rgb[26:34, 10:50:2] = 0.05  # row 2's ink: more than 5% of the label
+    rgb[4:16, :] = np.where(rgb[4:16, :] < 0.5, 0.9, 1.0)  # the glare over row 1
+    label = np.ones((40, 60), bool)
+    rows = [[(8, 5), (52, 5), (52, 15), (8, 15)], [(8, 25), (52, 25), (52, 35), (8, 35)], [(0, 0), (1, 0), (1, 1), (0, 1)]]
+    whole = it.weber_contrast(rgb, label)
+    per_row = it.region_contrasts(rgb, label, rows)
+    assert whole > 0.9
+    assert per_row[0] == pytest.approx(0.1, abs=0.01) and per_row[1] > 0.9
+    assert np.isnan(per_row[2])  # a single pixel has no paper and ink to tell apart
+    outside_label = np.zeros_like(label)
+    assert np.isnan(it.region_contrasts(rgb, outside_label, rows[:1])[0])  # only the target's pixels count

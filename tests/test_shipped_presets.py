@@ -37,14 +37,14 @@ TERM_NAMES = {
                  "viewed_from_blade_front"],
     "slope_gauge": ["display_in_frame", "display_unoccluded", "digit_height_px", "view_angle", "gauge_on_module",
                     "saturated_fraction", "gauge_yaw", "module_glass_in_frame", "module_edge_pixels",
-                    "weber_contrast"],
+                    "weber_contrast", *["glyphs_visible", "glyph_px_min"]],
     "equipment_label": ["label_in_frame", "label_unoccluded", "text_row_px", "barcode_bar_px", "view_angle",
                         "saturated_fraction", "equipment_in_view", "paper_luminance", "weber_contrast",
                         *["glyphs_visible", "glyph_px_min"]],
     "horizon_peak": ["horizon_in_band", "own_roof_hides_horizon", "sky_and_ground_width", "own_roof_bottom",
                      "camera_at_or_above_ridge"],
     "breaker_label": ["card_in_frame", "card_unoccluded", "text_row_px", "view_angle", "card_bbox",
-                      "weber_contrast", "saturated_fraction", *["glyphs_visible", "glyph_px_min"]],
+                      "weber_contrast", "saturated_fraction", *["glyphs_visible", "glyph_px_min", "field_contrast_min"]],
     "car_view": ["car_in_frame", "angle_off_face", "camera_distance", "car_bbox"],
     "damage_view": ["damage_in_frame", "damage_unoccluded", "view_angle", "camera_distance",
                     "neighbour_panel_in_frame", "px_per_cm", "damage_pixels"],
@@ -132,6 +132,8 @@ GRAY_ZONES = {
     ("slope_gauge", "gauge_yaw"): ((15.0, 45.0), None),
     ("car_view", "camera_distance"): ((3.0, 4.0), None),
     ("damage_view", "camera_distance"): ((1.5, 3.0), None),
+    # beyond the spec (issue 17): faint writing that raters would split on
+    ("breaker_label", "field_contrast_min"): ((0.12, 0.2), None),
 }
 
 

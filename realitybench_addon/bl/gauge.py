@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.gauge import (BODY_HEIGHT_M, BODY_LENGTH_M, BODY_WIDTH_M, WINDOW_ACROSS_M, WINDOW_ALONG_M,
-                          WINDOW_OFFSET_M, GaugePlan, display_texture)
+from ..core.gauge import (BODY_HEIGHT_M, BODY_LENGTH_M, BODY_WIDTH_M, LCD_ABOVE_BODY_M, WINDOW_ACROSS_M,
+                          WINDOW_ALONG_M, WINDOW_OFFSET_M, GaugePlan, display_texture)
 from ..core.roof import RoofPlan
 from . import materials as mats
 from .meshes import boxes, mesh_object, textured_quad
@@ -47,5 +47,5 @@ def build_gauge(scene, plan: RoofPlan, gauge: GaugePlan) -> dict:
     lcd = mats.image_material("RB_GaugeLCD", mats.packed_image("RB_GaugeLCDImage", image), roughness=0.12)
     # image x runs across the body (+X), image y down the slope (-Y): upright for a reader facing upslope
     textured_quad(DISPLAY, WINDOW_ACROSS_M, WINDOW_ALONG_M, col, lcd, matrix=m,
-                  center=(0.0, y0, t + 0.0008))
+                  center=(0.0, y0, t + LCD_ABOVE_BODY_M))
     return {"body": BODY, "display": DISPLAY}

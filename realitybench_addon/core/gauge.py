@@ -12,6 +12,7 @@ digits, and its layout (digit height, glyph boxes) is what the px-per-digit term
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass
 from typing import Optional
@@ -28,6 +29,7 @@ WINDOW_ACROSS_M = 0.040  # LCD window along the body's width (the text's line di
 WINDOW_ALONG_M = 0.021  # along the long axis (the text's up direction)
 WINDOW_OFFSET_M = 0.035  # window centre from the body centre, along the axis (upslope)
 DIGIT_HEIGHT_M = 0.0125
+LCD_ABOVE_BODY_M = 0.0008  # the LCD's face stands this far above the body's top
 LCD_PX_PER_MM = 24  # texture resolution: a 12.5 mm digit is 300 px tall
 
 PLACEMENTS = ("glass", "frame", "roof")
@@ -81,6 +83,13 @@ class GaugePlan:
     def display_center_uvh(self) -> np.ndarray:
         along, _ = self.axes_uvh()
         return np.array([self.u, self.v, self.h + BODY_HEIGHT_M]) + WINDOW_OFFSET_M * along
+
+    def lcd_frame_uvh(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The LCD's face in roof coordinates: (centre, right, up, normal), where right is the text's line
+        direction and up the digits' up (the long axis, upslope): the frame `DisplayLayout.boxes_m` is in."""
+        along, across = self.axes_uvh()
+        normal = np.array([0.0, 0.0, 1.0])
+        return self.display_center_uvh() + LCD_ABOVE_BODY_M * normal, across, along, normal
 
     def to_dict(self) -> dict:
         return {**asdict(self), "reading_deg": self.reading_deg, "on_module": self.on_module}
@@ -150,6 +159,14 @@ class DisplayLayout:
     px_per_mm: int
     glyph_boxes_px: tuple[tuple[float, float, float, float], ...]  # x0, y_top, x1, y_bottom per character
     size_px: tuple[int, int]  # width, height
+
+    def boxes_m(self) -> tuple[tuple[float, float, float, float], ...]:
+        """Each character's box (x0, y0, x1, y1) in metres on the LCD's face: x along the text's line, y up the
+        digits, from the window's centre (the texture spans the window exactly)."""
+        px_per_m = self.px_per_mm * 1000.0
+        w, h = self.size_px
+        return tuple(((x0 - w / 2) / px_per_m, (h / 2 - y1) / px_per_m, (x1 - w / 2) / px_per_m,
+                      (h / 2 - y0) / px_per_m) for x0, y0, x1, y1 in self.glyph_boxes_px)
 
 
 def _segment_polygons(x: float, y_top: float, height: float, slant: float) -> dict[str, list[tuple[float, float]]]:
@@ -222,6 +239,12 @@ def display_texture(text: str, px_per_mm: int = LCD_PX_PER_MM) -> tuple[np.ndarr
     draw.rectangle([bx + 2 * line, by + 2 * line, bx + bw * 0.7, by + bh - 2 * line], fill=LCD_INK)
     layout = DisplayLayout(text, DIGIT_HEIGHT_M, px_per_mm, tuple(boxes), (width, height))
     return np.asarray(image), layout
+
+
+@functools.lru_cache(maxsize=64)
+def display_layout(text: str, px_per_mm: int = LCD_PX_PER_MM) -> DisplayLayout:
+    """Where `text`'s characters are drawn on the LCD (the drawing itself is not kept)."""
+    return display_texture(text, px_per_mm)[1]
 
 
 def read_seven_segment(image: np.ndarray, layout: DisplayLayout) -> str:

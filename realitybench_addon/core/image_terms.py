@@ -106,3 +106,41 @@ def laplacian_variance(rgb: np.ndarray, mask: np.ndarray, pad: int = 2) -> float
         return 0.0
     lap = crop[1:-1, :-2] + crop[1:-1, 2:] + crop[:-2, 1:-1] + crop[2:, 1:-1] - 4 * crop[1:-1, 1:-1]
     return float(lap.var())
+
+
+def quad_mask(shape: tuple[int, int], corners_px) -> np.ndarray:
+    """Pixels (H, W) whose centres lie inside a convex quad given by its four corners (image px, x right,
+    y down, in order around it): the image region of a flat rectangle seen through a pinhole."""
+    corners = np.asarray(corners_px, float)
+    mask = np.zeros(shape, bool)
+    if corners.shape != (4, 2) or not np.all(np.isfinite(corners)):
+        return mask
+    h, w = shape
+    c0, r0 = np.floor(corners.min(axis=0)).astype(int)
+    c1, r1 = np.ceil(corners.max(axis=0)).astype(int)
+    c0, r0, c1, r1 = max(c0, 0), max(r0, 0), min(c1 + 1, w), min(r1 + 1, h)
+    if c0 >= c1 or r0 >= r1:
+        return mask
+    ys, xs = np.mgrid[r0:r1, c0:c1] + 0.5
+    sides = []
+    for a, b in zip(corners, np.roll(corners, -1, axis=0)):
+        sides.append((b[0] - a[0]) * (ys - a[1]) - (b[1] - a[1]) * (xs - a[0]))
+    sides = np.stack(sides)
+    mask[r0:r1, c0:c1] = np.all(sides >= 0, axis=0) | np.all(sides <= 0, axis=0)
+    return mask
+
+
+REGION_PIXELS_MIN = 24  # a region with fewer target pixels has no paper and ink to tell apart
+
+
+def region_contrasts(rgb: np.ndarray, target_mask: np.ndarray, regions_px, min_pixels: int = REGION_PIXELS_MIN
+                     ) -> np.ndarray:
+    """Weber contrast inside each quad region (its corners in image px) and the target's mask: each line of
+    writing judged on its own, so a glare that washes out one row is not hidden by darker rows elsewhere.
+    nan for a region with fewer than `min_pixels` pixels in the image (off frame, or too small to have any)."""
+    target_mask = np.asarray(target_mask, bool)
+    out = []
+    for corners in regions_px:
+        region = quad_mask(target_mask.shape, corners) & target_mask
+        out.append(weber_contrast(rgb, region) if region.sum() >= min_pixels else float("nan"))
+    return np.asarray(out, float)

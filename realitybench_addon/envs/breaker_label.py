@@ -26,7 +26,8 @@ from ..core.optics import px_per_unit, view_angle_deg
 from ..core.prompt import DocKey, PromptParts
 from ..core.rng import log_uniform, pick, stage_rng
 from .base import Environment, FieldPose, FrameContext
-from .measurements import WrittenField, WrittenSurface, blur_at, glyph_terms, group_measurements
+from .measurements import (WrittenField, WrittenSurface, blur_at, field_contrast_terms, glyph_terms,
+                           group_measurements)
 from .poses import Posture, aim_with_error
 
 CARD = "Panel_Card"
@@ -196,7 +197,8 @@ class BreakerLabel(Environment):
         mask = frame.mask([CARD])
         return {"weber_contrast": image_terms.weber_contrast(frame.linear_rgb, mask),
                 "saturated_fraction": image_terms.saturated_fraction(display, mask),
-                "paper_luminance": image_terms.paper_luminance(frame.linear_rgb, mask)}
+                "paper_luminance": image_terms.paper_luminance(frame.linear_rgb, mask),
+                **field_contrast_terms(ctx, self.written_surface(ctx), display, mask)}
 
     def ground_truth(self, ctx: FrameContext) -> dict:
         layout = self.layout(ctx)

@@ -116,3 +116,43 @@ def glyph_terms(ctx: FrameContext, surface: WrittenSurface, px_min: Optional[dic
         out[key] = float(min(sizes)) if sizes else float("nan")
     out["hidden_glyphs"] = [f"{name}[{k}]" for (name, k, _, _), ok in zip(glyphs, seen["visible"]) if not ok]
     return out
+
+
+FIELD_PAD = 0.2  # a field's contrast region: its characters' ink boxes, padded by this share of its height
+
+
+def field_regions_px(ctx: FrameContext, surface: WrittenSurface, pad: float = FIELD_PAD) -> list[np.ndarray]:
+    """Each documented field's region in the image: the union of its characters' ink boxes, padded by `pad` of
+    its height so that the paper around the writing is in it, projected to four corners (image px)."""
+    center, right, up = (np.asarray(v, float) for v in surface.frame[:3])
+    camera = ctx.pinhole()
+    regions = []
+    for f in surface.fields:
+        boxes = np.asarray(f.boxes_m, float)
+        if boxes.size == 0:
+            regions.append(np.full((4, 2), np.nan))
+            continue
+        p = pad * f.height_m
+        x0, y0 = boxes[:, 0].min() - p, boxes[:, 1].min() - p
+        x1, y1 = boxes[:, 2].max() + p, boxes[:, 3].max() + p
+        corners = [center + x * right + y * up for x, y in ((x0, y1), (x1, y1), (x1, y0), (x0, y0))]
+        regions.append(camera.project(np.array(corners))[0])
+    return regions
+
+
+def field_contrast_terms(ctx: FrameContext, surface: WrittenSurface, display: np.ndarray,
+                         target_mask: np.ndarray) -> dict:
+    """The contrast of each documented field on its own, in the phone's image as a reader sees it:
+      field_contrast_min  the lowest Weber contrast (of display luminance) of any field big enough to have paper
+                          and ink in the image
+      faintest_field      that field's name, for reviewers
+    A glare across a few rows of a glossy card washes them out while the label's whole-mask contrast, set by its
+    darkest rows, still passes. Measured on the final image, not the linear render: the tone curve compresses
+    highlights, so writing under a glare that keeps a third of its linear contrast shows only a sliver of it."""
+    from ..core.image_terms import region_contrasts
+
+    contrasts = region_contrasts(display, target_mask, field_regions_px(ctx, surface))
+    if not np.isfinite(contrasts).any():
+        return {"field_contrast_min": float("nan"), "faintest_field": None}
+    k = int(np.nanargmin(contrasts))
+    return {"field_contrast_min": float(contrasts[k]), "faintest_field": surface.fields[k].name}

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import image_terms
-from ..core.gauge import DIGIT_HEIGHT_M, GaugePlan, draw_gauge
+from ..core.gauge import DIGIT_HEIGHT_M, GaugePlan, display_layout, draw_gauge
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.prompt import DocKey, PromptParts
 from ..core.rng import stage_rng
 from ..core.roof import RoofPlan, draw_roof_plan
 from .base import FieldPose, FrameContext
-from .measurements import blur_at, group_measurements
+from .measurements import WrittenField, WrittenSurface, blur_at, glyph_terms, group_measurements
 from .poses import Posture
 from .roof_poses import RoofPoseModel, draw_roof_pose, random_array_point
 from .roof_scene import RoofEnvironment
@@ -82,6 +82,16 @@ class SlopeGauge(RoofEnvironment):
         module = ctx.plan.gauge.module
         return ctx.built.modules[module] if module is not None else None
 
+    def written_surface(self, ctx: FrameContext) -> WrittenSurface:
+        """The reading on the LCD: each digit's cell and the decimal point, all judged at the digits' height."""
+        gauge: GaugePlan = ctx.plan.gauge
+        frame = ctx.plan.roof.frame
+        center, right, up, normal = gauge.lcd_frame_uvh()
+        world = (frame.to_world(center), frame.axes @ right, frame.axes @ up, frame.axes @ normal)
+        reading = WrittenField("reading_deg", gauge.display_text, display_layout(gauge.display_text).boxes_m(),
+                               DIGIT_HEIGHT_M)
+        return WrittenSurface(world, tuple(self.mask_targets(ctx)), (reading,))
+
     def measure(self, ctx: FrameContext) -> dict:
         plan: GaugeScene = ctx.plan
         frame = plan.roof.frame
@@ -95,6 +105,7 @@ class SlopeGauge(RoofEnvironment):
             glass = group_measurements(ctx, [parts[1]], n_samples=800)
             glass_seen = glass["seen"]
         return {
+            **glyph_terms(ctx, self.written_surface(ctx)),
             "sharp_at_target": blur_at(ctx, center),
             "display_in_frame": group["in_frame"],
             "display_unoccluded": group["unoccluded"],
