@@ -98,6 +98,18 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--address", default=None, help="Ray cluster address (default: start a local one)")
     e.add_argument("--workers", type=int, default=2, help="shards to run on Ray (default 2)")
 
+    sg = sub.add_parser("suggest", help="Suggest a Pose: where to hold the phone so that a failing frame passes; "
+                                        "prints the move, a hint per failing term and the terms before and after")
+    sg.add_argument("--env", help="environment (with --seed and --index), e.g. tape_gap")
+    sg.add_argument("--seed", type=int, default=0, help="set seed (default 0)")
+    sg.add_argument("--index", type=int, default=0, help="frame index within the stratum (default 0)")
+    sg.add_argument("--stratum", default="random", help="random (default) or positive")
+    sg.add_argument("--blend", help="instead: a .blend written by `replay`; its camera's pose and lens are used")
+    sg.add_argument("--camera", help="the camera in --blend (default: its scene camera)")
+    sg.add_argument("--resolution", default="1600x1200", help="frame size, 4:3 (default 1600x1200)")
+    sg.add_argument("--no-render", action="store_true", help="geometric terms only: no confirming quick render")
+    sg.add_argument("--out", help="save the scene with the camera moved to the suggestion as this .blend")
+
     r = sub.add_parser("replay", help="rebuild the scene and camera of any frame from its id; save a .blend")
     r.add_argument("frame_id", help="e.g. tape_gap-random-s0-000002")
     r.add_argument("--out", required=True, help="the .blend file to write")
@@ -161,6 +173,12 @@ def _run(args) -> dict:
                           command=args.record_command or _user_command(),
                           max_frames=args.max_frames, extras=args.extras, presets=args.presets, repair=args.repair)
         return {key: manifest[key] for key in ("complete", "expected_frames", "counts", "stats")}
+    if args.command == "suggest":
+        from .api import parse_resolution, suggest
+
+        return suggest(args.env, args.seed, args.index, stratum=args.stratum, blend=args.blend, camera=args.camera,
+                       long_side_px=parse_resolution(args.resolution), render_check=not args.no_render,
+                       out_blend=args.out)
     if args.command == "replay":
         from .api import parse_resolution, replay
 

@@ -349,12 +349,102 @@ def redraw_camera(environment: str, seed: int, index: int, *, pose_draw: Optiona
 
 
 def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,
-                 stratum: str = "random", budget: int = 80) -> dict:
-    """Move the camera to a nearby pose whose geometric terms pass (guidance.py); returns what changed and
-    the before / after verdicts."""
+                 stratum: str = "random", render_check: bool = True, apply: bool = False, preset=None) -> dict:
+    """Suggest a Pose for the built frame's camera (guidance.py): the nearest pose whose terms pass, the move
+    in a worker's words, a hint per failing term, and what no move fixes. The camera moves only with `apply`
+    (or later, `apply_suggestion`)."""
     from .guidance import suggest_pose as search
 
-    return search(environment, seed, index, camera=camera, stratum=stratum, budget=budget)
+    return search(environment, seed, index, camera=camera, stratum=stratum, render_check=render_check,
+                  apply=apply, preset=preset)
+
+
+def suggest(environment: Optional[str] = None, seed: int = 0, index: int = 0, *, stratum: str = "random",
+            blend: Optional[str] = None, camera: Optional[str] = None, long_side_px: int = 1600,
+            render_check: bool = True, out_blend: Optional[str] = None) -> dict:
+    """Suggest a Pose headless: for a frame named by (environment, seed, index), or for the camera of a .blend
+    that `replay` (or an export's frame) wrote, whose scene knows its frame id. The scene is rebuilt from the
+    id; the camera's pose, lens and capture are the .blend's. With `out_blend`, the camera is moved to the
+    suggestion and the scene saved there."""
+    from .bl.camera import PHONE_PROPERTY
+    from .bl.measure import CAPTURE_PROPERTY
+    from .bl.scene_data import matrix_to_numpy
+    from .core.rng import STRATA, parse_frame_id
+    from .envs import registry
+    from .pipeline import FRAME_ID_PROPERTY, SHARED_CACHE, place_camera, plan_frame
+
+    held = None
+    if blend is not None:
+        open_blend(blend)
+        bpy = _bpy()
+        frame_id = bpy.context.scene.get(FRAME_ID_PROPERTY)
+        if not frame_id:
+            raise RealityBenchError(f"{blend} does not say which RealityBench frame it is (no {FRAME_ID_PROPERTY!r} "
+                                    "on its scene; `replay` writes one); give --env, --seed and --index instead")
+        _, cam = _scene_and_camera(camera)
+        data = cam.data
+        held = (matrix_to_numpy(cam.matrix_world), cam.get(CAPTURE_PROPERTY), cam.get(PHONE_PROPERTY),
+                (data.lens, data.sensor_width, data.sensor_height, data.dof.aperture_fstop, data.dof.focus_distance))
+        seed, environment, stratum, index = parse_frame_id(str(frame_id))
+    if environment is None:
+        raise RealityBenchError("name the frame: --env, --seed and --index, or --blend")
+    registry.get(environment)
+    if seed < 0 or index < 0:
+        raise RealityBenchError(f"seed and index must be non-negative (got seed {seed}, index {index})")
+    if stratum not in STRATA:
+        raise RealityBenchError(f"unknown stratum {stratum!r}; expected one of {', '.join(STRATA)}")
+    if out_blend is not None:
+        ensure_writable_dir(Path(out_blend).parent)
+    spec = plan_frame(environment, seed, stratum, index)
+    SHARED_CACHE.get(spec)
+    cam, _ = place_camera(spec, long_side_px)
+    if held is not None:  # the .blend's camera as it was held, in the rebuilt scene
+        from mathutils import Matrix
+
+        matrix, capture, phone, lens = held
+        cam.animation_data_clear()
+        cam.matrix_world = Matrix(matrix.tolist())
+        for key, value in ((CAPTURE_PROPERTY, capture), (PHONE_PROPERTY, phone)):
+            if value is not None:
+                cam[key] = value
+        data = cam.data
+        data.lens, data.sensor_width, data.sensor_height, data.dof.aperture_fstop, data.dof.focus_distance = lens
+        _bpy().context.view_layer.update()
+    result = suggest_pose(environment, seed, index, camera=cam.name, stratum=stratum, render_check=render_check,
+                          apply=out_blend is not None)
+    if out_blend is not None:
+        bpy = _bpy()
+        bpy.ops.wm.save_as_mainfile(filepath=str(out_blend), compress=True)
+        result["blend"] = str(out_blend)
+    return result
+
+
+def apply_suggestion(suggestion: dict, camera: Optional[str] = None) -> dict:
+    """Move the camera to a suggestion's pose, with its capture fixes (focus on the target, a steady hand, another
+    lens); returns the camera's state before, which `restore_camera` puts back."""
+    from .guidance import apply_suggestion as move
+
+    return move(suggestion, camera=camera)
+
+
+def preview_suggestion(suggestion: dict, camera: Optional[str] = None) -> str:
+    """Show a suggestion's camera as a frustum in the viewport (a ghost camera, never rendered); its name."""
+    from .guidance import preview_suggestion as preview
+
+    return preview(suggestion, camera=camera)
+
+
+def clear_suggestion_preview() -> bool:
+    from .bl.camera import remove_ghost_camera
+
+    return remove_ghost_camera()
+
+
+def restore_camera(state: dict) -> None:
+    """Undo an `apply_suggestion`: the camera as it was."""
+    from .guidance import restore_camera as restore
+
+    restore(state)
 
 
 # What the sidebar needs besides frames: environments, presets, sets, ratings, the demo scene. ui/

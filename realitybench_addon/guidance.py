@@ -1,87 +1,379 @@
-"""Suggest a Pose: move a failing camera to a nearby pose whose geometric terms pass.
+"""Suggest a Pose on the built scene: where should the worker hold the phone so the frame passes?
 
-The search scores poses with the same scoring as the live check (pipeline.check_camera) on the built
-scene; `api.suggest_pose` is its entry point for the sidebar and headless scripts.
+The search itself is pure (core/pose_search.py) and so are its words (core/hints.py); this module gives it
+a function that measures a pose (it moves the camera and runs the environment's geometric measurements),
+the environment's own field poses as starting points, and what is feasible (the environment's
+`pose_feasible`, and Blender's check that the phone is not inside geometry). Once the geometric terms pass,
+a quick small render confirms the image terms (contrast, glare, pixel counts); when they fail, the search's
+next passing poses are rendered in turn. The camera is left as it was unless `apply`.
+`api.suggest_pose`, the `suggest` command and the sidebar's Suggest a Pose all call `suggest_pose`.
 """
 from __future__ import annotations
 
+import json
+import math
+import time
+from dataclasses import replace
 from typing import Optional
 
 import numpy as np
 
 from .core.errors import RealityBenchError
 
+DRAWS = 12  # the environment's own field poses tried as starting points
+BUDGET = 60  # geometric measurements per search (15-45 ms each)
+ALTERNATIVE_BUDGET = 30  # ... per search with another way of holding the phone (lens, zoom, orientation)
+IMAGE_SCALE = 0.5  # the confirming render: half the frame's size, pixel counts scaled back up ...
+IMAGE_SAMPLES = 4  # ... with a few samples, denoised as the export renders
+IMAGE_TRIES = 3  # passing poses rendered before the image terms are reported as what no nearby pose fixes
+FOCUS_FIX = "tap the target on the screen to focus on it"
+STEADY_FIX = "hold the phone still (brace your elbows) while it takes the photo"
+FAILED = ("fail", "not_applicable")
+
+
+def roll_deg(matrix: np.ndarray) -> float:
+    """The camera's roll about its view direction, as core.optics.look_at takes it (0: held level)."""
+    from .core.optics import look_at
+
+    matrix = np.asarray(matrix, float)
+    position, forward = matrix[:3, 3], -matrix[:3, 2]
+    up, level_up = matrix[:3, 1], look_at(position, position + forward)[:3, 1]
+    return math.degrees(math.atan2(float(np.cross(level_up, up) @ forward), float(level_up @ up)))
+
+
+def fixed_capture(capture, blur_failing: bool):
+    """What a worker fixes on the spot when the photo is not sharp: the focus, a shaking hand. (capture, words)"""
+    from .core.phone import FOCUS_ELSEWHERE, HAND_SHAKE, STEADY
+
+    if capture is None or not blur_failing:
+        return capture, []
+    if capture.mode == FOCUS_ELSEWHERE:
+        return replace(capture, mode=STEADY, focus_factor=1.0), [FOCUS_FIX]
+    if capture.mode == HAND_SHAKE:
+        return replace(capture, mode=STEADY, shake_rate_deg_s=0.0, shake_speed_m_s=0.0), [STEADY_FIX]
+    return capture, []
+
+
+def _terms_dict(results) -> dict:
+    return {r.name: {"value": r.to_dict()["value"], "outcome": r.outcome.value} for r in results}
+
+
+class _Camera:
+    """The camera as the search moves it: pose, focus at the target's distance, the (fixed) capture; and
+    back to exactly how it was."""
+
+    def __init__(self, scene, cam, target_point):
+        from .bl.measure import CAPTURE_PROPERTY
+        from .bl.scene_data import matrix_to_numpy
+
+        self.scene, self.cam, self.target = scene, cam, np.asarray(target_point, float)
+        self.saved_matrix = matrix_to_numpy(cam.matrix_world)
+        self.saved_focus = cam.data.dof.focus_distance
+        self.saved_capture = cam.get(CAPTURE_PROPERTY)
+        self.saved_animation = cam.animation_data.action if cam.animation_data else None
+        self.saved_motion_blur = scene.render.use_motion_blur
+        data = cam.data
+        self.saved_lens = (data.lens, data.sensor_width, data.sensor_height, data.dof.aperture_fstop)
+        self.saved_resolution = (scene.render.resolution_x, scene.render.resolution_y)
+        # as the camera is focused now: at this multiple of the target's distance (an autofocus locked elsewhere)
+        distance = float(np.linalg.norm(self.saved_matrix[:3, 3] - self.target))
+        self.focus_factor = self.saved_focus / distance if distance > 1e-6 else 1.0
+
+    def use_capture(self, capture, phone=None) -> None:
+        """Take the photo with `capture`: its focus and steadiness, and (given the phone) its lens, zoom and
+        orientation."""
+        from .bl.measure import CAPTURE_PROPERTY
+        from .core.phone import camera_settings
+
+        if capture is None:
+            return
+        self.cam[CAPTURE_PROPERTY] = json.dumps(capture.to_dict())
+        self.focus_factor = capture.focus_factor
+        if phone is not None:
+            settings = camera_settings(phone, capture, 1.0, max(self.saved_resolution))
+            data = self.cam.data
+            data.lens, data.sensor_width = settings.focal_mm, settings.sensor_width_mm
+            data.sensor_height, data.dof.aperture_fstop = settings.sensor_width_mm * 3 / 4, settings.fstop
+            self.scene.render.resolution_x, self.scene.render.resolution_y = settings.resolution
+
+    def place(self, pose) -> None:
+        import bpy
+        from mathutils import Matrix
+
+        from .core.optics import look_at
+
+        if self.cam.animation_data is not None:
+            self.cam.animation_data.action = None  # a shaking hand's keyframes would pull it back
+        self.cam.matrix_world = Matrix(look_at(pose.position, pose.aim, roll_deg=pose.roll_deg).tolist())
+        distance = float(np.linalg.norm(np.asarray(pose.position) - self.target))
+        self.cam.data.dof.focus_distance = max(distance * self.focus_factor, 0.01)
+        bpy.context.view_layer.update()
+
+    def restore(self) -> None:
+        import bpy
+        from mathutils import Matrix
+
+        from .bl.measure import CAPTURE_PROPERTY
+
+        self.cam.matrix_world = Matrix(self.saved_matrix.tolist())
+        self.cam.data.dof.focus_distance = self.saved_focus
+        if self.saved_capture is not None:
+            self.cam[CAPTURE_PROPERTY] = self.saved_capture
+        if self.saved_animation is not None:
+            self.cam.animation_data.action = self.saved_animation
+        self.scene.render.use_motion_blur = self.saved_motion_blur
+        data = self.cam.data
+        data.lens, data.sensor_width, data.sensor_height, data.dof.aperture_fstop = self.saved_lens
+        self.scene.render.resolution_x, self.scene.render.resolution_y = self.saved_resolution
+        bpy.context.view_layer.update()
+
+
+def _image_terms(env, ctx, preset, scene, cam, spec) -> dict:
+    """The image terms from a quick render at IMAGE_SCALE of the frame's size; pixel counts scaled back up to
+    the frame's (they grow with its area)."""
+    from .bl.render import render_frame
+    from .core import postprocess
+
+    saved = scene.render.resolution_percentage
+    scene.render.resolution_percentage = max(1, int(round(saved * IMAGE_SCALE)))
+    try:
+        frame = render_frame(scene, cam, samples=IMAGE_SAMPLES, denoise=True)
+    finally:
+        scene.render.resolution_percentage = saved
+    _, display = postprocess.process(frame.linear_rgb, spec.post)
+    measured = env.measure_image(ctx, frame, display)
+    for term in preset.terms:
+        key = term.measurement_key
+        if term.kind == "image" and term.unit == "px" and isinstance(measured.get(key), (int, float)):
+            measured[key] = float(measured[key]) / IMAGE_SCALE ** 2
+    return measured
+
 
 def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,
-                 stratum: str = "random", budget: int = 80) -> dict:
-    """Move the camera to a nearby pose whose geometric terms pass: a greedy local search over moves
-    towards / away from the target, orbits about it and height changes, re-aiming at the target after
-    each move. Returns what changed (distance, orbit, height) and the before / after verdicts."""
-    import math
+                 stratum: str = "random", budget: int = BUDGET, render_check: bool = True, apply: bool = False,
+                 preset=None) -> dict:
+    """Search for the pose nearest the camera's whose terms pass, for the frame's built scene.
 
+    Returns the move in a worker's words (`hints`), a hint per failing term (`term_hints`), the terms before
+    and after, the capture fixes, what no move fixes (`unfixable`, with why), and the suggested pose. The
+    camera moves there only with `apply`; otherwise it is left exactly as it was."""
+    from .bl.measure import camera_capture
+    from .bl.raycast import geometry_frozen, inside_geometry
+    from .bl.scene_data import matrix_to_numpy, scene_and_camera
+    from .core.hints import move_steps, term_hints
+    from .core.phone import capture_alternatives
+    from .core.pose_search import AimSpace, OrbitSpace, Pose, search_pose
+    from .core.presets import load_environment_preset
+    from .core.rng import frame_rng, stage_rng
+    from .core.terms import evaluate
+    from .envs import registry
+    from .envs.base import FieldPose, FrameContext
+    from .pipeline import SHARED_CACHE, plan_frame
+
+    t0 = time.perf_counter()
+    env = registry.get(environment)
+    preset = preset or load_environment_preset(environment)
+    scene, cam = scene_and_camera(camera)
+    spec = plan_frame(environment, seed, stratum, index)
+    try:
+        built = SHARED_CACHE.get(spec, build=False)
+    except LookupError as exc:
+        raise RealityBenchError(str(exc)) from None
+    plan, target = spec.plan, spec.target
+    space = env.pose_space(plan, target)
+    # what the suggested photo is of, and focused on: the orbit's centre, or the turn's target
+    target_point = np.asarray(space.target if isinstance(space, OrbitSpace) else env.target_point(plan, target),
+                              float)
+    matrix = matrix_to_numpy(cam.matrix_world)
+    position = matrix[:3, 3]
+    reach = max(float(np.linalg.norm(target_point - position)), 0.1)
+    start = Pose.of(position, position - matrix[:3, 2] * reach, roll_deg(matrix))
+    geometric = [t for t in preset.terms if t.kind != "image"]
+    image = [t for t in preset.terms if t.kind == "image"]
+    moving = _Camera(scene, cam, target_point)
+
+    def measure(pose: Pose) -> dict:
+        moving.place(pose)
+        field = FieldPose(pose.position, pose.aim, pose.roll_deg, "suggested")
+        return env.measure(FrameContext(scene, cam, built, plan, target, field))
+
+    def feasible(pose: Pose) -> Optional[str]:
+        reason = env.pose_feasible(plan, target, pose.position)
+        if reason is None and inside_geometry(scene, np.asarray(pose.position)):
+            reason = "inside geometry"
+        return reason
+
+    with geometry_frozen(scene):  # only the camera moves while searching
+        try:
+            first = measure(start)
+            blur_failing = any(r.name == "sharp_at_target" and r.outcome.value in FAILED
+                               for r in evaluate(geometric, first)[0])
+            capture, capture_fixes = fixed_capture(camera_capture(cam), blur_failing)
+            phone = _phone(cam)
+            rng = frame_rng(seed, environment, stratum, index)
+            drawn: list = []
+
+            def draws() -> list:  # the environment's own field poses, drawn once and only when needed
+                if not drawn:
+                    drawn.extend(Pose.of(d.position, d.aim) for d in
+                                 (env.draw_pose(plan, target, stage_rng(rng, f"suggest-{k}")) for k in range(DRAWS)))
+                return drawn
+            moving.use_capture(capture)
+            scene_state = env.scene_state(plan, target)
+            result = search_pose(measure, geometric, start, space, draws, feasible, scene_state=scene_state,
+                                 budget=budget, start_measurements=first)
+            if not result.fixed and not result.unfixable and capture is not None and phone is not None:
+                # moving alone did not do it: the same photo with another lens, zoom or orientation
+                for other, words in capture_alternatives(phone, capture):
+                    moving.use_capture(other, phone)
+                    tried = search_pose(measure, geometric, start, space, draws, feasible, scene_state=scene_state,
+                                        budget=ALTERNATIVE_BUDGET, start_measurements=first)
+                    if tried.fixed or tried.after.deficit < result.after.deficit - 1e-9:
+                        result, capture, capture_fixes = tried, other, capture_fixes + [words]
+                    if result.fixed:
+                        break
+                moving.use_capture(capture, phone)
+            geometric_s = time.perf_counter() - t0
+            image_check = None
+            after = result.after
+            if render_check and image and result.after.passes:
+                image_check = {"rendered": 0, "passed": False, "failing": []}
+                candidates = sorted((e for e in result.tried if e.passes), key=lambda e: (e.deficit > 1e-9, _moved(e, start)))
+                checked: list = []
+                for candidate in candidates:
+                    if image_check["rendered"] >= IMAGE_TRIES:
+                        break
+                    if any(_same_place(candidate.pose, c.pose) for c in checked):
+                        continue
+                    checked.append(candidate)
+                    measure(candidate.pose)
+                    ctx = FrameContext(scene, cam, built, plan, target,
+                                       FieldPose(candidate.pose.position, candidate.pose.aim, candidate.pose.roll_deg,
+                                                 "suggested"))
+                    measured = _image_terms(env, ctx, preset, scene, cam, spec)
+                    image_check["rendered"] += 1
+                    results, _ = evaluate(image, measured)
+                    failing = [r.name for r in results if r.outcome.value in FAILED or r.outcome.value == "gray"]
+                    image_check["failing"] = failing
+                    image_check["terms"] = _terms_dict(results)
+                    if not failing:
+                        image_check["passed"] = True
+                        after = candidate
+                        break
+                if not image_check["passed"]:
+                    after = checked[0] if checked else after
+        finally:
+            moving.restore()
+    unfixable = dict(result.unfixable)
+    if image_check is not None and not image_check["passed"]:
+        for name in image_check["failing"]:
+            unfixable.setdefault(name, f"still failing in the quick render of the {image_check['rendered']} nearest "
+                                       "poses whose geometric terms pass")
+    turning = isinstance(space, AimSpace)
+    steps = move_steps(start, after.pose, target_point, turning_in_place=turning,
+                       walk_words=getattr(space, "walk_words", ""))
+    before_failing = result.before.failing() + [r.name for r in result.before.results
+                                                if r.outcome.value == "gray" and r.name not in result.before.failing()]
+    fixed = after.passes and not unfixable and (image_check is None or image_check["passed"])
+    moved = _moved(after, start)
+    suggestion = {
+        "frame_id": spec.frame_id, "environment": environment, "camera": cam.name,
+        "fixed": bool(fixed), "geometric_pass": bool(after.passes),
+        "image_check": image_check, "unfixable": unfixable,
+        "hints": list(steps.values()) + capture_fixes, "move": steps, "capture_fixes": capture_fixes,
+        "term_hints": term_hints(before_failing, steps, capture_fixes, unfixable),
+        "moved_m": moved, "pose_before": start.to_dict(), "pose_after": after.pose.to_dict(),
+        "focus_point_m": [float(v) for v in target_point],
+        "failing_before": before_failing, "failing_after": after.failing(),
+        "terms_before": _terms_dict(result.before.results), "terms_after": _terms_dict(after.results),
+        "evaluations": result.evaluations, "geometric_seconds": round(geometric_s, 3),
+        "seconds": round(time.perf_counter() - t0, 3), "applied": False,
+        "capture_after": capture.to_dict() if capture is not None else None,
+    }
+    if apply:
+        apply_suggestion(suggestion, camera=cam.name)
+    return suggestion
+
+
+def _phone(cam):
+    from .bl.camera import PHONE_PROPERTY
+    from .core.phone import Phone
+
+    raw = cam.get(PHONE_PROPERTY)
+    return Phone.from_dict(json.loads(raw)) if raw else None
+
+
+def _moved(evaluation, start) -> float:
+    return float(np.linalg.norm(np.asarray(evaluation.pose.position) - np.asarray(start.position)))
+
+
+def _same_place(a, b) -> bool:
+    da = np.asarray(a.aim) - np.asarray(a.position)
+    db = np.asarray(b.aim) - np.asarray(b.position)
+    cos = float(da @ db / max(np.linalg.norm(da) * np.linalg.norm(db), 1e-12))
+    return np.linalg.norm(np.asarray(a.position) - np.asarray(b.position)) < 0.05 and cos > math.cos(math.radians(3))
+
+
+def _suggested_settings(suggestion: dict, cam):
+    """(camera-to-world matrix, capture, phone, CameraSettings or None) of a suggestion, for this camera."""
+    from .core.optics import look_at
+    from .core.phone import Capture, camera_settings
+
+    pose = suggestion["pose_after"]
+    matrix = look_at(pose["position_m"], pose["aim_m"], roll_deg=pose["roll_deg"])
+    capture, phone = suggestion.get("capture_after"), _phone(cam)
+    if capture is None or phone is None:
+        return matrix, None, None, None
+    distance = float(np.linalg.norm(np.asarray(pose["position_m"]) - np.asarray(suggestion["focus_point_m"])))
+    capture = Capture.from_dict(capture)
+    scene = cam.users_scene[0] if cam.users_scene else None
+    long_side = max(scene.render.resolution_x, scene.render.resolution_y) if scene is not None else 1600
+    return matrix, capture, phone, camera_settings(phone, capture, max(distance, 0.05), long_side)
+
+
+def preview_suggestion(suggestion: dict, *, camera: Optional[str] = None) -> str:
+    """Show where a suggestion would put the phone: a second camera's frustum in the viewport (bl/camera.py's
+    ghost), with the suggested lens. Returns its name."""
+    from .bl.camera import show_ghost_camera
+    from .bl.scene_data import scene_and_camera
+
+    scene, cam = scene_and_camera(camera or suggestion.get("camera"))
+    matrix, _, _, settings = _suggested_settings(suggestion, cam)
+    focal, sensor = (settings.focal_mm, settings.sensor_width_mm) if settings else (cam.data.lens,
+                                                                                   cam.data.sensor_width)
+    return show_ghost_camera(scene, matrix, focal, sensor).name
+
+
+def apply_suggestion(suggestion: dict, *, camera: Optional[str] = None) -> dict:
+    """Move the camera to a suggestion's pose, focused on its target, with the fixed capture (a steady hand,
+    the focus on the target, another lens): as if the worker had taken the photo there. Returns the camera's
+    state before (for `restore_camera`); the preview's ghost camera goes."""
     import bpy
     from mathutils import Matrix
 
-    from .bl.measure import camera_capture
+    from .bl.camera import apply_capture, camera_state, remove_ghost_camera
     from .bl.scene_data import scene_and_camera
-    from .core.optics import look_at
-    from .envs import registry
-    from .pipeline import SHARED_CACHE, check_camera, plan_frame
 
-    scene, cam = scene_and_camera(camera)
-    spec = plan_frame(environment, seed, stratum, index)
-    env = registry.get(environment)
-    target = np.asarray(env.target_point(spec.plan, spec.target), float)
-    capture = camera_capture(cam)
-    focus_factor = capture.focus_factor if capture is not None else 1.0
+    scene, cam = scene_and_camera(camera or suggestion.get("camera"))
+    before = camera_state(scene, cam)
+    matrix, capture, phone, settings = _suggested_settings(suggestion, cam)
+    if settings is not None:
+        apply_capture(scene, cam, settings, capture, phone, matrix)
+    else:
+        cam.matrix_world = Matrix(matrix.tolist())
+    remove_ghost_camera()
+    bpy.context.view_layer.update()
+    suggestion["applied"] = True
+    return before
 
-    def place(position) -> None:
-        cam.animation_data_clear()
-        cam.matrix_world = Matrix(look_at(position, target).tolist())
-        cam.data.dof.focus_distance = float(np.linalg.norm(position - target)) * focus_factor
-        bpy.context.view_layer.update()
 
-    def score(position):
-        place(position)
-        try:
-            result = check_camera(spec, cam, render=False, cache=SHARED_CACHE, build=False)
-        except LookupError as exc:
-            raise RealityBenchError(str(exc)) from None
-        geometric = [t for t in result["terms"] if t["kind"] == "geometric"]
-        failing = [t for t in geometric if t["outcome"] in ("fail", "not_applicable")]
-        return (-len(failing), -sum(1 for t in geometric if t["outcome"] == "gray")), result
+def restore_camera(state: dict) -> None:
+    """Undo an Apply: the camera as `apply_suggestion` found it."""
+    import bpy
 
-    start = np.array(cam.matrix_world.translation)
-    best_pos = start
-    best, before = score(start)  # aiming at the target is the first, cheapest fix
-    evaluations = 1
-    while best[0] < 0 and evaluations < budget:
-        offset = best_pos - target
-        candidates = []
-        for scale in (0.6, 0.8, 1.25):
-            candidates.append(target + offset * scale)
-        for angle in (-25, -10, 10, 25):
-            a = math.radians(angle)
-            rot = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
-            candidates.append(target + rot @ offset)
-        for dz in (-0.2, 0.2):
-            candidates.append(best_pos + np.array([0.0, 0.0, dz]))
-        improved = False
-        for position in candidates:
-            s, _ = score(position)
-            evaluations += 1
-            if s > best:
-                best, best_pos, improved = s, position, True
-            if evaluations >= budget:
-                break
-        if not improved:
-            break
-    best_score, after = score(best_pos)
-    d0, d1 = np.linalg.norm(start - target), np.linalg.norm(best_pos - target)
-    yaw = math.degrees(math.atan2(*(best_pos - target)[:2][::-1]) - math.atan2(*(start - target)[:2][::-1]))
-    yaw = (yaw + 180) % 360 - 180
-    return {"moved_m": float(np.linalg.norm(best_pos - start)), "closer_by_m": float(d0 - d1),
-            "orbit_deg": float(yaw), "height_change_m": float(best_pos[2] - start[2]),
-            "evaluations": evaluations, "before": before["verdict"], "after": after["verdict"],
-            "failing_before": before["failing_terms"], "failing_after": after["failing_terms"],
-            "geometric_pass": best_score[0] == 0}
+    from .bl.camera import restore_camera_state
+
+    try:
+        restore_camera_state(bpy.context.scene, state)
+    except LookupError as exc:
+        raise RealityBenchError(str(exc)) from None

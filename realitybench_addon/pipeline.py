@@ -8,6 +8,8 @@ the scene changes.
 """
 from __future__ import annotations
 
+import functools
+
 import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -45,12 +47,19 @@ class FrameSpec:
     post: postprocess.PostParams
 
 
+@functools.lru_cache(maxsize=8)
+def _scene_draws(environment: str, set_seed: int, stratum: str, scene_index: int):
+    """The scene plan and phone of one scene: drawn once for its frames (a parking lot with a damage takes
+    half a second), the same objects for each; plans are frozen, nobody changes them."""
+    env = registry.get(environment)
+    srng = scene_rng(set_seed, f"{environment}/{stratum}", scene_index)
+    return env.draw_scene(stage_rng(srng, "scene")), draw_phone(stage_rng(srng, "phone"))
+
+
 def plan_frame(environment: str, set_seed: int, stratum: str, index: int) -> FrameSpec:
     env = registry.get(environment)
     scene_index = index // env.poses_per_scene
-    srng = scene_rng(set_seed, f"{environment}/{stratum}", scene_index)
-    plan = env.draw_scene(stage_rng(srng, "scene"))
-    phone = draw_phone(stage_rng(srng, "phone"))
+    plan, phone = _scene_draws(environment, set_seed, stratum, scene_index)
     frng = frame_rng(set_seed, environment, stratum, index)
     target = env.draw_target_for_shot(plan, index % env.poses_per_scene, stage_rng(frng, "target"))
     pose = env.draw_pose(plan, target, stage_rng(frng, "pose"))
@@ -89,6 +98,7 @@ class SceneCache:
         return self.built
 
 
+FRAME_ID_PROPERTY = "realitybench_frame_id"
 SHARED_CACHE = SceneCache()  # this process's built scene: the sidebar's frames and the API's share it
 
 
@@ -138,6 +148,7 @@ def place_camera(spec: FrameSpec, long_side_px: int):
     distance = float(np.linalg.norm(np.asarray(spec.pose.position) - env.target_point(spec.plan, spec.target)))
     settings = camera_settings(spec.phone, spec.capture, max(distance, 0.05), long_side_px)
     apply_capture(scene, camera, settings, spec.capture, spec.phone, spec.pose.camera_to_world())
+    scene[FRAME_ID_PROPERTY] = spec.frame_id  # a saved .blend knows which frame it is (`suggest --blend`)
     return camera, settings
 
 

@@ -1,7 +1,7 @@
 """The sidebar in a real window: Debian's Blender 3.4.1 under Xvfb, driven by tests/gui/sidebar_screenshot.py.
 
 Builds a scene, moves the camera, checks acceptability, exports from the UI, takes a screenshot,
-then clicks Suggest a Pose and undoes it with Ctrl+Z; fails on any Python error in draw code,
+then clicks Suggest a Pose, applies it and undoes it with Ctrl+Z and with the sidebar's Undo; fails on any Python error in draw code,
 handlers or operators.
 """
 import re
@@ -30,8 +30,11 @@ def test_sidebar_in_a_real_window(tmp_path):
     assert '"frame_id": "tape_gap-random-s0-000024"' in output
     assert "RB-GUI-EXPORT 2" in output  # the modal export (a background Blender) wrote its two frames
     assert 'RB-GUI-RATINGS {"environment": "tape_gap", "frames": 2, "raters": 3' in output  # rated, then shown
-    # a click on Suggest a Pose moved the camera, and Ctrl+Z put it back where the hand had left it
+    # a click on Suggest a Pose showed the suggested camera without moving the phone; Apply moved it, and
+    # Ctrl+Z put it back where the hand had left it; so did the sidebar's own Undo
+    assert "RB-GUI-PREVIEW ghost unmoved" in output
     assert "RB-GUI-UNDO moved restored" in output
+    assert "RB-GUI-SIDEBAR-UNDO moved restored" in output
     from PIL import Image
 
     with Image.open(shot) as im:

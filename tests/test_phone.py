@@ -83,3 +83,23 @@ def test_phone_and_capture_round_trip_through_dicts():
     assert ph.Phone.from_dict(p.to_dict()) == p
     c = ph.draw_capture(np.random.default_rng(np.random.SeedSequence(5)), p)
     assert ph.Capture.from_dict(c.to_dict()) == c
+
+
+def test_capture_alternatives_are_what_this_phone_can_do_each_in_words():
+    from dataclasses import replace
+
+    from realitybench_addon.core.phone import Capture, Lens, Phone, capture_alternatives
+
+    main = Lens("main", 26.0, 9.8, 1.8)
+    both = Phone(main, Lens("ultra_wide", 14.0, 5.0, 2.2), Lens("telephoto", 77.0, 5.0, 2.8), 5.0)
+    zoomed = Capture(lens="main", zoom=1.6, orientation="portrait")
+    alts = dict((words, c) for c, words in capture_alternatives(both, zoomed))
+    assert alts["turn the phone sideways (landscape)"] == replace(zoomed, orientation="landscape")
+    assert alts["switch to the main camera at 1x"] == replace(zoomed, zoom=1.0)
+    assert alts["switch to the ultra-wide camera (0.5x)"].lens == "ultra_wide"
+    assert alts["switch to the telephoto camera"].lens == "telephoto" and "zoom in to 2x" not in alts
+    bare = Phone(main, None, None, 2.0)
+    alts = dict((words, c) for c, words in capture_alternatives(bare, Capture(orientation="landscape")))
+    assert set(alts) == {"hold the phone upright (portrait)", "zoom in to 2x"}
+    assert alts["zoom in to 2x"].zoom == 2.0
+    assert capture_alternatives(Phone(main, None, None, 1.0), Capture())[1:] == []  # no zoom to offer

@@ -10,6 +10,7 @@ bpy = pytest.importorskip("bpy")
 import realitybench_addon  # noqa: E402
 from realitybench_addon import api  # noqa: E402
 from realitybench_addon.ui import live  # noqa: E402
+from realitybench_addon.core.optics import look_at  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -152,11 +153,12 @@ def test_rescore_from_the_sidebar_counts_flips(addon, tmp_path):
     bpy.ops.realitybench.preset(action="REVERT")
 
 
-def test_suggest_a_pose_reaches_passing_geometric_terms(addon):
-    # a steady capture whose pose fails geometric terms (so the pose, not the hand, is the problem)
+def test_suggest_a_pose_previews_then_applies_and_undoes(addon):
+    """Suggest shows the pose as a ghost camera and hints under the failing readouts, moving nothing; Apply moves
+    the phone there and every geometric term passes; Undo puts it back exactly."""
     from realitybench_addon import pipeline
 
-    for index in range(60):
+    for index in range(60):  # a steady capture whose pose fails geometric terms (so the pose is the problem)
         spec = pipeline.plan_frame("rail_attachment", 0, "random", index)
         if spec.capture.mode != "steady" or spec.capture.lens != "main":
             continue
@@ -167,11 +169,23 @@ def test_suggest_a_pose_reaches_passing_geometric_terms(addon):
     bpy.ops.realitybench.build_scene()
     before = camera_matrix()
     assert bpy.ops.realitybench.suggest_pose() == {"FINISHED"}
+    suggestion = json.loads(addon.suggestion)
+    assert np.allclose(camera_matrix(), before, atol=1e-6)  # nothing moved yet (float32 recomposition aside)
+    ghost = bpy.data.objects["RB_Suggested"]
+    assert ghost.type == "CAMERA" and ghost.hide_render
+    assert np.allclose(np.array(ghost.matrix_world), look_at(suggestion["pose_after"]["position_m"],
+                                                             suggestion["pose_after"]["aim_m"]), atol=1e-5)
+    assert suggestion["fixed"] and suggestion["hints"]
+    assert set(suggestion["term_hints"]) >= set(record["failing_terms"])  # each failing readout gets a hint
+    assert bpy.ops.realitybench.apply_suggestion() == {"FINISHED"}
     after = api.check_active("rail_attachment", 0, index, render=False)
     geometric_failing = [t["name"] for t in after["terms"] if t["kind"] == "geometric" and t["outcome"] == "fail"]
     assert geometric_failing == [] and after["verdict"] in ("accept", "unscored")
-    assert not np.allclose(camera_matrix(), before)
+    assert not np.allclose(camera_matrix(), before) and bpy.data.objects.get("RB_Suggested") is None
     assert live.STATE.result["verdict"] == after["verdict"]
+    assert bpy.ops.realitybench.undo_suggestion() == {"FINISHED"}
+    assert np.allclose(camera_matrix(), before, atol=1e-6)
+    assert api.check_active("rail_attachment", 0, index, render=False)["failing_terms"] == record["failing_terms"]
 
 
 def test_frame_browser_rebuilds_a_frame_whose_live_terms_match_the_stored_ones(addon, tmp_path):

@@ -82,3 +82,68 @@ def _clear_shake(camera_obj) -> None:
     camera_obj.animation_data_clear()
     if action is not None and action.users == 0:
         bpy.data.actions.remove(action)
+
+
+GHOST_CAMERA = "RB_Suggested"
+
+
+def show_ghost_camera(scene, matrix: np.ndarray, focal_mm: float, sensor_width_mm: float, name: str = GHOST_CAMERA):
+    """A second camera, drawn in the viewport as a frustum and never rendered or measured: where Suggest a Pose
+    would put the phone, before anyone moves it there. Made once, then moved."""
+    data = bpy.data.cameras.get(name) or bpy.data.cameras.new(name)
+    data.lens, data.sensor_width, data.sensor_fit = focal_mm, sensor_width_mm, "AUTO"
+    data.display_size = 0.35
+    obj = bpy.data.objects.get(name)
+    if obj is None:
+        obj = bpy.data.objects.new(name, data)
+    if scene.objects.get(obj.name) is None:
+        scene.collection.objects.link(obj)
+    obj.matrix_world = Matrix(np.asarray(matrix).tolist())
+    obj.hide_render = True
+    obj.hide_select = True
+    obj.show_in_front = True
+    return obj
+
+
+def remove_ghost_camera(name: str = GHOST_CAMERA) -> bool:
+    obj = bpy.data.objects.get(name)
+    if obj is None:
+        return False
+    data = obj.data
+    bpy.data.objects.remove(obj, do_unlink=True)
+    if data is not None and data.users == 0:
+        bpy.data.cameras.remove(data)
+    return True
+
+
+def camera_state(scene, camera_obj) -> dict:
+    """Everything Suggest a Pose's Apply changes on a camera, as JSON-able data (for its Undo)."""
+    data = camera_obj.data
+    return {"name": camera_obj.name, "matrix": [list(row) for row in camera_obj.matrix_world],
+            "lens": [data.lens, data.sensor_width, data.sensor_height, data.dof.aperture_fstop,
+                     data.dof.focus_distance], "resolution": [scene.render.resolution_x, scene.render.resolution_y],
+            "capture": camera_obj.get(CAPTURE_PROPERTY), "phone": camera_obj.get(PHONE_PROPERTY),
+            "motion_blur": scene.render.use_motion_blur}
+
+
+def restore_camera_state(scene, state: dict) -> None:
+    """Put a camera back as `camera_state` saw it. A shaking hand's keyframes are made again from its capture,
+    starting at the saved pose (the path is the same shape; it starts where the saved frame's did)."""
+    camera_obj = bpy.data.objects.get(state["name"])
+    if camera_obj is None:
+        raise LookupError(f"camera {state['name']!r} is gone")
+    matrix = np.asarray(state["matrix"], float)
+    scene.render.resolution_x, scene.render.resolution_y = state["resolution"]
+    if state.get("capture") and state.get("phone"):
+        from ..core.phone import camera_settings
+
+        capture = Capture.from_dict(json.loads(state["capture"]))
+        phone = Phone.from_dict(json.loads(state["phone"]))
+        apply_capture(scene, camera_obj, camera_settings(phone, capture, 1.0, max(state["resolution"])), capture,
+                      phone, matrix)
+    else:
+        camera_obj.matrix_world = Matrix(matrix.tolist())
+    data = camera_obj.data
+    data.lens, data.sensor_width, data.sensor_height, data.dof.aperture_fstop, data.dof.focus_distance = state["lens"]
+    scene.render.use_motion_blur = state["motion_blur"]
+    bpy.context.view_layer.update()

@@ -177,6 +177,7 @@ def damaged_area_cm2(vehicle: VehiclePlan, panel_patch: tuple, marks) -> float:
     return float((_area_element(vehicle, tuple(panel_patch)) * mask).sum() * 1e4)
 
 
+@lru_cache(maxsize=64)  # measured from every pose of a frame: the plan alone decides it
 def damage_center(plan: DamagePlan) -> tuple[float, float]:
     D, Z = _grid(plan.patch)
     mask = damage_mask(plan)

@@ -12,7 +12,7 @@ diagonal (43.27 mm for 36x24 mm).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Optional
 
 import numpy as np
@@ -24,6 +24,8 @@ SENSOR_ASPECT = 4.0 / 3.0
 REFERENCE_LONG_SIDE_PX = 1600
 
 # Capture modes and their probabilities (spec: 70 / 15 / 15).
+MIN_FOCUS_M = 0.1  # the nearest a phone's main camera focuses: Suggest a Pose never goes closer
+PHONE_REACH_M = 2.1  # the highest a standing worker holds a phone above their feet (arm raised)
 STEADY = "steady"
 FOCUS_ELSEWHERE = "focus_elsewhere"
 HAND_SHAKE = "hand_shake"
@@ -250,3 +252,21 @@ def shutter_poses(camera_to_world: np.ndarray, capture: Capture) -> tuple[np.nda
         pose[:3, 3] = m[:3, 3] + m[:3, :3] @ (np.asarray(capture.shake_direction) * sign * shift)
         poses.append(pose)
     return poses[0], poses[1]
+
+
+def capture_alternatives(phone: Phone, capture: Capture) -> list[tuple[Capture, str]]:
+    """Other ways the worker can take the same photo with this phone, each with its instruction: turn the phone
+    the other way, go back to the main camera at 1x, the ultra-wide (more in frame from close), the telephoto
+    or a 2x zoom (bigger writing from where they stand). Suggest a Pose tries them when moving alone fails."""
+    flip = LANDSCAPE if capture.orientation == PORTRAIT else PORTRAIT
+    out = [(replace(capture, orientation=flip),
+            "turn the phone sideways (landscape)" if flip == LANDSCAPE else "hold the phone upright (portrait)")]
+    if capture.lens != "main" or capture.zoom != 1.0:
+        out.append((replace(capture, lens="main", zoom=1.0), "switch to the main camera at 1x"))
+    if phone.ultra_wide is not None and capture.lens != "ultra_wide":
+        out.append((replace(capture, lens="ultra_wide", zoom=1.0), "switch to the ultra-wide camera (0.5x)"))
+    if phone.telephoto is not None and capture.lens != "telephoto":
+        out.append((replace(capture, lens="telephoto", zoom=1.0), "switch to the telephoto camera"))
+    elif phone.max_digital_zoom >= 2.0 and not (capture.lens == "main" and capture.zoom >= 2.0):
+        out.append((replace(capture, lens="main", zoom=2.0), "zoom in to 2x"))
+    return out

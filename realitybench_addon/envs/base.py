@@ -76,6 +76,8 @@ class Environment:
     scene_kind: str = ""
     poses_per_scene: int = 4
     prompt_parts: PromptParts
+    # Terms the scene alone decides, with what to do instead of moving the phone (Suggest a Pose reports them).
+    scene_state_terms: dict = {}
 
     def draw_scene(self, rng: np.random.Generator):
         raise NotImplementedError
@@ -125,6 +127,24 @@ class Environment:
     def written_surface(self, ctx: FrameContext):
         """The documented writing of a text environment (measurements.WrittenSurface): the surface it is on and
         each field's characters; the glyph terms and the legibility audit read it. None: no such writing."""
+        return None
+
+    def scene_state(self, plan, target: dict) -> dict:
+        """Terms this frame's scene alone decides, each with what to do instead of moving the phone: the
+        environment's `scene_state_terms`, and any this frame adds (an attachment deep under the array)."""
+        return dict(self.scene_state_terms)
+
+    def pose_space(self, plan, target: dict):
+        """The poses Suggest a Pose searches (core/pose_search.py): by default, about the target point, aimed at
+        it, never nearer than the phone focuses."""
+        from ..core.phone import MIN_FOCUS_M
+        from ..core.pose_search import OrbitSpace
+
+        return OrbitSpace(self.target_point(plan, target), MIN_FOCUS_M)
+
+    def pose_feasible(self, plan, target: dict, position) -> Optional[str]:
+        """None where a worker can hold the phone at `position` (world, metres); otherwise why not. Suggest a
+        Pose keeps out of such places; Blender's own check keeps it out of geometry."""
         return None
 
     def mask_targets(self, ctx: FrameContext) -> list[str]:

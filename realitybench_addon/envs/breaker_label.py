@@ -150,6 +150,24 @@ class BreakerLabel(Environment):
     def draw_pose(self, plan: LoadCenterPlan, target: dict, rng) -> FieldPose:
         return draw_load_center_pose(plan, target.get("aim", "card"), POSES, rng)
 
+    def pose_space(self, plan: LoadCenterPlan, target: dict):
+        """Suggest a Pose frames the card, whatever the photo was aimed at: the requirement is the card's."""
+        from ..core.phone import MIN_FOCUS_M
+        from ..core.pose_search import OrbitSpace
+
+        return OrbitSpace(aim_point(plan, "card"), MIN_FOCUS_M)
+
+    def pose_feasible(self, plan: LoadCenterPlan, target: dict, position):
+        """In the room, in front of the wall, between knee height and a raised arm."""
+        from ..core.phone import PHONE_REACH_M
+
+        x, y, z = (float(c) for c in position)
+        if not (plan.room_x0 + 0.1 <= x <= plan.room_x1 - 0.1 and -plan.room_depth_m + 0.1 <= y <= -0.03):
+            return "outside the room, or in the wall"
+        if not 0.3 <= z <= PHONE_REACH_M:
+            return f"not between knee height and a raised arm (0.3 to {PHONE_REACH_M} m above the floor)"
+        return None
+
     def mask_targets(self, ctx: FrameContext) -> list[str]:
         return [CARD]
 

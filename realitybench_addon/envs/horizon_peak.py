@@ -66,6 +66,7 @@ ROLL_TILTED_SHARE = 0.22
 ROLL_TILTED_DEG = (12.0, 30.0)
 YAW_JITTER_SD_DEG = 7.0
 EYE_JITTER_SD_M = 0.03
+RIDGE_STANDING_EYE_M = 1.45  # a worker standing at the ridge holds the phone this far above it
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,34 @@ class HorizonPeak(Environment):
         direction = np.array([math.cos(pitch) * math.cos(yaw), math.cos(pitch) * math.sin(yaw), math.sin(pitch)])
         return FieldPose(tuple(map(float, eye)), tuple(map(float, eye + 10.0 * direction)), roll,
                          plan.station.posture)
+
+    def pose_space(self, plan: HorizonScene, target: dict):
+        """The photographer turns in place: Suggest a Pose changes where the phone points and how high it is
+        held (standing, crouching). From below the ridge (a slope, a ladder) it first climbs to the nearest
+        point of the ridge and stands there, since the set's photos are taken from the peak."""
+        from ..core.pose_search import AimSpace
+
+        eye = np.asarray(plan.station.eye, float)
+        if eye[2] < plan.house.peak_z:
+            a, b = ridge_line(plan.house)
+            ab = b - a
+            t = float(np.clip((eye - a)[:2] @ ab[:2] / max(ab[:2] @ ab[:2], 1e-9), 0.0, 1.0))
+            eye = a + t * ab + np.array([0.0, 0.0, RIDGE_STANDING_EYE_M])
+            return AimSpace(eye, walk_words="climb to the ridge and stand there")
+        return AimSpace(eye)
+
+    def pose_feasible(self, plan: HorizonScene, target: dict, position):
+        """Held between a kneeling worker's chest and a standing worker's raised arm above the roof under it
+        (on the ladder, within a metre of the station's height)."""
+        from ..core.phone import PHONE_REACH_M
+
+        roof_z = float(roof_height_at(plan.house, np.asarray(position, float)[None, :2])[0])
+        if np.isnan(roof_z):
+            return None if abs(float(position[2]) - plan.station.eye[2]) <= 1.0 else "out of reach on the ladder"
+        above = float(position[2]) - roof_z
+        if not 0.4 <= above <= PHONE_REACH_M:
+            return f"not between 0.4 and {PHONE_REACH_M} m above the roof under the phone"
+        return None
 
     def target_point(self, plan: HorizonScene, target: dict) -> np.ndarray:
         """The skyline straight ahead of the turn's nominal direction, seen from the station."""

@@ -20,6 +20,7 @@ from ..core.prompt import PromptParts
 from ..core.rng import stage_rng
 from .base import Environment, FrameContext
 
+ARM_REACH_M = 0.6  # how far over a car's footprint a worker beside it holds the phone
 FACES = ("front", "rear", "driver", "passenger")
 FACE_NORMALS = {"front": (1.0, 0.0, 0.0), "rear": (-1.0, 0.0, 0.0), "driver": (0.0, 1.0, 0.0),
                 "passenger": (0.0, -1.0, 0.0)}  # vehicle frame; the driver sits on the left (US)
@@ -90,6 +91,21 @@ class LotEnvironment(Environment):
 
     def build_extras(self, scene, plan: LotScene, built) -> None:
         pass
+
+    def pose_feasible(self, plan: LotScene, target: dict, position):
+        """In the lot: between knee height and a raised arm above the asphalt, out of the building, and not
+        over a car or other obstacle farther in than an arm reaches from where one can stand."""
+        from ..core.phone import PHONE_REACH_M
+        from .lot_poses import inside_box, obstacle_boxes
+
+        x, y, z = (float(c) for c in position)
+        if not 0.2 <= z <= PHONE_REACH_M:
+            return f"not between knee height and a raised arm (0.2 to {PHONE_REACH_M} m above the ground)"
+        if y < plan.lot.building_front_y:
+            return "inside the building"
+        if any(inside_box(b, x, y, -ARM_REACH_M) for b in obstacle_boxes(plan.lot)):
+            return "over a car or an obstacle, out of a worker's reach"
+        return None
 
     def describe_scene(self, plan: LotScene) -> dict:
         return {"kind": "parking_lot", **plan.lot.to_dict()}

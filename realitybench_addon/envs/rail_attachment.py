@@ -14,10 +14,11 @@ from ..core.roof import RoofPlan, bolt_spot_uvh
 from .base import FieldPose, FrameContext
 from .measurements import blur_at, group_measurements, point_visibility
 from .poses import Posture
-from .roof_poses import RoofPoseModel, draw_roof_pose, random_array_point
+from .roof_poses import RoofPoseModel, draw_roof_pose, on_modules, random_array_point
 from .roof_scene import RoofEnvironment, disk_points
 
 BOLT_SPOT_RADIUS_M = 0.012
+HIDDEN_DEPTH_M = 0.5  # under the modules, this far in from the array's edge no phone sees an attachment
 
 POSES = RoofPoseModel(
     postures=(Posture("standing", 0.45, (1.35, 1.7)), Posture("crouching", 0.35, (0.7, 1.1)),
@@ -52,6 +53,21 @@ class RailAttachment(RoofEnvironment):
     def _spot_uvh(self, plan: RoofPlan, target: dict) -> tuple[float, float, float]:
         """The bolt spot as a camera sees it: the top of the bolt head, or the bare plate."""
         return bolt_spot_uvh(plan.attachments[target["attachment"]], head_top=True)
+
+    def scene_state(self, plan: RoofPlan, target: dict) -> dict:
+        """An attachment under the installed modules, more than HIDDEN_DEPTH_M in from the array's edges, is
+        seen from nowhere a phone can be: no move fixes its visibility terms."""
+        a = plan.attachments[target["attachment"]]
+        if not plan.installed_cols or not on_modules(plan, a.u, a.v, margin=0.0):
+            return {}
+        u1 = plan.module_origin(0, plan.installed_cols - 1)[0] + plan.module_width_m
+        v1 = plan.module_origin(plan.rows - 1, 0)[1] + plan.module_length_m
+        depth = min(a.u - plan.array_u0, u1 - a.u, a.v - plan.array_v0, v1 - a.v)
+        if depth < HIDDEN_DEPTH_M:
+            return {}
+        why = (f"the attachment is under the installed modules, {depth:.1f} m in from the array's edge: no phone "
+               "position sees it (photograph it before the modules go on)")
+        return {"attachment_unoccluded": why, "bolt_spot_unoccluded": why}
 
     def target_point(self, plan: RoofPlan, target: dict) -> np.ndarray:
         return plan.frame.to_world(self._spot_uvh(plan, target))

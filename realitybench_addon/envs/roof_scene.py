@@ -3,9 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.phone import PHONE_REACH_M
 from ..core.rng import stage_rng
 from ..core.roof import RoofPlan, draw_roof_plan
 from .base import Environment
+from .roof_poses import EAVE_REACH_M, on_modules
+
+HELD_OUT_M = 0.8  # how far past the roof's edge a worker on it (or on the ladder) holds the phone out
 
 
 class RoofEnvironment(Environment):
@@ -29,6 +33,32 @@ class RoofEnvironment(Environment):
         built = build_roof_scene(scene, self.roof_plan(plan), stage_rng(rng, "roof-cosmetic"))
         self.build_extras(scene, plan, built)
         return built
+
+    def pose_feasible(self, plan, target: dict, position):
+        """Over the roof: above its shingles and modules, within a raised arm of the roof under the phone. Past its
+        edges: held out from the roof or the ladder, or from the ground below (an inverter on the wall): never
+        under the ground, never higher than a worker on the ladder at the eave reaches."""
+        roof = self.roof_plan(plan)
+        u, v, h = roof.frame.to_roof(position)
+        over_roof = 0.0 <= u <= roof.eave_length_m and 0.0 <= v <= roof.slope_length_m
+        if over_roof:
+            if h < 0.05:
+                return "under the roof's surface"
+            top = roof.module_bottom_h + roof.module_thickness_m
+            if on_modules(roof, u, v, margin=0.0) and roof.module_bottom_h - 0.01 <= h <= top + 0.03:
+                return "inside a module"
+            if h > PHONE_REACH_M:
+                return f"higher than a worker on the roof holds a phone ({PHONE_REACH_M} m)"
+            return None
+        z = float(position[2])
+        if z < 0.2:
+            return "below the ground"
+        within_reach = -HELD_OUT_M <= u <= roof.eave_length_m + HELD_OUT_M and v <= roof.slope_length_m + HELD_OUT_M
+        if h > 0 and not within_reach:
+            return "past the roof's edge, out of a worker's reach"
+        if z > roof.eave_height_m + PHONE_REACH_M and v < 0:
+            return "higher than a worker on the ladder at the eave reaches"
+        return None
 
     def describe_scene(self, plan: RoofPlan) -> dict:
         return {"kind": "roof", "pitch_deg": round(plan.pitch_deg, 2), "style": plan.style, "rows": plan.rows,

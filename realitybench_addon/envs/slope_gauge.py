@@ -41,6 +41,10 @@ class GaugeScene:
 class SlopeGauge(RoofEnvironment):
     name = "slope_gauge"
     poses_per_scene = 4
+    scene_state_terms = {
+        "gauge_on_module": "the gauge lies on bare roof: lay it on the module's glass or frame",
+        "gauge_yaw": "the gauge is turned off the slope: turn it to lie along the slope",
+    }
     prompt_parts = PromptParts(
         worker="a solar installer",
         work="the tilt of a solar module, measured with a digital angle gauge",

@@ -259,33 +259,98 @@ class RB_OT_check(bpy.types.Operator):
 
 
 class RB_OT_suggest_pose(bpy.types.Operator):
-    """Move the active camera to a nearby pose that the geometric terms accept (Undo restores it)"""
+    """Search for the nearest pose (and lens, focus) at which this frame's terms pass; show it as a second
+    camera in the viewport, with what to do in words. The camera does not move until Apply"""
 
     bl_idname = "realitybench.suggest_pose"
     bl_label = "Suggest a Pose"
-    bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
         from . import live
 
         s = context.window_manager.realitybench
-        live.STATE.busy = True  # the search moves the camera many times: refresh once at the end
+        live.STATE.busy = True  # the search moves the camera many times and puts it back: refresh once
         try:
-            result = api.suggest_pose(s.environment, s.seed, s.index, stratum=s.stratum)
+            result = api.suggest_pose(s.environment, s.seed, s.index, stratum=s.stratum, preset=live.STATE.preset)
+            api.preview_suggestion(result)
         except api.RealityBenchError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
         finally:
             live.STATE.busy = False
+        s.suggestion = _json(result)
         live.refresh()
-        closer = result["closer_by_m"]
-        change = (f"{'closer' if closer >= 0 else 'farther'} by {abs(closer):.2f} m, orbit {result['orbit_deg']:+.0f} deg, "
-                  f"height {result['height_change_m']:+.2f} m")
-        if result["geometric_pass"]:
-            self.report({"INFO"}, f"Geometric terms pass: {change}")
+        said = "; ".join(result["hints"]) or "no move needed"
+        if result["fixed"]:
+            self.report({"INFO"}, f"Passes if you {said}")
+        elif result["unfixable"]:
+            term, why = next(iter(result["unfixable"].items()))
+            self.report({"WARNING"}, f"No move fixes {term}: {why}")
         else:
-            self.report({"WARNING"}, f"No nearby pose passes every geometric term; still failing "
-                                     f"{', '.join(result['failing_after'])} ({change})")
+            self.report({"WARNING"}, f"Nearest pose found still fails {', '.join(result['failing_after'])}: {said}")
+        return {"FINISHED"}
+
+
+class RB_OT_apply_suggestion(bpy.types.Operator):
+    """Move the camera to the suggested pose (Undo, or Ctrl+Z, puts it back)"""
+
+    bl_idname = "realitybench.apply_suggestion"
+    bl_label = "Apply"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return bool(context.window_manager.realitybench.suggestion)
+
+    def execute(self, context):
+        from . import live
+
+        s = context.window_manager.realitybench
+        try:
+            before = api.apply_suggestion(json.loads(s.suggestion))
+        except api.RealityBenchError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        s.suggestion_undo, s.suggestion = _json(before), ""
+        live.refresh()
+        self.report({"INFO"}, f"Camera moved; verdict {live.STATE.result['verdict'] if live.STATE.result else '?'}")
+        return {"FINISHED"}
+
+
+class RB_OT_undo_suggestion(bpy.types.Operator):
+    """Put the camera back where it was before Apply"""
+
+    bl_idname = "realitybench.undo_suggestion"
+    bl_label = "Undo"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return bool(context.window_manager.realitybench.suggestion_undo)
+
+    def execute(self, context):
+        from . import live
+
+        s = context.window_manager.realitybench
+        try:
+            api.restore_camera(json.loads(s.suggestion_undo))
+        except api.RealityBenchError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        s.suggestion_undo = ""
+        live.refresh()
+        return {"FINISHED"}
+
+
+class RB_OT_dismiss_suggestion(bpy.types.Operator):
+    """Forget the suggestion and remove its camera from the viewport"""
+
+    bl_idname = "realitybench.dismiss_suggestion"
+    bl_label = "Dismiss"
+
+    def execute(self, context):
+        context.window_manager.realitybench.suggestion = ""
+        api.clear_suggestion_preview()
         return {"FINISHED"}
 
 
@@ -482,5 +547,6 @@ class RB_OT_use_gray(bpy.types.Operator):
 
 
 CLASSES = (RB_OT_measure, RB_OT_demo_scene, RB_OT_export, RB_OT_build_scene, RB_OT_randomize_scene,
-           RB_OT_randomize_camera, RB_OT_check, RB_OT_suggest_pose, RB_OT_browse, RB_OT_preset, RB_OT_rescore_set,
+           RB_OT_randomize_camera, RB_OT_check, RB_OT_suggest_pose, RB_OT_apply_suggestion,
+           RB_OT_undo_suggestion, RB_OT_dismiss_suggestion, RB_OT_browse, RB_OT_preset, RB_OT_rescore_set,
            RB_OT_rater_gray, RB_OT_use_gray)

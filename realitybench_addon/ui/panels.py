@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from typing import Optional
 
 import bpy
 
@@ -48,8 +49,10 @@ def _format_threshold(term: dict) -> str:
     return f"{c} {t:g}{unit}"
 
 
-def draw_terms(layout, terms: list[dict]) -> None:
-    """Two lines a term (the sidebar is narrow): the term with its outcome icon, then value and threshold."""
+def draw_terms(layout, terms: list[dict], hints: Optional[dict] = None) -> None:
+    """Two lines a term (the sidebar is narrow): the term with its outcome icon, then value and threshold; a
+    failing term with a hint from Suggest a Pose gets a third line, what to do."""
+    hints = hints or {}
     col = layout.column(align=True)
     for term in terms:
         outcome = term["outcome"]
@@ -62,6 +65,8 @@ def draw_terms(layout, terms: list[dict]) -> None:
         detail = col.row(align=True)
         detail.alert = row.alert
         detail.label(text=f"      {value}   ({_format_threshold(term)})")
+        if outcome in ("fail", "not_applicable", "gray") and term["name"] in hints:
+            col.label(text=f"      → {hints[term['name']]}", icon="INFO")
 
 
 class RB_PT_environment(_Sidebar, bpy.types.Panel):
@@ -110,6 +115,25 @@ class RB_PT_phone(_Sidebar, bpy.types.Panel):
             col.label(text=f"Focus: {cam.dof.focus_distance:.2f} m at f/{cam.dof.aperture_fstop:.1f}")
 
 
+def draw_suggestion(layout, suggestion: dict) -> None:
+    """What Suggest a Pose found (its camera is the frustum named RB_Suggested in the viewport)."""
+    box = layout.box()
+    if suggestion["fixed"]:
+        box.label(text="Suggested pose passes every term", icon="CHECKMARK")
+    elif suggestion["unfixable"]:
+        box.label(text="No move of the phone fixes this frame", icon="ERROR")
+    else:
+        box.label(text="Nearest pose found still fails " + ", ".join(suggestion["failing_after"]), icon="ERROR")
+    col = box.column(align=True)
+    for hint in suggestion["hints"]:
+        col.label(text="• " + hint)
+    for term, why in suggestion["unfixable"].items():
+        col.label(text=f"{term}: {why}"[:90])
+    row = box.row(align=True)
+    row.operator("realitybench.apply_suggestion", icon="CHECKMARK")
+    row.operator("realitybench.dismiss_suggestion", icon="X")
+
+
 class RB_PT_readouts(_Sidebar, bpy.types.Panel):
     bl_label = "Live Readouts"
 
@@ -126,11 +150,17 @@ class RB_PT_readouts(_Sidebar, bpy.types.Panel):
         if STATE.result is None:
             layout.label(text="Computing…")
             return
-        draw_terms(layout, STATE.result["terms"])
+        s = context.window_manager.realitybench
+        suggestion = json.loads(s.suggestion) if s.suggestion else None
+        draw_terms(layout, STATE.result["terms"], suggestion["term_hints"] if suggestion else None)
         layout.label(text=f"Geometric verdict: {STATE.result['verdict']}  ({STATE.compute_s * 1000:.0f} ms)")
         row = layout.row(align=True)
         row.operator("realitybench.check", icon="RENDER_STILL")
         row.operator("realitybench.suggest_pose", icon="VIEW_CAMERA")
+        if suggestion is not None:
+            draw_suggestion(layout, suggestion)
+        elif s.suggestion_undo:
+            layout.operator("realitybench.undo_suggestion", text="Undo the suggested move", icon="LOOP_BACK")
         layout.prop(context.window_manager.realitybench, "show_overlay", text="Outline targets in the viewport")
 
 

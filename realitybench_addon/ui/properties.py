@@ -63,6 +63,9 @@ class RB_MeasureSettings(bpy.types.PropertyGroup):
     draw_count: bpy.props.IntProperty(name="Draws", default=0, min=0,
                                       description="How many times the camera was redrawn (numbers the draws)")
     last_check: bpy.props.StringProperty(name="Last check", description="JSON of the last acceptability check")
+    suggestion: bpy.props.StringProperty(name="Suggestion", description="JSON of the last Suggest a Pose")
+    suggestion_undo: bpy.props.StringProperty(name="Camera before Apply",
+                                              description="JSON of the camera as it was before Apply (for Undo)")
     terms: bpy.props.CollectionProperty(type=RB_TermSetting)
     rescore_dir: bpy.props.StringProperty(name="Set", subtype="DIR_PATH",
                                           description="An exported set to rescore with the edited thresholds")

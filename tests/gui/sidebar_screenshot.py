@@ -6,9 +6,10 @@ under Xvfb:  blender --factory-startup --window-geometry 0 0 1600 1000 EMPTY.ble
 Steps run from a timer (the UI must draw between them): open the sidebar on our tab, build
 a tape_gap scene and look through the phone, nudge the camera (live readouts), check
 acceptability, export from the UI, rate the exported frames and show the raters' agreement in the
-(opened) Thresholds panel, screenshot, then move the phone away, click Suggest a Pose
-and press Ctrl+Z (clicks and keys through xdotool: operators called from Python push no undo
-step), quit. Any Python error prints "RB-GUI-FAILED" and quits.
+(opened) Thresholds panel, screenshot, then move the phone away, click Suggest a Pose (a ghost
+camera shows the suggestion; the phone stays), Apply it and press Ctrl+Z (clicks and keys through
+xdotool: operators called from Python push no undo step), then Suggest, Apply and the sidebar's
+own Undo, quit. Any Python error prints "RB-GUI-FAILED" and quits.
 """
 import os
 import subprocess
@@ -32,6 +33,10 @@ def view3d():
             if area.type == "VIEW_3D":
                 return window, area
     raise RuntimeError("no 3D viewport")
+
+
+def close(a, b) -> bool:
+    return all(abs(x - y) < 1e-5 for ra, rb in zip(a, b) for x, y in zip(ra, rb))
 
 
 def step():
@@ -108,13 +113,29 @@ def step():
             y = window.height - (ui.y + ui.height) + SUGGEST_BUTTON_FROM_TOP
             subprocess.run(["xdotool", "mousemove", str(x), str(y), "click", "1"], check=True)
         elif n == 8:
+            # the click showed the suggestion: a ghost camera in the viewport, the phone not moved yet
+            ghost = bpy.data.objects.get("RB_Suggested")
+            unmoved = close(STATE["moved"], [tuple(r) for r in bpy.context.scene.camera.matrix_world])
+            print("RB-GUI-PREVIEW", "ghost" if ghost is not None else "no-ghost",
+                  "unmoved" if unmoved else "moved", flush=True)
+            with bpy.context.temp_override(window=window, area=area):
+                assert bpy.ops.realitybench.apply_suggestion() == {"FINISHED"}
+                bpy.ops.ed.undo_push(message="applied the suggestion")
             STATE["suggested"] = [tuple(r) for r in bpy.context.scene.camera.matrix_world]
             subprocess.run(["xdotool", "mousemove", "600", "500", "key", "ctrl+z"], check=True)
         elif n == 9:
             restored = [tuple(r) for r in bpy.data.objects["RB_Phone"].matrix_world]
-            close = lambda a, b: all(abs(x - y) < 1e-5 for ra, rb in zip(a, b) for x, y in zip(ra, rb))
             print("RB-GUI-UNDO", "not-moved" if close(STATE["moved"], STATE["suggested"]) else "moved",
                   "restored" if close(STATE["moved"], restored) else "not-restored", flush=True)
+            # again, undone this time by the sidebar's own Undo button's operator
+            with bpy.context.temp_override(window=window, area=area):
+                assert bpy.ops.realitybench.suggest_pose() == {"FINISHED"}
+                assert bpy.ops.realitybench.apply_suggestion() == {"FINISHED"}
+                applied = [tuple(r) for r in bpy.data.objects["RB_Phone"].matrix_world]
+                assert bpy.ops.realitybench.undo_suggestion() == {"FINISHED"}
+            back = [tuple(r) for r in bpy.data.objects["RB_Phone"].matrix_world]
+            print("RB-GUI-SIDEBAR-UNDO", "moved" if not close(applied, back) else "not-moved",
+                  "restored" if close(back, restored) else "not-restored", flush=True)
         elif n == 10:
             realitybench_addon.unregister()
             print("RB-GUI-DONE", flush=True)
