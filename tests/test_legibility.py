@@ -179,11 +179,12 @@ def test_every_glyph_called_visible_is_where_the_render_shows_ink(env_name, seed
         assert patch.size and patch.min() < 0.75 * paper, (role, k, patch.min(), paper)  # with ink in it
 
 
-def test_a_glare_over_a_cards_top_rows_fails_field_contrast_while_the_whole_card_passes():
+def test_a_glare_over_a_cards_top_rows_makes_it_gray_while_the_whole_card_passes():
     """breaker_label-positive-s0-000003: a glossy card with the ceiling light's highlight over its top rows
-    (found by the legibility audit). The card's whole-mask contrast passes on its darker lower rows; the
-    faintest field's contrast fails. A frame with no glare passes both. Denoised, as the export renders: the noise
-    of a few samples alone spreads a faint field's luminance wide enough to pass."""
+    (found by the legibility audit: OCR could not read them, a blind reviewer could, with effort). The card's
+    whole-mask contrast passes on its darker lower rows; the faintest field's contrast lands in the gray range,
+    so the frame is no longer accepted. A frame with no glare passes both. Denoised, as the export renders: the
+    noise of a few samples alone spreads a faint field's luminance wide enough to pass."""
     from realitybench_addon.core.terms import evaluate
 
     preset = load_environment_preset("breaker_label")
@@ -195,9 +196,9 @@ def test_a_glare_over_a_cards_top_rows_fails_field_contrast_while_the_whole_card
         measured[index] = m = result.record["measurements"]
         assert m["weber_contrast"] > 0.5  # the whole card: plenty
     glare, clear = measured[3], measured[4]
-    assert glare["field_contrast_min"] < term.gray[0] and glare["faintest_field"] in ("main_amps", "entries[0].name",
-                                                                                       "entries[0].amps")
+    assert term.gray[0] < glare["field_contrast_min"] < 0.1
+    assert glare["faintest_field"] in ("main_amps", "entries[0].name", "entries[0].amps")
     assert clear["field_contrast_min"] > term.threshold + 0.1
     results, _ = evaluate(preset.terms, glare)  # (at 1000 px the px-per-row terms fail too: ignore them)
     outcomes = {r.name: r.outcome.value for r in results}
-    assert outcomes["field_contrast_min"] == "fail" and outcomes["weber_contrast"] == "pass"
+    assert outcomes["field_contrast_min"] == "gray" and outcomes["weber_contrast"] == "pass"

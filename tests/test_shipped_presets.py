@@ -133,7 +133,7 @@ GRAY_ZONES = {
     ("car_view", "camera_distance"): ((3.0, 4.0), None),
     ("damage_view", "camera_distance"): ((1.5, 3.0), None),
     # beyond the spec (issue 17): faint writing that raters would split on
-    ("breaker_label", "field_contrast_min"): ((0.12, 0.2), None),
+    ("breaker_label", "field_contrast_min"): ((0.05, 0.2), None),
 }
 
 
