@@ -238,7 +238,7 @@ def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
             after = result.after
             if render_check and image and result.after.passes:
                 image_check = {"rendered": 0, "passed": False, "failing": []}
-                candidates = sorted((e for e in result.tried if e.passes), key=lambda e: (e.deficit > 1e-9, _moved(e, start)))
+                candidates = _image_candidates([e for e in result.tried if e.passes], result.after, target_point)
                 checked: list = []
                 for candidate in candidates:
                     if image_check["rendered"] >= IMAGE_TRIES:
@@ -271,7 +271,7 @@ def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
                                        "poses whose geometric terms pass")
     turning = isinstance(space, AimSpace)
     steps = move_steps(start, after.pose, target_point, turning_in_place=turning,
-                       walk_words=getattr(space, "walk_words", ""))
+                       walk_words=getattr(space, "walk_words", ""), subject=env.subject)
     before_failing = result.before.failing() + [r.name for r in result.before.results
                                                 if r.outcome.value == "gray" and r.name not in result.before.failing()]
     fixed = after.passes and not unfixable and (image_check is None or image_check["passed"])
@@ -301,6 +301,27 @@ def _phone(cam):
 
     raw = cam.get(PHONE_PROPERTY)
     return Phone.from_dict(json.loads(raw)) if raw else None
+
+
+def _image_candidates(passing: list, suggested, target_point) -> list:
+    """The passing poses to render, in turn, when the image terms fail at the suggested one: the nearest the
+    target (more pixels on a thin wire, larger writing), then the one seen from the most different direction
+    (another angle to a glare), then the rest by how far they are from the suggestion."""
+    def distance(e):
+        return float(np.linalg.norm(np.asarray(e.pose.position) - target_point))
+
+    def direction(e):
+        d = np.asarray(e.pose.position) - target_point
+        return d / max(np.linalg.norm(d), 1e-9)
+
+    first = direction(suggested)
+    rest = [e for e in passing if e is not suggested]
+    nearest = min(rest, key=distance, default=None)
+    apart = min(rest, key=lambda e: float(direction(e) @ first), default=None)
+    ordered = [suggested] + [e for e in (nearest, apart) if e is not None]
+    moved = sorted(rest, key=lambda e: float(np.linalg.norm(np.asarray(e.pose.position)
+                                                            - np.asarray(suggested.pose.position))))
+    return ordered + [e for e in moved if all(e is not o for o in ordered)]
 
 
 def _moved(evaluation, start) -> float:

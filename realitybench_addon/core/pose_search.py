@@ -221,7 +221,7 @@ class AimSpace:
     """Poses of a worker turning in place at `eye`: (pitch, yaw, height offset), held level, the aim `reach`
     metres ahead. Where the photographer stays put and only points the phone (the horizon from a ridge)."""
 
-    steps = (math.radians(10.0), math.radians(10.0), 0.25)
+    steps = (math.radians(10.0), math.radians(15.0), 0.25)
     min_steps = (math.radians(0.75), math.radians(1.0), 0.02)
     heights = (-0.9, 0.4)  # the phone's height about the eye: crouching to a raised arm
 
@@ -245,7 +245,11 @@ class AimSpace:
         return Pose.of(position, position + self.reach * direction)
 
     def level(self, pose: Pose) -> Optional[Pose]:
-        return Pose.of(pose.position, pose.aim)
+        """Held level, looking the same way, from the eye (a pose elsewhere is brought to it: a field pose drawn
+        on the ladder says where to look, the eye says from where)."""
+        if np.linalg.norm((np.asarray(pose.position) - self.eye)[:2]) <= 0.3:
+            return Pose.of(pose.position, pose.aim)
+        return self.pose(self.coords(pose))
 
 
 def _wrap(delta: np.ndarray) -> np.ndarray:

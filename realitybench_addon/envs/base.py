@@ -78,6 +78,7 @@ class Environment:
     prompt_parts: PromptParts
     # Terms the scene alone decides, with what to do instead of moving the phone (Suggest a Pose reports them).
     scene_state_terms: dict = {}
+    subject: str = "the target"  # what the photo is of, in a worker's words ("point the phone at the card")
 
     def draw_scene(self, rng: np.random.Generator):
         raise NotImplementedError

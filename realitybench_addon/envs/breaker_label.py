@@ -102,6 +102,7 @@ AIM_WORDS = {"card": "directory card", "panel": "panel", "breakers": "breaker ro
 
 class BreakerLabel(Environment):
     name = "breaker_label"
+    subject = "the directory card"
     scene_kind = "panel"
     poses_per_scene = 4
     prompt_parts = PromptParts(

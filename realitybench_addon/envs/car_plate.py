@@ -47,6 +47,7 @@ DOCUMENTED_ROWS = ("characters", "state")  # the plate's characters and its stat
 
 class CarPlate(LotEnvironment):
     name = "car_plate"
+    subject = "the plate"
     poses_per_scene = 4
     lot_options = {"neighbour_share": 0.55, "far_share": 0.5}
     prompt_parts = PromptParts(

@@ -34,6 +34,7 @@ STYLE_KEY = DocKey("body_style", "string", f"the vehicle's body style, one of {S
 
 class CarView(LotEnvironment):
     name = "car_view"
+    subject = "the car"
     poses_per_scene = 4
     # intake cars are often left at the end of a row, with room around them
     lot_options = {"neighbour_share": 0.45, "row_share": 0.45, "far_share": 0.5, "end_stall_share": 0.5}

@@ -63,6 +63,7 @@ def damage_frame(scene: LotScene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 class DamageView(LotEnvironment):
     name = "damage_view"
+    subject = "the damage"
     poses_per_scene = 4
     lot_options = {"neighbour_share": 0.45, "far_share": 0.5}
     prompt_parts = PromptParts(

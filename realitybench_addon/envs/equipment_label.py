@@ -103,6 +103,7 @@ class EquipmentScene:
 
 class EquipmentLabelEnv(RoofEnvironment):
     name = "equipment_label"
+    subject = "the label"
     poses_per_scene = 4
     prompt_parts = PromptParts(
         worker="a solar installer",

@@ -147,6 +147,7 @@ def _draw_roll(rng: np.random.Generator) -> float:
 
 class HorizonPeak(Environment):
     name = "horizon_peak"
+    subject = "the skyline"
     scene_kind = "house"
     poses_per_scene = 8  # one turn in place: 8 x 45 degrees
     prompt_parts = PromptParts(

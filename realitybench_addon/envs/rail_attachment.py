@@ -28,6 +28,7 @@ POSES = RoofPoseModel(
 
 class RailAttachment(RoofEnvironment):
     name = "rail_attachment"
+    subject = "the attachment"
     poses_per_scene = 4
     # Attachments are photographed while the array goes up: most scenes still show bare rails.
     roof_options = {"partial_install_share": 0.85, "min_installed_cols": 0}

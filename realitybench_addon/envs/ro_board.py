@@ -69,6 +69,7 @@ DOCUMENTED_ROWS = ("ro", "vin", "date")  # the writing the requirement asks to b
 
 class RoBoard(LotEnvironment):
     name = "ro_board"
+    subject = "the board"
     poses_per_scene = 4
     lot_options = {"neighbour_share": 0.55, "far_share": 0.5}
     prompt_parts = PromptParts(

@@ -40,6 +40,7 @@ class GaugeScene:
 
 class SlopeGauge(RoofEnvironment):
     name = "slope_gauge"
+    subject = "the gauge"
     poses_per_scene = 4
     scene_state_terms = {
         "gauge_on_module": "the gauge lies on bare roof: lay it on the module's glass or frame",

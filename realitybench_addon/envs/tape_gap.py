@@ -36,6 +36,7 @@ class TapeScene:
 
 class TapeGap(RoofEnvironment):
     name = "tape_gap"
+    subject = "the tape"
     poses_per_scene = 4
     scene_state_terms = {"tape_tilt": "the tape itself leans: hold it plumb against the module's edge"}
     prompt_parts = PromptParts(

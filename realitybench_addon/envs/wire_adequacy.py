@@ -29,6 +29,7 @@ def _lead(plan: RoofPlan, name: str) -> Wire:
 
 class WireAdequacy(RoofEnvironment):
     name = "wire_adequacy"
+    subject = "the wire's low point"
     poses_per_scene = 4
     roof_options = {"partial_install_share": 0.3}
     prompt_parts = PromptParts(
