@@ -35,10 +35,12 @@ def _pitch_deg(d) -> float:
     return math.degrees(math.asin(max(-1.0, min(1.0, d[2]))))
 
 
-def move_steps(before, after, target, *, turning_in_place: bool = False, walk_words: str = "") -> dict:
+def move_steps(before, after, target, *, turning_in_place: bool = False, walk_words: str = "",
+               subject: str = "it") -> dict:
     """Each part of the move in a worker's words, keyed by kind: walk, distance, sideways, height, aim, turn,
-    tilt, level. `target` is the point the worker photographs (for the orbit and the distance); a worker
-    turning in place who must first go elsewhere is told `walk_words`."""
+    tilt, level. `target` is the point the worker photographs (for the orbit and the distance), `subject` what
+    it is in words ("the directory card"); a worker turning in place who must first go elsewhere is told
+    `walk_words`."""
     target = np.asarray(target, float)
     p0, p1 = np.asarray(before.position, float), np.asarray(after.position, float)
     out = {}
@@ -54,7 +56,7 @@ def move_steps(before, after, target, *, turning_in_place: bool = False, walk_wo
             orbit = _signed_angle_deg(h0, h1)
             if abs(orbit) >= TURN_DEG:
                 side = "right" if orbit > 0 else "left"
-                out["sideways"] = f"move {abs(orbit):.0f} degrees to your {side} around it"
+                out["sideways"] = f"move {abs(orbit):.0f} degrees to your {side} around {subject}"
     if abs(p1[2] - p0[2]) >= STEP_M and "walk" not in out:
         out["height"] = (f"raise the phone {p1[2] - p0[2]:.1f} m" if p1[2] > p0[2]
                          else f"lower the phone {p0[2] - p1[2]:.1f} m")
@@ -71,7 +73,7 @@ def move_steps(before, after, target, *, turning_in_place: bool = False, walk_wo
         on_target = (target - p0) / max(np.linalg.norm(target - p0), 1e-9)
         off = math.degrees(math.acos(max(-1.0, min(1.0, float(a0 @ on_target)))))
         if off >= TURN_DEG:
-            out["aim"] = f"point the phone at it (it is {off:.0f} degrees off the centre of the view)"
+            out["aim"] = f"point the phone at {subject} (it is {off:.0f} degrees off the centre of the view)"
     if abs(getattr(before, "roll_deg", 0.0)) >= ROLL_DEG and abs(getattr(after, "roll_deg", 0.0)) < ROLL_DEG:
         out["level"] = "hold the phone level"
     return out
