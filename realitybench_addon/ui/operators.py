@@ -291,55 +291,57 @@ class RB_OT_suggest_pose(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class RB_OT_apply_suggestion(bpy.types.Operator):
+class _SuggestionMove:
+    """Apply and Undo: one camera move through the API, the readouts refreshed after it."""
+
+    bl_options = {"REGISTER", "UNDO"}
+    stored = ""  # the window manager property the move reads
+
+    @classmethod
+    def poll(cls, context):
+        return bool(getattr(context.window_manager.realitybench, cls.stored))
+
+    def move(self, settings, data):
+        raise NotImplementedError
+
+    def execute(self, context):
+        from . import live
+
+        s = context.window_manager.realitybench
+        try:
+            said = self.move(s, json.loads(getattr(s, self.stored)))
+        except api.RealityBenchError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        live.refresh()
+        verdict = live.STATE.result["verdict"] if live.STATE.result else "?"
+        self.report({"INFO"}, f"{said}; verdict {verdict}")
+        return {"FINISHED"}
+
+
+class RB_OT_apply_suggestion(_SuggestionMove, bpy.types.Operator):
     """Move the camera to the suggested pose (Undo, or Ctrl+Z, puts it back)"""
 
     bl_idname = "realitybench.apply_suggestion"
     bl_label = "Apply"
-    bl_options = {"REGISTER", "UNDO"}
+    stored = "suggestion"
 
-    @classmethod
-    def poll(cls, context):
-        return bool(context.window_manager.realitybench.suggestion)
-
-    def execute(self, context):
-        from . import live
-
-        s = context.window_manager.realitybench
-        try:
-            before = api.apply_suggestion(json.loads(s.suggestion))
-        except api.RealityBenchError as exc:
-            self.report({"ERROR"}, str(exc))
-            return {"CANCELLED"}
-        s.suggestion_undo, s.suggestion = _json(before), ""
-        live.refresh()
-        self.report({"INFO"}, f"Camera moved; verdict {live.STATE.result['verdict'] if live.STATE.result else '?'}")
-        return {"FINISHED"}
+    def move(self, settings, suggestion):
+        settings.suggestion_undo, settings.suggestion = _json(api.apply_suggestion(suggestion)), ""
+        return "Camera moved to the suggestion"
 
 
-class RB_OT_undo_suggestion(bpy.types.Operator):
+class RB_OT_undo_suggestion(_SuggestionMove, bpy.types.Operator):
     """Put the camera back where it was before Apply"""
 
     bl_idname = "realitybench.undo_suggestion"
     bl_label = "Undo"
-    bl_options = {"REGISTER", "UNDO"}
+    stored = "suggestion_undo"
 
-    @classmethod
-    def poll(cls, context):
-        return bool(context.window_manager.realitybench.suggestion_undo)
-
-    def execute(self, context):
-        from . import live
-
-        s = context.window_manager.realitybench
-        try:
-            api.restore_camera(json.loads(s.suggestion_undo))
-        except api.RealityBenchError as exc:
-            self.report({"ERROR"}, str(exc))
-            return {"CANCELLED"}
-        s.suggestion_undo = ""
-        live.refresh()
-        return {"FINISHED"}
+    def move(self, settings, state):
+        api.restore_camera(state)
+        settings.suggestion_undo = ""
+        return "Camera put back"
 
 
 class RB_OT_dismiss_suggestion(bpy.types.Operator):
