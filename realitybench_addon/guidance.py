@@ -25,7 +25,7 @@ BUDGET = 60  # geometric measurements per search (15-45 ms each)
 ALTERNATIVE_BUDGET = 30  # ... per search with another way of holding the phone (lens, zoom, orientation)
 IMAGE_SCALE = 0.5  # the confirming render: half the frame's size, pixel counts scaled back up ...
 IMAGE_SAMPLES = 4  # ... with a few samples, denoised as the export renders
-IMAGE_TRIES = 3  # passing poses rendered before the image terms are reported as what no nearby pose fixes
+IMAGE_TRIES = 4  # passing poses rendered before the image terms are reported as what no nearby pose fixes
 FOCUS_FIX = "tap the target on the screen to focus on it"
 STEADY_FIX = "hold the phone still (brace your elbows) while it takes the photo"
 FAILED = ("fail", "not_applicable")
@@ -162,7 +162,7 @@ def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
     from .bl.scene_data import matrix_to_numpy, scene_and_camera
     from .core.hints import move_steps, term_hints
     from .core.phone import capture_alternatives
-    from .core.pose_search import AimSpace, OrbitSpace, Pose, search_pose
+    from .core.pose_search import AimSpace, OrbitSpace, Pose, neighbour_poses, score_pose, search_pose
     from .core.presets import load_environment_preset
     from .core.rng import frame_rng, stage_rng
     from .core.terms import evaluate
@@ -237,38 +237,20 @@ def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
             image_check = None
             after = result.after
             if render_check and image and result.after.passes:
-                image_check = {"rendered": 0, "passed": False, "failing": []}
-                candidates = _image_candidates([e for e in result.tried if e.passes], result.after, target_point)
-                checked: list = []
-                for candidate in candidates:
-                    if image_check["rendered"] >= IMAGE_TRIES:
-                        break
-                    if any(_same_place(candidate.pose, c.pose) for c in checked):
-                        continue
-                    checked.append(candidate)
-                    measure(candidate.pose)
-                    ctx = FrameContext(scene, cam, built, plan, target,
-                                       FieldPose(candidate.pose.position, candidate.pose.aim, candidate.pose.roll_deg,
-                                                 "suggested"))
-                    measured = _image_terms(env, ctx, preset, scene, cam, spec)
-                    image_check["rendered"] += 1
-                    results, _ = evaluate(image, measured)
-                    failing = [r.name for r in results if r.outcome.value in FAILED or r.outcome.value == "gray"]
-                    image_check["failing"] = failing
-                    image_check["terms"] = _terms_dict(results)
-                    if not failing:
-                        image_check["passed"] = True
-                        after = candidate
-                        break
-                if not image_check["passed"]:
-                    after = checked[0] if checked else after
+
+                def neighbours() -> list:  # one step from the suggestion along each axis, geometry still passing
+                    poses = [p for p in neighbour_poses(space, result.after.pose) if feasible(p) is None]
+                    return [e for e in (score_pose(geometric, p, measure(p)) for p in poses) if e.passes]
+
+                passing = [e for e in result.tried if e.passes]
+                image_check, after = _confirm_image_terms(
+                    _image_candidates(passing, result.after, target_point, neighbours), image,
+                    lambda pose: _render_image_terms(pose, measure, env, preset, scene, cam, built, plan, target, spec))
         finally:
             moving.restore()
     unfixable = dict(result.unfixable)
     if image_check is not None and not image_check["passed"]:
-        for name in image_check["failing"]:
-            unfixable.setdefault(name, f"still failing in the quick render of the {image_check['rendered']} nearest "
-                                       "poses whose geometric terms pass")
+        unfixable.update(_unmoved_image_terms(image_check))
     turning = isinstance(space, AimSpace)
     steps = move_steps(start, after.pose, target_point, turning_in_place=turning,
                        walk_words=getattr(space, "walk_words", ""), subject=env.subject)
@@ -284,7 +266,9 @@ def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
         "term_hints": term_hints(before_failing, steps, capture_fixes, unfixable),
         "moved_m": moved, "pose_before": start.to_dict(), "pose_after": after.pose.to_dict(),
         "focus_point_m": [float(v) for v in target_point],
-        "failing_before": before_failing, "failing_after": after.failing(),
+        "failing_before": before_failing,
+        "failing_after": after.failing() + (image_check["failing"] if image_check and not image_check["passed"]
+                                            else []),
         "terms_before": _terms_dict(result.before.results), "terms_after": _terms_dict(after.results),
         "evaluations": result.evaluations, "geometric_seconds": round(geometric_s, 3),
         "seconds": round(time.perf_counter() - t0, 3), "applied": False,
@@ -303,10 +287,12 @@ def _phone(cam):
     return Phone.from_dict(json.loads(raw)) if raw else None
 
 
-def _image_candidates(passing: list, suggested, target_point) -> list:
+def _image_candidates(passing: list, suggested, target_point, neighbours):
     """The passing poses to render, in turn, when the image terms fail at the suggested one: the nearest the
-    target (more pixels on a thin wire, larger writing), then the one seen from the most different direction
-    (another angle to a glare), then the rest by how far they are from the suggestion."""
+    target (more pixels on a thin wire, larger writing), the farthest (more of what surrounds it: a module's
+    frame), the one seen from the most different direction (another angle to a glare), then one step from the
+    suggestion along each axis (`neighbours()`, measured only if it comes to that), then the rest by how far
+    they are from the suggestion."""
     def distance(e):
         return float(np.linalg.norm(np.asarray(e.pose.position) - target_point))
 
@@ -316,12 +302,68 @@ def _image_candidates(passing: list, suggested, target_point) -> list:
 
     first = direction(suggested)
     rest = [e for e in passing if e is not suggested]
-    nearest = min(rest, key=distance, default=None)
-    apart = min(rest, key=lambda e: float(direction(e) @ first), default=None)
-    ordered = [suggested] + [e for e in (nearest, apart) if e is not None]
-    moved = sorted(rest, key=lambda e: float(np.linalg.norm(np.asarray(e.pose.position)
-                                                            - np.asarray(suggested.pose.position))))
-    return ordered + [e for e in moved if all(e is not o for o in ordered)]
+    yield suggested
+    picked = [suggested]
+    for e in (min(rest, key=distance, default=None), max(rest, key=distance, default=None),
+              min(rest, key=lambda e: float(direction(e) @ first), default=None)):
+        if e is not None and all(e is not o for o in picked):
+            picked.append(e)
+            yield e
+    yield from neighbours()
+    here = np.asarray(suggested.pose.position)
+    yield from sorted((e for e in rest if all(e is not o for o in picked)),
+                      key=lambda e: float(np.linalg.norm(np.asarray(e.pose.position) - here)))
+
+
+UNMOVED_IMAGE_SPREAD = 0.1  # an image term within 10% across the poses rendered: the light decides it, not the pose
+
+
+def _unmoved_image_terms(check: dict) -> dict:
+    """Image terms that failed at every pose rendered (three or more) with values within UNMOVED_IMAGE_SPREAD of
+    each other: a label in shade, whose paper no pose lightens."""
+    out = {}
+    for name in check["failing"]:
+        values = [v for v in check["values"].get(name, []) if isinstance(v, (int, float))]
+        if len(values) < 3 or max(abs(v) for v in values) == 0:
+            continue
+        if (max(values) - min(values)) <= UNMOVED_IMAGE_SPREAD * max(abs(v) for v in values):
+            out[name] = (f"it stayed at {min(values):.3g}-{max(values):.3g} in the quick renders of "
+                         f"{len(values)} poses around the suggestion: the light on the scene, not where the phone "
+                         "is, decides it")
+    return out
+
+
+def _render_image_terms(pose, measure, env, preset, scene, cam, built, plan, target, spec) -> dict:
+    from .envs.base import FieldPose, FrameContext
+
+    measure(pose)  # the camera there
+    ctx = FrameContext(scene, cam, built, plan, target, FieldPose(pose.position, pose.aim, pose.roll_deg, "suggested"))
+    return _image_terms(env, ctx, preset, scene, cam, spec)
+
+
+def _confirm_image_terms(candidates, image_terms, render) -> tuple[dict, object]:
+    """Render candidates in turn (IMAGE_TRIES at most, each a distinct place) until one passes its image terms.
+    Returns the check's record and the pose to suggest: the passing one, or else the first rendered."""
+    from .core.terms import evaluate
+
+    check = {"rendered": 0, "passed": False, "failing": [], "terms": {}, "values": {}}
+    rendered: list = []
+    for candidate in candidates:
+        if check["rendered"] >= IMAGE_TRIES:
+            break
+        if any(_same_place(candidate.pose, c.pose) for c in rendered):
+            continue
+        rendered.append(candidate)
+        results, _ = evaluate(image_terms, render(candidate.pose))
+        check["rendered"] += 1
+        check["failing"] = [r.name for r in results if r.outcome.value in FAILED or r.outcome.value == "gray"]
+        check["terms"] = _terms_dict(results)
+        for r in results:
+            check["values"].setdefault(r.name, []).append(r.to_dict()["value"])
+        if not check["failing"]:
+            check["passed"] = True
+            return check, candidate
+    return check, rendered[0]
 
 
 def _moved(evaluation, start) -> float:

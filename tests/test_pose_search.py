@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from realitybench_addon.core.pose_search import (MARGIN, AimSpace, OrbitSpace, Pose, from_spherical, search_pose, spherical, term_margin,
-                                                 term_scale, term_shortfall)
+from realitybench_addon.core.pose_search import (MARGIN, AimSpace, OrbitSpace, Pose, from_spherical, search_pose,
+                                                 spherical, term_margin, term_scale, term_shortfall)
 from realitybench_addon.core.terms import TermSpec
 
 TARGET = np.zeros(3)

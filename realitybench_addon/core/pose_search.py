@@ -135,6 +135,35 @@ def from_spherical(target, r: float, azimuth: float, elevation: float) -> np.nda
     return np.asarray(target, float) + r * np.array([c * math.cos(azimuth), c * math.sin(azimuth), math.sin(elevation)])
 
 
+def score_pose(terms: Sequence[TermSpec], pose: Pose, measurements: Mapping) -> Evaluation:
+    """A pose's terms, its deficit (the sum of shortfalls; a gray term counts half) and whether all pass."""
+    results, _ = evaluate(terms, measurements)
+    deficit = 0.0
+    for spec, r in zip(terms, results):
+        if r.outcome is Outcome.NEEDS_RENDER:
+            continue
+        weight = GRAY_WEIGHT if r.outcome is Outcome.GRAY else 1.0
+        deficit += weight * term_shortfall(spec, r.value)
+    passes = not any(r.outcome in (Outcome.FAIL, Outcome.NOT_APPLICABLE, Outcome.GRAY) for r in results)
+    return Evaluation(pose, results, deficit, passes)
+
+
+def neighbour_poses(space, pose: Pose, scale: float = 1.0) -> list[Pose]:
+    """The poses one step (times `scale`) along each axis of the space from `pose`: where to look next when a
+    pose passes its geometry but not its image (more of a module's frame one step back, a glare gone one
+    step round)."""
+    c = space.coords(pose)
+    out = []
+    for axis, step in enumerate(space.steps):
+        for sign in (1.0, -1.0):
+            moved = np.array(c, float)
+            moved[axis] += sign * scale * step
+            candidate = space.pose(moved)
+            if candidate is not None:
+                out.append(candidate)
+    return out
+
+
 class _Scorer:
     """Measures poses once each, keeping every evaluation and the best so far."""
 
@@ -165,15 +194,7 @@ class _Scorer:
         return evaluation
 
     def score(self, pose: Pose, measurements: Mapping) -> Evaluation:
-        results, verdict = evaluate(self.terms, measurements)
-        deficit = 0.0
-        for spec, r in zip(self.terms, results):
-            if r.outcome is Outcome.NEEDS_RENDER:
-                continue
-            weight = GRAY_WEIGHT if r.outcome is Outcome.GRAY else 1.0
-            deficit += weight * term_shortfall(spec, r.value)
-        passes = not any(r.outcome in (Outcome.FAIL, Outcome.NOT_APPLICABLE, Outcome.GRAY) for r in results)
-        return Evaluation(pose, results, deficit, passes)
+        return score_pose(self.terms, pose, measurements)
 
     def moved(self, e: Evaluation) -> float:
         return float(np.linalg.norm(np.asarray(e.pose.position) - self.start))
@@ -318,16 +339,18 @@ def _shrink(scorer: _Scorer, start: Pose, found: Evaluation, space) -> Evaluatio
 
 
 def search_pose(measure: Callable[[Pose], Mapping], terms: Sequence[TermSpec], start: Pose, space,
-                draws: Sequence[Pose] | Callable[[], Sequence[Pose]] = (), feasible: Optional[Callable[[Pose], Optional[str]]] = None, *,
+                draws: Sequence[Pose] | Callable[[], Sequence[Pose]] = (),
+                feasible: Optional[Callable[[Pose], Optional[str]]] = None, *,
                 scene_state: Optional[Mapping[str, str]] = None, budget: int = 60,
                 start_measurements: Optional[Mapping] = None) -> SearchResult:
     """Search for the pose nearest `start` whose every term in `terms` passes (see the module's docstring).
 
     measure(pose) -> the measurements the terms read; feasible(pose) -> None, or why no worker can hold the
     phone there; space: the poses searched (OrbitSpace about a target, AimSpace turning in place); draws: the
-    environment's own field poses (or a function that draws them, called only when needed); scene_state: terms that depend on the scene alone, with the reason no move
-    fixes them (they are left out of the search and reported when they fail); start_measurements: the start as
-    the worker took it, when the search measures it otherwise (with the focus fixed)."""
+    environment's own field poses (or a function that draws them, called only when needed); scene_state: terms
+    that depend on the scene alone, with the reason no move fixes them (they are left out of the search and
+    reported when they fail); start_measurements: the start as the worker took it, when the search measures
+    it otherwise (with the focus fixed)."""
     scene_state = dict(scene_state or {})
     searched = [t for t in terms if t.name not in scene_state]
     scorer = _Scorer(measure, searched, feasible, start, budget)
