@@ -5,7 +5,8 @@
 shape, Anthropic's Messages shape and Gemini's generateContent shape. Each request names its frame
 (the synthetic prompts end with "(frame ID)"), and the script says what the n-th request for a frame
 gets: a valid JSON reply, prose around it, a code fence, wrong types, 429 with Retry-After, 500, a
-slow reply, a dropped connection, a 4xx, an error body that echoes the credentials, ...
+slow reply, a dropped connection, a 4xx, an error body that echoes the credentials, a provider-shaped
+refusal, a reply cut by the output cap, ...
 """
 from __future__ import annotations
 
@@ -135,6 +136,20 @@ def dummy_answer(prompt: str) -> dict:
 
 
 USAGE = {"input": 100, "output": 50, "thinking": 20}
+LENGTH_STOP = {"openai": "length", "anthropic": "max_tokens", "gemini": "MAX_TOKENS"}  # each shape's "cut by the cap"
+OTHER_TOKEN = "sk-proxy-0a1b2c3d4e5f6a7b8c9d"  # a credential that is not the run's key (a proxy's, say)
+REFUSAL = "This model does not support the settings sent (scripted {status})."
+
+
+def refusal_body(shape: str, status: int, credential: str) -> dict:
+    """Each provider's own error shape, its message echoing the credential header it got and another token."""
+    message = (REFUSAL.format(status=status) + f" Request headers: {credential}; upstream "
+               f"Authorization: Bearer {OTHER_TOKEN}")
+    if shape == "anthropic":
+        return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    if shape == "gemini":
+        return {"error": {"code": status, "message": message, "status": "INVALID_ARGUMENT"}}
+    return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
 
 
 def reply_text(answer: dict, behaviour: str) -> str:
@@ -273,6 +288,10 @@ class ScriptedServer:
             secret = (h.headers.get("Authorization") or h.headers.get("x-api-key")
                       or h.headers.get("x-goog-api-key") or "")
             return self._send(h, int(arg or 500), {"error": {"message": f"bad request with credentials {secret}"}})
+        if kind == "refuse":  # refuse:400 -> the provider's error shape, echoing the credentials
+            header = next((k for k in ("Authorization", "x-api-key", "x-goog-api-key") if h.headers.get(k)), "none")
+            return self._send(h, int(arg or 400), refusal_body(shape, int(arg or 400),
+                                                               f"{header}: {h.headers.get(header)}"))
         if kind == "notjson":
             return self._send(h, 200, None, raw=b"<html>gateway</html>")
         if kind == "slow":
@@ -281,15 +300,18 @@ class ScriptedServer:
         answer = self.answers.get(frame_id) if self.answers is not None else None
         if answer is None:
             answer = dummy_answer(self._content(shape, h.parsed_body)[0])
+        if kind == "cut":  # the reply stopped half-way at the output cap
+            text = reply_text(answer, "valid")
+            return self._send(h, 200, self._shape(shape, text[:len(text) // 2], LENGTH_STOP[shape]))
         text = reply_text(answer, kind)
         self._send(h, 200, self._shape(shape, text))
 
     @staticmethod
-    def _shape(shape, text):
+    def _shape(shape, text, finish=None):
         if shape == "openai":
             return {"id": "chatcmpl-test", "object": "chat.completion",
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                 "finish_reason": "stop"}],
+                                 "finish_reason": finish or "stop"}],
                     "usage": {"prompt_tokens": USAGE["input"], "completion_tokens": USAGE["output"],
                               "total_tokens": USAGE["input"] + USAGE["output"],
                               "completion_tokens_details": {"reasoning_tokens": USAGE["thinking"]}}}
@@ -297,11 +319,11 @@ class ScriptedServer:
             return {"id": "msg_test", "type": "message", "role": "assistant",
                     "content": [{"type": "thinking", "thinking": "Looking at the photo.", "signature": "x"},
                                 {"type": "text", "text": text}],
-                    "stop_reason": "end_turn",
+                    "stop_reason": finish or "end_turn",
                     "usage": {"input_tokens": USAGE["input"], "output_tokens": USAGE["output"]}}
         return {"candidates": [{"content": {"role": "model", "parts": [{"text": "thinking...", "thought": True},
                                                                        {"text": text}]},
-                                "finishReason": "STOP"}],
+                                "finishReason": finish or "STOP"}],
                 "usageMetadata": {"promptTokenCount": USAGE["input"],
                                   "candidatesTokenCount": USAGE["output"] - USAGE["thinking"],
                                   "thoughtsTokenCount": USAGE["thinking"],

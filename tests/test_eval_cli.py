@@ -15,7 +15,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from eval_support import ScriptedServer, make_set, offline_run, standard_frames
+from eval_support import OTHER_TOKEN, ScriptedServer, make_set, offline_run, standard_frames
 from realitybench_addon.evaluation.runs import RunStore
 
 REPO = Path(__file__).resolve().parent.parent
@@ -220,3 +220,98 @@ def test_eval_commands_import_no_bpy(tmp_path):
             "'--no-plots']) == 0\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+# ---- issue 19: failed items fail the command; cost plots and correlations say who is left out --------------
+
+def test_a_run_with_failed_items_exits_non_zero_with_the_first_failure(tmp_path):
+    frames, set_dir = frames_and_set(tmp_path)
+    fid = sorted(f["frame_id"] for f in frames)
+    answers = {f["frame_id"]: f["answer"] for f in frames}
+    args = ["eval", "run", set_dir, "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--api-key-env",
+            "RB_CLI_KEY", "--concurrency", "1", "--out", tmp_path / "run"]
+    with ScriptedServer(answers, {fid[4]: ["refuse:400"], fid[7]: ["status:422"]}) as server:
+        args[args.index("--model"):args.index("--model")] = ["--base-url", server.url]
+        done = cli(*args)
+        assert_user_error(done)
+        summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+        server.phase = 1
+        again = cli(*args)
+    line = done.stderr.strip().splitlines()[-1]
+    assert line == (f"error: 2 of 12 items failed; the first, {fid[4]}: HTTP 400 (This model does not support the "
+                    f"settings sent (scripted 400). Request headers: x-api-key: [REDACTED]; upstream Authorization: "
+                    f"[REDACTED]); the run is kept in {tmp_path / 'run'} (its numbers in summary.json); rerun the same "
+                    f"command to ask the failed items again")
+    assert KEY not in done.stderr and OTHER_TOKEN not in done.stderr
+    assert f"{fid[7]}: failed: HTTP 422: scripted 422" in done.stderr  # each failure's progress line says why
+    assert summary["failed"] == 2 and summary["answered"] == 10 and not summary["complete"]
+    # the rerun asks the two failed items only, and succeeds
+    assert again.returncode == 0, again.stderr
+    assert sorted(r["frame_id"] for r in server.log if r["phase"] == 1) == [fid[4], fid[7]]
+    assert json.loads(again.stdout)["complete"]
+
+
+def test_a_provider_refusing_everything_is_one_line_from_the_cli(tmp_path):
+    frames, set_dir = frames_and_set(tmp_path)
+    with ScriptedServer({}, default="refuse:400") as server:
+        done = cli("eval", "run", set_dir, "--provider", "openai", "--model", "gpt-4o", "--base-url",
+                   server.url + "/v1", "--api-key-env", "RB_CLI_KEY", "--concurrency", "1", "--out", tmp_path / "run")
+    assert_user_error(done, f"error: stopped: the first 3 requests all failed with HTTP 400 from {server.url}/v1/chat/"
+                            "completions; the provider says: This model does not support the settings sent (scripted "
+                            "400).", "fix what it names", "rerun the same command to resume")
+    assert len(server.log) == 3 and KEY not in done.stderr and OTHER_TOKEN not in done.stderr
+
+
+def test_cost_plots_name_the_runs_they_leave_out_and_correlations_leave_out_baselines(tmp_path):
+    import scipy.stats
+
+    frames, set_dir = frames_and_set(tmp_path)
+    texts = {"cheap": {f["frame_id"]: "Looks fine." for f in frames},  # out of grammar: F1 0
+             "mid": {f["frame_id"]: json.dumps(f["answer"]) for f in frames},  # F1 20/27
+             "dear": {f["frame_id"]: json.dumps({**f["answer"], "adequate": True}) for f in frames},  # F1 6/10
+             "unpriced": {f["frame_id"]: json.dumps(f["answer"]) for f in frames}}
+    for name, by_frame in texts.items():
+        offline_run(set_dir, tmp_path / name, by_frame, model=f"m-{name}", label=name)
+    for kind in ("always-accept", "always-reject"):
+        assert cli("eval", "baseline", set_dir, "--kind", kind, "--out", tmp_path / kind).returncode == 0
+    prices = tmp_path / "prices.toml"
+    prices.write_text('currency = "USD"\n' + "".join(
+        f'[[price]]\nmodel = "m-{name}"\ninput = {p}\noutput = {p}\nsource = "test"\ndate = "2025-01-01"\n'
+        for name, p in (("cheap", 1.0), ("mid", 2.0), ("dear", 5.0))))
+    runs = [tmp_path / n for n in ("cheap", "mid", "dear", "unpriced", "always-accept", "always-reject")]
+    done = cli("eval", "report", *runs, "--out", tmp_path / "report", "--prices", prices)
+    assert done.returncode == 0, done.stderr
+    report = tmp_path / "report"
+    corr = {(r["x"], r["y"]): r for r in csv.DictReader((report / "correlations.csv").open())}
+    f1 = [0.0, 20 / 27, 0.6]
+    cost = [12 * 1200 * p / 1e6 for p in (1.0, 2.0, 5.0)]  # 12 items x (1000 + 200) tokens at p per Mtok
+    assert int(corr[("f1", "cost")]["runs"]) == 3  # the three priced model runs: no baseline at cost 0
+    assert float(corr[("f1", "cost")]["rho"]) == pytest.approx(scipy.stats.spearmanr(f1, cost).statistic) == 0.5
+    assert int(corr[("f1", "documentation")]["runs"]) == 4  # baselines have an F1 but stay out all the same
+    data = json.loads((report / "report.json").read_text())
+    assert [c["labels"] for c in data["correlations"] if (c["x"], c["y"]) == ("f1", "cost")] == \
+        [["cheap", "mid", "dear"]]
+    unpriced = f"no price for model `m-unpriced` (openai) in `{prices}`"
+    assert data["cost_plots"]["f1"] == {"plotted": ["cheap", "mid", "dear"],
+                                        "reference_lines": ["always accept", "always reject"],
+                                        "left_out": [{"label": "unpriced", "reason": unpriced}]}
+    assert data["cost_plots"]["documentation"]["left_out"] == [
+        {"label": "unpriced", "reason": unpriced},
+        {"label": "always accept", "reason": "a baseline without a documentation score"},
+        {"label": "always reject", "reason": "a baseline without a documentation score"}]
+    text = (report / "report.md").read_text()
+    assert f"Left out of f1_vs_cost: `unpriced` ({unpriced})." in text
+    assert "Drawn in f1_vs_cost as a level, not a point at cost 0 (a baseline): `always accept`, `always reject`." \
+        in text
+    assert "Baselines (`always accept`, `always reject`) are kept out of the rank correlations" in text
+    costs = {r["label"]: r for r in csv.DictReader((report / "cost.csv").open())}
+    assert costs["unpriced"]["not_in_cost_plots"] == unpriced and costs["mid"]["not_in_cost_plots"] == ""
+    assert costs["always accept"]["not_in_cost_plots"] == "baseline: a reference line"
+    assert (report / "f1_vs_cost.png").is_file()
+    # without a price file every model run is left out, and the report says so
+    done = cli("eval", "report", *runs, "--out", tmp_path / "bare", "--no-plots")
+    assert done.returncode == 0, done.stderr
+    assert "Left out of f1_vs_cost: `cheap` (no price file (--prices)); `mid` (no price file (--prices));" in \
+        (tmp_path / "bare" / "report.md").read_text()
+    bare = {(r["x"], r["y"]) for r in csv.DictReader((tmp_path / "bare" / "correlations.csv").open())}
+    assert bare == {("f1", "documentation")}

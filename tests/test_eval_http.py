@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from eval_support import ScriptedServer, make_set, standard_frames
+from eval_support import LENGTH_STOP, OTHER_TOKEN, ScriptedServer, make_set, standard_frames
 from realitybench_addon.evaluation import providers
 from realitybench_addon.evaluation.ask import ask_set
 from realitybench_addon.evaluation.errors import EvalError
@@ -252,3 +252,81 @@ def test_the_transport_is_quick_when_nothing_fails(tmp_path, set_dir, frames):
         t0 = time.monotonic()
         ask(set_dir, tmp_path / "run", server)
     assert time.monotonic() - t0 < 5
+
+
+# ---- issue 19: a provider that refuses everything, replies cut by the output cap ----------------------------
+
+ONE_BY_ONE = TransportConfig(backoff_base_s=0.01, backoff_cap_s=0.05, timeout_s=5, concurrency=1, max_retries=0)
+CREDENTIAL_HEADER = {"openai": "Authorization", "anthropic": "x-api-key", "gemini": "x-goog-api-key"}
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
+def test_a_provider_refusing_everything_stops_after_three_with_its_message(tmp_path, set_dir, frames, provider):
+    progress = io.StringIO()
+    with ScriptedServer(answers(frames), default="refuse:400") as server:
+        with pytest.raises(EvalError) as info:
+            ask(set_dir, tmp_path / "run", server, provider, transport=ONE_BY_ONE, progress=progress)
+    assert len(server.log) == 3  # stopped after the third refusal, not twelve
+    url = {"openai": f"{server.url}/v1/chat/completions", "anthropic": f"{server.url}/v1/messages",
+           "gemini": f"{server.url}/v1beta/models/test-model:generateContent"}[provider]
+    bearer = "Bearer " if provider == "openai" else ""
+    assert str(info.value) == (
+        f"stopped: the first 3 requests all failed with HTTP 400 from {url}; the provider says: This model does not "
+        f"support the settings sent (scripted 400). Request headers: {CREDENTIAL_HEADER[provider]}: "
+        f"{bearer}[REDACTED]; upstream Authorization: [REDACTED]; fix what it names; finished replies are kept, rerun "
+        f"the same command to resume")
+    assert OTHER_TOKEN not in progress.getvalue() and KEY not in progress.getvalue()
+    assert "failed: HTTP 400: This model does not support the settings sent (scripted 400)." in progress.getvalue()
+    lines = RunStore(tmp_path / "run").reply_lines()
+    assert [(r["http_status"], r["error"]) for r in lines] == [(400, "HTTP 400")] * 3
+    assert all(KEY not in json.dumps(r) and "[REDACTED]" in r["raw_response"] for r in lines)
+
+
+def test_only_one_4xx_status_on_the_first_three_stops_the_run(tmp_path, set_dir, frames):
+    fid = sorted(f["frame_id"] for f in frames)  # the order they are asked in, one at a time
+    mixed = {fid[0]: ["refuse:400"], fid[1]: ["refuse:422"], fid[2]: ["refuse:400"]}  # two statuses: not one refusal
+    late = {f: ["refuse:400"] for f in fid[1:]}  # the first answered: the provider takes the settings
+    with ScriptedServer(answers(frames), mixed) as server:
+        assert ask(set_dir, tmp_path / "mixed", server, transport=ONE_BY_ONE)["failed"] == 3
+    assert len(server.log) == 12
+    with ScriptedServer(answers(frames), late) as server:
+        assert ask(set_dir, tmp_path / "late", server, transport=ONE_BY_ONE)["failed"] == 11
+    with ScriptedServer(answers(frames), default="status:500") as server:  # 5xx: the server's trouble, retried
+        assert ask(set_dir, tmp_path / "5xx", server, transport=ONE_BY_ONE)["failed"] == 12
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
+def test_replies_cut_by_the_output_cap_are_counted_apart(tmp_path, set_dir, frames, provider):
+    fid = [f["frame_id"] for f in frames]
+    progress = io.StringIO()
+    with ScriptedServer(answers(frames), {fid[0]: ["cut"], fid[1]: ["cut"], fid[2]: ["prose"]}) as server:
+        ask(set_dir, tmp_path / "run", server, provider, progress=progress,
+            settings=providers.Settings(max_tokens=64, image_detail="high" if provider == "openai" else None))
+    stop = LENGTH_STOP[provider]
+    assert f"{fid[0]}: ok, cut by the output cap (finish reason {stop}; --max-tokens 64)" in progress.getvalue()
+    summary = rescore(tmp_path / "run")
+    assert summary["grammar"]["cut_by_output_cap"] == 2
+    assert summary["grammar"]["problems"] == {"cut by the output cap (--max-tokens)": 2,
+                                              "prose around the JSON object": 1}
+    rows = {r["frame_id"]: r for r in map(json.loads, (tmp_path / "run" / "scores.jsonl").read_text().splitlines())}
+    assert rows[fid[0]]["finish_reason"] == stop and rows[fid[0]]["cut_by_output_cap"] is True
+    assert rows[fid[0]]["problems"][0] == "cut by the output cap (--max-tokens)" and len(rows[fid[0]]["problems"]) > 1
+    assert rows[fid[2]]["cut_by_output_cap"] is False and rows[fid[3]]["cut_by_output_cap"] is False
+    report = build_report([tmp_path / "run"], tmp_path / "report", plots=False)
+    assert report["runs"][0]["label"] == "test-model"
+    models = (tmp_path / "report" / "models.csv").read_text().splitlines()
+    head, row = models[0].split(","), models[1].split(",")
+    assert row[head.index("cut_by_output_cap")] == "2" and float(row[head.index("grammar_share")]) == 9 / 12
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "| test-model | 0.750 | 2 | " in text and text.count("prose around the JSON object (1)") == 1
+    grammar = (tmp_path / "report" / "grammar.csv").read_text().splitlines()
+    assert grammar == ["label,problem,count", "test-model,cut by the output cap (--max-tokens),2",
+                       "test-model,prose around the JSON object,1"]
+
+
+def test_cut_finish_reasons_by_provider():
+    assert [providers.cut_by_output_cap(p, s) for p, s in [("openai", "length"), ("anthropic", "max_tokens"),
+                                                           ("gemini", "MAX_TOKENS"), ("openai", "stop"),
+                                                           ("anthropic", "length"), ("gemini", None),
+                                                           (None, "MAX_TOKENS"), (None, "end_turn")]] == \
+        [True, True, True, False, False, False, True, False]

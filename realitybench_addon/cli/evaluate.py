@@ -1,19 +1,22 @@
 """`python -m realitybench_addon eval ...`: run, rescore, report, baseline.
 
     eval run SET --provider openai|anthropic|gemini --model M [--base-url URL] [--api-key-env VAR |
-             --no-api-key] [--max-tokens N] [--temperature T|default] [--image-detail D]
-             [--max-tokens-field F] [--extra JSON] [--blind] [--concurrency N] [--rpm N] [--timeout S]
-             [--deadline S] [--max-reply-bytes N] [--retries N] [--label L] --out RUNDIR
+             --no-api-key] [--profile paper|deterministic] [--max-tokens N] [--temperature T|default]
+             [--image-detail D|default] [--max-tokens-field F] [--extra JSON] [--blind] [--concurrency N]
+             [--rpm N] [--timeout S] [--deadline S] [--max-reply-bytes N] [--retries N] [--label L] --out RUNDIR
     eval rescore RUNDIR [--prices FILE]
     eval report RUN [RUN ...] --out REPORTDIR [--prices FILE] [--ratings FILE] [--no-plots]
     eval baseline SET --kind always-accept|always-reject --out RUNDIR
 
 Stdout gets one JSON object; progress goes to stderr; a user error is one `error:` line (exit 2).
+`eval run` also ends with one `error:` line and exit 2 when an item failed: the run is kept, and its
+numbers are in RUNDIR/summary.json.
 """
 from __future__ import annotations
 
 import json
 
+from ..evaluation import profiles
 from ..evaluation.errors import EvalError
 
 
@@ -35,17 +38,24 @@ def add_parser(sub) -> None:
                    help="environment variable holding the API key (default OPENAI_API_KEY, ANTHROPIC_API_KEY or "
                         "GEMINI_API_KEY); the key itself is never written anywhere")
     r.add_argument("--no-api-key", action="store_true", help="send no key (a local server that needs none)")
-    r.add_argument("--max-tokens", type=int, default=1024, help="output token limit, thinking included (default 1024)")
-    r.add_argument("--max-tokens-field", default="max_tokens", choices=("max_tokens", "max_completion_tokens"),
-                   help="openai: the body field for --max-tokens (OpenAI's reasoning models need "
-                        "max_completion_tokens; default max_tokens)")
-    r.add_argument("--temperature", default="0", help="sampling temperature (default 0), or 'default' to send none")
+    r.add_argument("--profile", default=profiles.DEFAULT, choices=tuple(profiles.PROFILES),
+                   help="generation settings: paper (default: the provider's own temperature and image detail, "
+                        "a 16384-token cap for thinking models) or deterministic (temperature 0, 1024 tokens, "
+                        "openai image detail high: the settings before profiles); the flags below override it")
+    r.add_argument("--max-tokens", type=int, default=None,
+                   help="output token limit, thinking included (paper 16384, deterministic 1024)")
+    r.add_argument("--max-tokens-field", default=None, choices=("max_tokens", "max_completion_tokens"),
+                   help="openai: the body field for --max-tokens (default max_completion_tokens for OpenAI's "
+                        "reasoning models o1, o3, o4, gpt-5, which refuse max_tokens; max_tokens otherwise)")
+    r.add_argument("--temperature", default=None,
+                   help="sampling temperature, or 'default' to send none (paper: none; deterministic: 0)")
     r.add_argument("--image-detail", default=None,
-                   help="openai: low | high | auto (default high); gemini: low | medium | high (media resolution; "
-                        "default: not sent); anthropic: none")
+                   help="openai: low | high | auto; gemini: low | medium | high (media resolution); anthropic: "
+                        "none; 'default' sends none (paper: none; deterministic: openai high)")
     r.add_argument("--extra", default=None, metavar="JSON",
                    help="a JSON object deep-merged into every request body, e.g. '{\"reasoning_effort\": \"low\"}' "
-                        "or '{\"thinking\": {\"type\": \"enabled\", \"budget_tokens\": 2048}}' (recorded)")
+                        "or '{\"thinking\": {\"type\": \"enabled\", \"budget_tokens\": 8192}}' (anthropic: "
+                        "budget_tokens at least 1024 and below --max-tokens, no --temperature) (recorded)")
     r.add_argument("--blind", action="store_true", help="send the prompt without the image (what priors alone give)")
     r.add_argument("--concurrency", type=int, default=4, help="requests in flight at once (default 4)")
     r.add_argument("--rpm", type=float, default=None, help="requests per minute, retries included (default: no limit)")
@@ -94,6 +104,21 @@ def _temperature(text: str):
     return value
 
 
+def _image_detail(text: str):
+    return None if text.strip().lower() in ("default", "none") else text
+
+
+def settings_overrides(args) -> dict:
+    """The generation settings given explicitly on the command line: they override the profile's."""
+    given = {"max_tokens": args.max_tokens, "max_tokens_field": args.max_tokens_field}
+    out = {k: v for k, v in given.items() if v is not None}
+    if args.temperature is not None:
+        out["temperature"] = _temperature(args.temperature)
+    if args.image_detail is not None:
+        out["image_detail"] = _image_detail(args.image_detail)
+    return out
+
+
 def _extra(text):
     if text is None:
         return {}
@@ -112,16 +137,14 @@ def run_command(args) -> dict:
     if args.eval_command == "run":
         from ..evaluation import providers
         from ..evaluation.ask import ask_set
+        from ..evaluation.failures import incomplete_run
         from ..evaluation.summary import headline, rescore
         from ..evaluation.transport import DEFAULT_DEADLINE_S, DEFAULT_MAX_REPLY_BYTES, TransportConfig
 
         provider = providers.get(args.provider)
-        detail = args.image_detail
-        if detail is None and provider.name == "openai":
-            detail = "high"
-        settings = providers.Settings(max_tokens=args.max_tokens, temperature=_temperature(args.temperature),
-                                      image_detail=detail, blind=args.blind, extra=_extra(args.extra),
-                                      max_tokens_field=args.max_tokens_field)
+        overrides = settings_overrides(args)
+        settings = profiles.resolve(args.profile, provider.name, args.model, overrides, blind=args.blind,
+                                    extra=_extra(args.extra))
         deadline = max(DEFAULT_DEADLINE_S, args.timeout) if args.deadline is None else args.deadline
         cap = DEFAULT_MAX_REPLY_BYTES if args.max_reply_bytes is None else args.max_reply_bytes
         transport = TransportConfig(timeout_s=args.timeout, deadline_s=deadline, max_reply_bytes=cap,
@@ -129,8 +152,12 @@ def run_command(args) -> dict:
                                     retry_after_cap_s=args.retry_after_cap)
         asked = ask_set(args.set, args.out, provider=provider, model=args.model, base_url=args.base_url,
                         settings=settings, transport=transport, api_key_env=args.api_key_env,
-                        no_api_key=args.no_api_key, label=args.label)
-        return {"asked": asked, **headline(rescore(args.out, seed=DEFAULT_SEED))}
+                        no_api_key=args.no_api_key, label=args.label,
+                        profile={"name": args.profile, "overrides": overrides})
+        summary = rescore(args.out, seed=DEFAULT_SEED)
+        if not summary["complete"]:  # a run with failed items is no success, whatever it kept
+            raise EvalError(incomplete_run(args.out, summary))
+        return {"asked": asked, "profile": args.profile, "settings": settings.to_dict(), **headline(summary)}
     if args.eval_command == "rescore":
         from ..evaluation.pricing import load_prices
         from ..evaluation.summary import headline, rescore

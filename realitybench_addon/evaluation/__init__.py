@@ -5,10 +5,13 @@ no Blender. One idea per module:
 
     items       an exported set -> the items to ask (image, prompt, labels, documentation keys)
     providers   the three request/response shapes (OpenAI-compatible chat completions, Anthropic
-                Messages, Gemini generateContent) and usage normalisation
+                Messages, Gemini generateContent), usage normalisation, the checks each provider's
+                rules need before the first request, the finish reasons of a cut reply
+    profiles    named generation settings (`paper`, the default; `deterministic`)
     transport   HTTP: timeouts, retries with Retry-After and jittered backoff, concurrency, rpm
     runs        the append-only run store: request hashing, resume, secret scrubbing
-    ask         asking a model about every item of a set (resumable)
+    ask         asking a model about every item of a set (resumable; stops on a provider refusing all)
+    failures    what a failed request says, on one scrubbed line
     baselines   runs that need no model: always accept, always reject
     grammar     strict reply grammar against an environment's keys; a lenient parser for diagnostics
     fields      per-field documentation scoring (the tolerance table, the breaker-row matching)

@@ -2,9 +2,12 @@
 
 Items whose request already has an `ok` reply in the run are not asked again; everything else
 (new, failed, interrupted) is. Replies are appended and fsynced as they finish, from a pool of
-`concurrency` threads, each request paced by the rpm limiter. A 401, 403 or 404 stops the run
-(wrong key, URL or model), and so does a server that never answered at all (retries exhausted on
-connection errors or timeouts before any reply): what finished is kept, and a rerun resumes.
+`concurrency` threads, each request paced by the rpm limiter. The settings are checked against
+the provider's rules before anything is sent or written. A 401, 403 or 404 stops the run (wrong
+key, URL or model), and so do a server that never answered at all (retries exhausted on
+connection errors or timeouts before any reply) and a provider that refuses everything (the first
+FAIL_FAST_ITEMS requests all failed with one 4xx status: a setting it rejects, no credit left):
+the error line carries the provider's own message, and what finished is kept for a rerun.
 """
 from __future__ import annotations
 
@@ -18,9 +21,13 @@ from typing import Optional, TextIO
 
 from .errors import EvalError
 from ..answers.items import AskItem, load_set, sha256_bytes
-from .providers import Provider, ResponseShapeError, Settings, encode_image
+from .failures import detail, one_line
+from .providers import Provider, ResponseShapeError, Settings, cut_by_output_cap, encode_image
 from .runs import RunStore, now_iso, package_version, request_hash, scrub
-from .transport import Transport, TransportConfig
+from .transport import BODY_KEEP, Transport, TransportConfig
+
+FAIL_FAST_ITEMS = 3  # the first this many requests all refused with one 4xx status stop the run
+PROGRESS_DETAIL_CHARS = 160
 
 
 def resolve_key(provider: Provider, api_key_env: Optional[str], no_api_key: bool) -> tuple[Optional[str], str]:
@@ -47,10 +54,11 @@ def resolve_key(provider: Provider, api_key_env: Optional[str], no_api_key: bool
 
 def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optional[str], settings: Settings,
             transport: TransportConfig, api_key_env: Optional[str] = None, no_api_key: bool = False,
-            label: Optional[str] = None, progress: Optional[TextIO] = sys.stderr,
-            sleep=time.sleep) -> dict:
-    """Ask every item not yet answered; return counts of this invocation (scoring is separate)."""
-    provider.check(settings)
+            label: Optional[str] = None, profile: Optional[dict] = None,
+            progress: Optional[TextIO] = sys.stderr, sleep=time.sleep) -> dict:
+    """Ask every item not yet answered; return counts of this invocation (scoring is separate). `profile`
+    ({"name": ..., "overrides": {flag: value}}) is recorded in run.json; the settings are what is sent."""
+    provider.check(settings, model)
     if transport.concurrency < 1:
         raise EvalError(f"--concurrency must be at least 1, got {transport.concurrency}")
     if transport.rpm is not None and transport.rpm <= 0:
@@ -68,7 +76,7 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
     base_url = (base_url or provider.default_base_url).rstrip("/")
     config = {"kind": "model", "label": label or (model + (" (blind)" if settings.blind else "")),
               "provider": provider.name, "model": model, "base_url": base_url, "settings": settings.to_dict(),
-              "baseline": None, "transport": transport.to_dict(), "auth": auth,
+              "profile": profile, "baseline": None, "transport": transport.to_dict(), "auth": auth,
               "set": str(Path(set_dir).resolve()), "items": len(ask_items), "created": now_iso(),
               "package_version": package_version()}
     store = RunStore(out_dir, secrets=[key] if key else [])
@@ -88,6 +96,7 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
     stop = threading.Event()
     fatal: list[dict] = []
     counter = {"finished": 0, "ok": 0, "failed": 0, "attempts": 0}
+    opening: list[Optional[int]] = []  # the HTTP status of each of the first requests to finish (None: ok)
     lock = threading.Lock()
 
     def say(line: str) -> None:
@@ -107,10 +116,13 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
         url, body = provider.request(base_url, model, a.prompt, image_b64, settings)
         started = now_iso()
         result = client.post_json(url, headers, body, h)
+        raw = result.body
+        if isinstance(raw, str):  # scrubbed before it is cut to length: a cut never leaves part of a key
+            raw = scrub(raw, store.secrets)[:BODY_KEEP]
         record = {"request_hash": h, "frame_id": a.item.frame_id, "provider": provider.name, "model": model,
                   "status": "ok" if result.ok else "error", "error": result.error, "http_status": result.status,
                   "reply_text": None, "finish_reason": None, "usage_raw": None, "usage": None,
-                  "raw_response": result.body, "truncated": result.truncated, "attempts": result.attempts,
+                  "raw_response": raw, "truncated": result.truncated, "attempts": result.attempts,
                   "started_at": started, "elapsed_s": round(result.elapsed_s, 4)}
         if result.ok:
             try:
@@ -121,18 +133,31 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
                 record.update(reply_text=text, finish_reason=finish, usage_raw=usage_raw,
                               usage=provider.usage(usage_raw).to_dict())
         store.append_reply(record)
+        ok = record["status"] == "ok"
         with lock:
             counter["finished"] += 1
             counter["attempts"] += len(result.attempts)
-            counter["ok" if record["status"] == "ok" else "failed"] += 1
+            counter["ok" if ok else "failed"] += 1
             n = counter["finished"]
+            refused = False
+            if len(opening) < FAIL_FAST_ITEMS:
+                opening.append(None if ok else result.status)
+                refused = len(opening) == FAIL_FAST_ITEMS and len(set(opening)) == 1 and \
+                    opening[0] is not None and 400 <= opening[0] <= 499
         unreachable = not result.ok and result.status is None and not counter["ok"]  # never an answer yet
-        if result.fatal or unreachable:
+        if result.fatal or unreachable or refused:
             stop.set()
-            fatal.append({"frame_id": a.item.frame_id, "error": result.error, "url": url, "body": result.body,
-                          "unreachable": unreachable and not result.fatal})
-        detail = "ok" if record["status"] == "ok" else f"failed: {record['error']}"
-        say(f"[{n}/{len(todo)}] {a.item.frame_id}: {detail} ({len(result.attempts)} attempt"
+            fatal.append({"frame_id": a.item.frame_id, "error": result.error, "url": url, "body": raw,
+                          "status": result.status, "unreachable": unreachable and not result.fatal,
+                          "refused": refused and not result.fatal})
+        if ok:
+            said = "ok" + (f", cut by the output cap (finish reason {record['finish_reason']}; --max-tokens "
+                           f"{settings.max_tokens})" if cut_by_output_cap(provider.name, record["finish_reason"])
+                           else "")
+        else:
+            why = detail(raw, store.secrets, PROGRESS_DETAIL_CHARS)
+            said = f"failed: {record['error']}" + (f": {why}" if why else "")
+        say(f"[{n}/{len(todo)}] {a.item.frame_id}: {said} ({len(result.attempts)} attempt"
             f"{'s' if len(result.attempts) != 1 else ''}, {result.elapsed_s:.2f} s)")
 
     say(f"{len(ask_items)} items, {sum(h in done for h in hashes)} already answered, asking {len(todo)} "
@@ -149,15 +174,25 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
         raise
     pool.shutdown(wait=True)
     if fatal:
-        f = fatal[0]
-        hint = {"HTTP 401": "the server refused the credentials", "HTTP 403": "the credentials may not use this model",
-                "HTTP 404": "check --base-url and --model"}.get(f["error"] or "", "check --base-url")
-        if f["unreachable"]:
-            hint = "the server cannot be reached and nothing has been answered yet; check --base-url"
-        body = f" ({' '.join(str(f['body']).split())[:300]})" if f["body"] else ""  # one line
-        raise EvalError(scrub(f"stopped: {f['error']} from {f['url']}: {hint}{body}; finished replies are kept, "
-                              f"rerun the same command to resume", store.secrets))
+        raise EvalError(stopped_line(fatal[0], store.secrets))
     return {"run": str(Path(out_dir)), "items": len(ask_items), "already_answered": sum(h in done for h in hashes),
             "asked": counter["finished"], "ok": counter["ok"], "failed": counter["failed"],
             "requests": counter["attempts"], "retries": counter["attempts"] - counter["finished"],
             "wall_s": round(time.monotonic() - t0, 3)}
+
+
+def stopped_line(f: dict, secrets) -> str:
+    """The one-line error of a stopped run: what stopped it, and the provider's own message."""
+    said = detail(f["body"], secrets)
+    if f["refused"]:
+        head = (f"stopped: the first {FAIL_FAST_ITEMS} requests all failed with HTTP {f['status']} from {f['url']}; "
+                + (f"the provider says: {said}; fix what it names" if said else "the error body says nothing more"))
+    else:
+        said = f" ({said})" if said else ""
+        hint = {"HTTP 401": "the server refused the credentials",
+                "HTTP 403": "the credentials may not use this model",
+                "HTTP 404": "check --base-url and --model"}.get(f["error"] or "", "check --base-url")
+        if f["unreachable"]:
+            hint = "the server cannot be reached and nothing has been answered yet; check --base-url"
+        head = f"stopped: {f['error']} from {f['url']}: {hint}{said}"
+    return one_line(f"{head}; finished replies are kept, rerun the same command to resume", secrets, limit=10_000)

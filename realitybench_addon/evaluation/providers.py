@@ -8,7 +8,15 @@ One user message: the image (base64 of the exported JPEG, byte for byte) and the
 a blind request sends the prompt alone. Every generation setting is explicit and recorded in
 the run (and in the request hash): max tokens, temperature (or `None`: not sent), OpenAI's
 image detail (Gemini: media resolution), and `extra`, a JSON object deep-merged into the body
-(thinking budgets, reasoning effort, ...).
+(thinking budgets, reasoning effort, ...). The defaults are the `paper` profile's (profiles.py).
+
+`check` refuses, before anything is sent, the combinations a provider is known to reject, each
+with the fix: Anthropic's extended thinking (budget_tokens >= 1024 and below max_tokens, no
+temperature but 1) and OpenAI's reasoning models (no temperature, max_completion_tokens).
+It checks the body as sent, `extra` merged in, so a setting passed through `extra` counts too.
+
+A reply cut by the output cap says so in its finish reason (`LENGTH_STOPS`): OpenAI `length`,
+Anthropic `max_tokens`, Gemini `MAX_TOKENS`.
 
 Usage: `input_tokens`, `output_tokens` (billed output, thinking included) and
 `thinking_tokens` (the part of the output spent thinking, or None where the provider does
@@ -27,12 +35,15 @@ from typing import Any, Optional
 from .errors import EvalError
 
 PROTOCOL_VERSION = 1  # bump when the request a setting produces changes (it is part of the request hash)
+PAPER_MAX_TOKENS = 16384  # reasoning models spent up to ~4,900 thinking tokens on one item: room to spare
+THINKING_MIN_BUDGET = 1024  # Anthropic's smallest budget_tokens
+OPENAI_REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 
 
 @dataclass(frozen=True)
 class Settings:
-    max_tokens: int = 1024
-    temperature: Optional[float] = 0.0  # None: not sent (the provider's default)
+    max_tokens: int = PAPER_MAX_TOKENS
+    temperature: Optional[float] = None  # None: not sent (the provider's default)
     image_detail: Optional[str] = None  # openai: low | high | auto; gemini: low | medium | high
     max_tokens_field: str = "max_tokens"  # openai only: max_tokens | max_completion_tokens
     blind: bool = False  # send the prompt without the image
@@ -75,6 +86,7 @@ class Provider:
     default_base_url = ""
     default_key_env = ""
     image_details: tuple[str, ...] = ()
+    length_stop = ""  # the finish reason of a reply cut by the output cap
 
     def url(self, base_url: str, model: str) -> str:
         raise NotImplementedError
@@ -92,13 +104,18 @@ class Provider:
     def usage(self, raw: dict) -> Usage:
         raise NotImplementedError
 
-    def check(self, settings: Settings) -> None:
+    def check(self, settings: Settings, model: str = "") -> None:
+        """Refuse settings the provider would reject, naming the fix (an EvalError), before any request."""
         if settings.image_detail is not None and settings.image_detail not in self.image_details:
             allowed = ", ".join(self.image_details) if self.image_details else "none (leave out --image-detail)"
             raise EvalError(f"--image-detail {settings.image_detail!r} is not a setting of the {self.name} provider; "
                             f"allowed: {allowed}")
         if settings.max_tokens < 1:
             raise EvalError(f"--max-tokens must be at least 1, got {settings.max_tokens}")
+        self.check_body(model, self.request("", model, "", None, settings)[1])
+
+    def check_body(self, model: str, body: dict) -> None:
+        """Provider rules on the body as sent (`extra` merged in)."""
 
     def request(self, base_url: str, model: str, prompt: str, image_b64: Optional[str], settings: Settings):
         body = self.body(model, prompt, None if settings.blind else image_b64, settings)
@@ -110,11 +127,22 @@ class OpenAIChat(Provider):
     default_base_url = "https://api.openai.com/v1"
     default_key_env = "OPENAI_API_KEY"
     image_details = ("low", "high", "auto")
+    length_stop = "length"
 
-    def check(self, settings: Settings) -> None:
-        super().check(settings)
+    def check(self, settings: Settings, model: str = "") -> None:
         if settings.max_tokens_field not in ("max_tokens", "max_completion_tokens"):
             raise EvalError("--max-tokens-field must be max_tokens or max_completion_tokens")
+        super().check(settings, model)
+
+    def check_body(self, model, body):
+        if not is_openai_reasoning_model(model):
+            return
+        if "temperature" in body:  # o1, o3, o4-mini, gpt-5: "Unsupported parameter: 'temperature'"
+            raise EvalError(f"OpenAI reasoning model {model!r} rejects temperature: pass --temperature default "
+                            f"(or --profile paper) and take temperature out of --extra")
+        if "max_tokens" in body:
+            raise EvalError(f"OpenAI reasoning model {model!r} rejects max_tokens: pass --max-tokens-field "
+                            f"max_completion_tokens (the default for this model) and take max_tokens out of --extra")
 
     def url(self, base_url, model):
         return base_url.rstrip("/") + "/chat/completions"
@@ -157,6 +185,29 @@ class AnthropicMessages(Provider):
     default_base_url = "https://api.anthropic.com"
     default_key_env = "ANTHROPIC_API_KEY"
     api_version = "2023-06-01"
+    length_stop = "max_tokens"
+
+    def check_body(self, model, body):
+        temperature = body.get("temperature")
+        if isinstance(temperature, (int, float)) and not 0 <= temperature <= 1:
+            raise EvalError(f"Anthropic takes a temperature within 0-1, got {temperature}: pass --temperature 1 "
+                            f"or less (or --temperature default)")
+        thinking = body.get("thinking")
+        if not isinstance(thinking, dict) or not (thinking.get("type") == "enabled" or "budget_tokens" in thinking):
+            return
+        budget, cap = thinking.get("budget_tokens"), body.get("max_tokens")
+        if not isinstance(budget, int) or isinstance(budget, bool):
+            raise EvalError(f"Anthropic extended thinking needs an integer budget_tokens (at least "
+                            f"{THINKING_MIN_BUDGET}) in --extra's thinking object, got {budget!r}")
+        if budget < THINKING_MIN_BUDGET:
+            raise EvalError(f"Anthropic extended thinking needs budget_tokens >= {THINKING_MIN_BUDGET}, got {budget}: "
+                            f"raise it in --extra")
+        if isinstance(cap, int) and budget >= cap:
+            raise EvalError(f"Anthropic extended thinking needs budget_tokens ({budget}) below --max-tokens ({cap}): "
+                            f"pass --max-tokens {budget + THINKING_MIN_BUDGET} or more, or a smaller budget_tokens")
+        if temperature is not None and temperature != 1:
+            raise EvalError(f"Anthropic extended thinking works only at the default temperature, got {temperature}: "
+                            f"pass --temperature default (or --profile paper)")
 
     def url(self, base_url, model):
         return base_url.rstrip("/") + "/v1/messages"
@@ -196,6 +247,7 @@ class GeminiGenerate(Provider):
     default_base_url = "https://generativelanguage.googleapis.com/v1beta"
     default_key_env = "GEMINI_API_KEY"
     image_details = ("low", "medium", "high")
+    length_stop = "MAX_TOKENS"
 
     def url(self, base_url, model):
         return base_url.rstrip("/") + f"/models/{model}:generateContent"
@@ -240,6 +292,18 @@ class GeminiGenerate(Provider):
 
 
 PROVIDERS: dict[str, Provider] = {p.name: p for p in (OpenAIChat(), AnthropicMessages(), GeminiGenerate())}
+LENGTH_STOPS = {p.name: p.length_stop for p in PROVIDERS.values()}
+
+
+def is_openai_reasoning_model(model: str) -> bool:
+    """o1, o3, o4-mini, the gpt-5 family: no temperature, and max_completion_tokens instead of max_tokens."""
+    return (model or "").lower().startswith(OPENAI_REASONING_PREFIXES)
+
+
+def cut_by_output_cap(provider: Optional[str], finish_reason) -> bool:
+    """Whether a reply stopped at the output cap; any provider's word for it when the provider is unknown."""
+    stops = {LENGTH_STOPS[provider]} if provider in LENGTH_STOPS else set(LENGTH_STOPS.values())
+    return isinstance(finish_reason, str) and finish_reason in stops
 
 
 def get(name: str) -> Provider:

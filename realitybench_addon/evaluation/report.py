@@ -2,16 +2,19 @@
 
     REPORTDIR/report.md          every table below, with the definitions and the bootstrap seed
     REPORTDIR/models.csv         per run: false accept, miss, precision, recall, F1 (95% CI),
-                                 documentation (95% CI), grammar share, cost, mean thinking tokens
+                                 documentation (95% CI), grammar share, replies cut by the output
+                                 cap, cost, mean thinking tokens
     REPORTDIR/environments.csv   per run and environment: F1 (95% CI), false accept, documentation
     REPORTDIR/fields.csv         per run, environment and field: documentation score (95% CI)
     REPORTDIR/paired.csv         per pair of runs and metric: the difference on one shared resample
                                  (2,000) and its 95% CI
     REPORTDIR/mcnemar.csv        per pair of runs: the exact McNemar test on acceptability
     REPORTDIR/cost.csv           tokens (input, output incl. thinking, thinking), prices with source
-                                 and date, cost of the whole set
-    REPORTDIR/correlations.csv   Spearman's rho across runs (F1, documentation, cost) with 3+ runs
-    REPORTDIR/grammar.csv        out-of-grammar reasons per run; lenient-parse diagnostics
+                                 and date, cost of the whole set; why a run is out of the cost plots
+    REPORTDIR/correlations.csv   Spearman's rho across model runs (F1, documentation, cost) with 3+
+                                 runs; baselines are kept out (their cost of 0 is not a price)
+    REPORTDIR/grammar.csv        out-of-grammar reasons per run (replies cut by the output cap apart);
+                                 lenient-parse diagnostics
     REPORTDIR/ratings.csv        with --ratings: alpha, raw agreement, scorer vs majority, per rater
     REPORTDIR/report.json        all of it, machine-readable
     REPORTDIR/*.png              with matplotlib (the `plots` extra): F1 and documentation against
@@ -33,8 +36,10 @@ from typing import Optional
 from . import metrics as M
 from ..answers import stats
 from .errors import EvalError
+from .plots import COST_METRICS, cost_plot_runs, no_cost_reason
 from .pricing import PriceTable
 from .ratings import agreement
+from .scoring import CUT_PROBLEM
 from .summary import RunData, load_run, run_summary
 
 PAIRED_METRICS = ("f1", "false_accept", "miss", "precision", "recall", "documentation", "grammar")
@@ -127,20 +132,48 @@ def _cost(summary: dict) -> Optional[float]:
 
 
 def correlations(labels: list[str], summaries: list[dict]) -> list[dict]:
-    series = {"f1": [_value(s, "f1") for s in summaries],
-              "documentation": [_value(s, "documentation") for s in summaries],
-              "cost": [_cost(s) for s in summaries]}
+    """Spearman's rho across model runs. Baselines stay out: their cost of 0 is no price and their scores are
+    no model's, yet each would enter the ranks as one."""
+    models = [(label, s) for label, s in zip(labels, summaries) if s.get("kind") != "baseline"]
+    series = {"f1": [_value(s, "f1") for _, s in models],
+              "documentation": [_value(s, "documentation") for _, s in models],
+              "cost": [_cost(s) for _, s in models]}
     out = []
     for x, y in (("f1", "documentation"), ("f1", "cost"), ("documentation", "cost")):
-        pairs = [(a, b) for a, b in zip(series[x], series[y]) if a is not None and b is not None
-                 and math.isfinite(a) and math.isfinite(b)]
+        pairs = [(label, a, b) for (label, _), a, b in zip(models, series[x], series[y])
+                 if a is not None and b is not None and math.isfinite(a) and math.isfinite(b)]
         if len(pairs) < 3:
             continue
-        xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+        xs, ys = [p[1] for p in pairs], [p[2] for p in pairs]
         rho = stats.spearman(xs, ys)
-        out.append({"x": x, "y": y, "runs": len(pairs), "rho": rho,
+        out.append({"x": x, "y": y, "runs": len(pairs), "labels": [p[0] for p in pairs], "rho": rho,
                     "p_permutation": stats.spearman_p(xs, ys) if math.isfinite(rho) else None})
     return out
+
+
+def cost_plots(labels: list[str], summaries: list[dict]) -> dict:
+    """Per cost plot: the runs it shows, the baselines drawn as reference lines, and each run left out with why."""
+    out = {}
+    for metric, _ in COST_METRICS:
+        runs = cost_plot_runs(labels, summaries, metric)
+        out[metric] = {"plotted": [p[0] for p in runs["points"]],
+                       "reference_lines": [label for label, _ in runs["reference_lines"]],
+                       "left_out": runs["left_out"]}
+    return out
+
+
+def _cost_plot_note(plotted: dict) -> str:
+    """Which runs the cost plots leave out, and why (a run with no price must not vanish without a word)."""
+    lines = []
+    for metric, name in COST_METRICS:
+        p = plotted[metric]
+        if p["left_out"]:
+            lines.append(f"Left out of {metric}_vs_cost: " + "; ".join(f"`{r['label']}` ({r['reason']})"
+                                                                     for r in p["left_out"]) + ".")
+        if p["reference_lines"]:
+            lines.append(f"Drawn in {metric}_vs_cost as a level, not a point at cost 0 (a baseline): "
+                         + ", ".join(f"`{label}`" for label in p["reference_lines"]) + ".")
+    return ("\n" + "\n\n".join(lines) + "\n") if lines else ""
 
 
 def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None, ratings=None,
@@ -168,10 +201,11 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
     for (i, a), (j, b) in itertools.combinations(enumerate(runs), 2):
         pairs.append({"a": labels[i], "b": labels[j], **paired(a, b, seed, stats.PAIRED_RESAMPLES, cache)})
     corr = correlations(labels, summaries)
+    plotted = cost_plots(labels, summaries)
     rating_result = None
     if ratings is not None:
         rating_result = agreement(ratings(runs[0].items), runs[0].items)
-    files = _write_tables(out, labels, summaries, pairs, corr, rating_result, prices, seed, notes)
+    files = _write_tables(out, labels, summaries, pairs, corr, plotted, rating_result, prices, seed, notes)
     plot_info = {"written": [], "skipped": None}
     if plots:
         from .plots import write_plots
@@ -181,19 +215,20 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
         if plot_info["skipped"]:
             with open(out / "report.md", "a", encoding="utf-8") as fh:
                 fh.write(f"\nPlots: {plot_info['skipped']}\n")
-    data = {"runs": summaries, "paired": pairs, "correlations": corr, "ratings": rating_result,
-            "seed": seed, "notes": notes, "plots": plot_info}
+    data = {"runs": summaries, "paired": pairs, "correlations": corr, "cost_plots": plotted,
+            "ratings": rating_result, "seed": seed, "notes": notes, "plots": plot_info}
     from ..setio import atomic_write, jsonable
 
     atomic_write(out / "report.json", (json.dumps(jsonable(data), indent=2, ensure_ascii=False) + "\n").encode())
     files.append("report.json")
-    return {"out": str(out), "files": sorted(files), "plots": plot_info,
+    return {"out": str(out), "files": sorted(files), "plots": plot_info, "cost_plots": plotted,
             "runs": [{"label": s["label"], "items": s["items"], "failed": s["failed"], "missing": s["missing"],
                       "f1": s["metrics"]["f1"], "documentation": s["metrics"]["documentation"],
                       "false_accept": s["metrics"]["false_accept"], "cost": _cost(s)} for s in summaries]}
 
 
-def _write_tables(out: Path, labels, summaries, pairs, corr, rating_result, prices, seed, notes) -> list[str]:
+def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_result, prices, seed,
+                  notes) -> list[str]:
     files = []
     md = ["# RealityBench evaluation report\n"]
     md.append(f"Runs: {', '.join(f'`{l}`' for l in labels)}. Intervals: 95% percentile, stratified bootstrap over "
@@ -205,7 +240,7 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, rating_result, pric
     head = ["label", "kind", "provider", "model", "blind", "items", "answered", "failed", "missing"]
     for name in ("false_accept", "miss", "precision", "recall", "f1", "documentation"):
         head += [name, f"{name}_lo", f"{name}_hi"]
-    head += ["grammar_share", "cost", "currency", "mean_thinking_tokens"]
+    head += ["grammar_share", "cut_by_output_cap", "cost", "currency", "mean_thinking_tokens"]
     rows, md_rows = [], []
     for label, s in zip(labels, summaries):
         m = s["metrics"]
@@ -214,7 +249,8 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, rating_result, pric
         for name in ("false_accept", "miss", "precision", "recall", "f1", "documentation"):
             row += [m[name]["value"], m[name].get("lo"), m[name].get("hi")]
         currency = (s.get("cost") or {}).get("currency")
-        row += [m["grammar"]["value"], _cost(s), currency, s["usage"]["mean_thinking_tokens"]]
+        row += [m["grammar"]["value"], s["grammar"]["cut_by_output_cap"] if s["kind"] != "baseline" else None,
+                _cost(s), currency, s["usage"]["mean_thinking_tokens"]]
         rows.append(row)
         md_rows.append([label, f"{s['items']} ({s['failed'] + s['missing']})", _fmt(m["false_accept"]["value"]),
                         _fmt(m["miss"]["value"]), _fmt(m["precision"]["value"]), _fmt(m["recall"]["value"]),
@@ -317,7 +353,8 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, rating_result, pric
         total = c.get("total")
         rows.append([label, s["model"], s["provider"], answered, u["input_tokens"], u["output_tokens"],
                      u["thinking_tokens"], u["thinking_reported_items"], u["mean_thinking_tokens"], price.get("input"),
-                     price.get("output"), c.get("currency"), price.get("source"), price.get("date"), total])
+                     price.get("output"), c.get("currency"), price.get("source"), price.get("date"), total,
+                     "baseline: a reference line" if s["kind"] == "baseline" else no_cost_reason(s)])
         md_rows.append([label, u["input_tokens"], u["output_tokens"],
                         "not reported" if u["thinking_tokens"] is None else u["thinking_tokens"],
                         "n/a" if not price else f"{price['input']:g} / {price['output']:g} ({price['date']})",
@@ -325,7 +362,7 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, rating_result, pric
     _csv(out / "cost.csv", ["label", "model", "provider", "answered", "input_tokens", "output_tokens",
                             "thinking_tokens", "thinking_reported_items", "mean_thinking_tokens",
                             "price_input_per_mtok", "price_output_per_mtok", "currency", "price_source",
-                            "price_date", "cost"], rows)
+                            "price_date", "cost", "not_in_cost_plots"], rows)
     files.append("cost.csv")
     md.append("\n## Cost of the whole set\n")
     md.append(_md_table(["model", "input tokens", "output tokens (incl. thinking)", "thinking tokens",
@@ -335,6 +372,7 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, rating_result, pric
     else:
         md.append(f"\nPrices from `{prices.path}` (check them: list prices change). Thinking tokens are billed at the "
                   "output rate and counted once. Failed requests add nothing.\n")
+    md.append(_cost_plot_note(plotted))
 
     # 6. correlations
     _csv(out / "correlations.csv", ["x", "y", "runs", "rho", "p_permutation"],
@@ -344,6 +382,11 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, rating_result, pric
         md.append("\n## Spearman correlations across runs\n")
         md.append(_md_table(["x", "y", "runs", "rho", "p (permutation)"],
                             [[c["x"], c["y"], c["runs"], _fmt(c["rho"]), _fmt(c["p_permutation"], 4)] for c in corr]))
+    baselines = [label for label, s in zip(labels, summaries) if s["kind"] == "baseline"]
+    if baselines and len(labels) >= 3:
+        md.append(f"\nBaselines ({', '.join(f'`{b}`' for b in baselines)}) are kept out of the rank correlations: "
+                  "their cost of 0 is no price, and their scores are no model's. A run without a cost is out of the "
+                  "correlations with cost.\n")
 
     # 7. grammar
     rows, md_rows = [], []
@@ -352,16 +395,20 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, rating_result, pric
         for problem, count in g["problems"].items():
             rows.append([label, problem, count])
         lenient = g["lenient_diagnostics"] or {}
-        top = ", ".join(f"{p} ({c})" for p, c in list(g["problems"].items())[:3]) or "none"
-        md_rows.append([label, _fmt(g["in_grammar_share"]), _fmt(lenient.get("f1")),
+        others = [(p, c) for p, c in g["problems"].items() if p != CUT_PROBLEM]
+        top = ", ".join(f"{p} ({c})" for p, c in others[:3]) or "none"
+        cut = "n/a" if s["kind"] == "baseline" else g["cut_by_output_cap"]
+        md_rows.append([label, _fmt(g["in_grammar_share"]), cut, _fmt(lenient.get("f1")),
                         _fmt(lenient.get("documentation")), top])
     _csv(out / "grammar.csv", ["label", "problem", "count"], rows)
     files.append("grammar.csv")
     md.append("\n## Grammar\n")
-    md.append(_md_table(["model", "in grammar", "lenient F1 (diagnostic)", "lenient documentation (diagnostic)",
-                         "most common problems"], md_rows))
-    md.append("\nThe lenient columns parse out-of-grammar replies generously (code fences, prose, strings for "
-              "numbers); they are diagnostics, never scores.\n")
+    md.append(_md_table(["model", "in grammar", "cut by the output cap", "lenient F1 (diagnostic)",
+                         "lenient documentation (diagnostic)", "most common other problems"], md_rows))
+    md.append("\nCut by the output cap: replies the provider stopped at --max-tokens (finish reason `length`, "
+              "`max_tokens` or `MAX_TOKENS`), thinking included; they score as out of grammar, but a larger cap "
+              "(`--profile paper`) may fix them. The lenient columns parse out-of-grammar replies generously "
+              "(code fences, prose, strings for numbers); they are diagnostics, never scores.\n")
 
     # 8. ratings
     if rating_result is not None:

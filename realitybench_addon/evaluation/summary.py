@@ -1,8 +1,9 @@
 """A run's scores and headline numbers from its stored replies (`eval rescore`; asks nothing).
 
 Writes RUNDIR/scores.jsonl (one row per item: status, grammar, decision, field scores, the
-lenient diagnostics, usage) and RUNDIR/summary.json (every metric with its 95% stratified
-bootstrap interval, per environment and per field, grammar problems, usage, failed items).
+lenient diagnostics, usage, finish reason) and RUNDIR/summary.json (every metric with its 95%
+stratified bootstrap interval, per environment and per field, grammar problems, the replies cut
+by the output cap, usage, failed items).
 """
 from __future__ import annotations
 
@@ -59,6 +60,7 @@ def run_summary(run: RunData, *, seed: int = stats.DEFAULT_SEED, resamples: int 
            "environments": M.by_environment(t, boot),
            "grammar": {"in_grammar_share": M.estimate(M.grammar_share(t), None)["value"],
                        "problems": dict(problems.most_common()),
+                       "cut_by_output_cap": sum(1 for r in run.rows if r.get("cut_by_output_cap")),
                        "lenient_diagnostics": None if lenient is None else {
                            k: M.estimate(v, None)["value"] for k, v in lenient.items() if k != "grammar"}},
            "usage": totals,
@@ -88,5 +90,6 @@ def headline(summary: dict) -> dict:
             "complete": summary["complete"], "failed_items": summary["failed_items"][:20],
             **{k: m[k] for k in ("f1", "precision", "recall", "false_accept", "miss", "documentation")},
             "in_grammar_share": summary["grammar"]["in_grammar_share"],
-            "grammar_problems": summary["grammar"]["problems"], "usage": summary["usage"],
+            "grammar_problems": summary["grammar"]["problems"],
+            "cut_by_output_cap": summary["grammar"]["cut_by_output_cap"], "usage": summary["usage"],
             **({"cost": summary["cost"]} if "cost" in summary else {})}

@@ -37,6 +37,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 RETRY_STATUS = frozenset({408, 409, 429})
 FATAL_STATUS = frozenset({401, 403, 404})
 BODY_KEEP = 4000  # characters of an error body kept in the run
+KEPT_CHARS = BODY_KEEP + 1024  # returned: the run scrubs secrets, then cuts to BODY_KEEP (no half key kept)
 CHUNK_BYTES = 65536  # the reply is read in pieces this large
 DEFAULT_DEADLINE_S = 600.0
 DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024  # model replies are kilobytes; this is far past any real one
@@ -316,7 +317,7 @@ class Transport:
                     record.update(status=status, error=error, truncated=True,
                                   elapsed_s=round(time.monotonic() - t0, 4))
                     attempts.append(record)
-                    return Result(False, status, body_text(body_bytes, response)[:BODY_KEEP], error, attempts,
+                    return Result(False, status, body_text(body_bytes, response)[:KEPT_CHARS], error, attempts,
                                   time.monotonic() - t_start, truncated=True)
                 if status == 200:
                     record.update(status=200, error=None, elapsed_s=round(time.monotonic() - t0, 4))
@@ -324,10 +325,10 @@ class Transport:
                     try:
                         parsed = json.loads(body_bytes)
                     except ValueError:
-                        return Result(False, 200, body_text(body_bytes, response)[:BODY_KEEP],
+                        return Result(False, 200, body_text(body_bytes, response)[:KEPT_CHARS],
                                       "the response body is not JSON", attempts, time.monotonic() - t_start)
                     return Result(True, 200, parsed, None, attempts, time.monotonic() - t_start)
-                last_body = body_text(body_bytes, response)[:BODY_KEEP]
+                last_body = body_text(body_bytes, response)[:KEPT_CHARS]
                 error = f"HTTP {status}"
                 if not retryable_status(status):
                     record.update(status=status, error=error, elapsed_s=round(time.monotonic() - t0, 4))
