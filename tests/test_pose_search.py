@@ -156,7 +156,7 @@ def test_moves_are_said_in_a_workers_words_from_where_they_stand():
     assert steps["distance"].startswith("step ") and steps["distance"].endswith("m closer")
     assert steps["sideways"] == "move 20 degrees to your right around it"  # (no subject named)
     assert steps["height"].startswith("lower the phone")
-    assert steps["aim"].startswith("point the phone at it") and steps["level"] == "hold the phone level"
+    assert steps["aim"] == "aim at it (26° off now)" and steps["level"] == "hold the phone level"
     mirrored = Pose.of(from_spherical(target, 1.2, math.radians(-20), math.atan2(1.3, 2.0)), target)
     assert move_steps(before, mirrored, target)["sideways"] == "move 20 degrees to your left around it"
     # turning in place: the aim's turn and tilt

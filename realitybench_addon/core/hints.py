@@ -73,7 +73,7 @@ def move_steps(before, after, target, *, turning_in_place: bool = False, walk_wo
         on_target = (target - p0) / max(np.linalg.norm(target - p0), 1e-9)
         off = math.degrees(math.acos(max(-1.0, min(1.0, float(a0 @ on_target)))))
         if off >= TURN_DEG:
-            out["aim"] = f"point the phone at {subject} (it is {off:.0f} degrees off the centre of the view)"
+            out["aim"] = f"aim at {subject} ({off:.0f}° off now)"
     if abs(getattr(before, "roll_deg", 0.0)) >= ROLL_DEG and abs(getattr(after, "roll_deg", 0.0)) < ROLL_DEG:
         out["level"] = "hold the phone level"
     return out

@@ -119,11 +119,11 @@ def draw_suggestion(layout, suggestion: dict) -> None:
     """What Suggest a Pose found (its camera is the frustum named RB_Suggested in the viewport)."""
     box = layout.box()
     if suggestion["fixed"]:
-        box.label(text="Suggested pose passes every term", icon="CHECKMARK")
+        box.label(text="Passes if you:", icon="CHECKMARK")
     elif suggestion["unfixable"]:
-        box.label(text="No move of the phone fixes this frame", icon="ERROR")
+        box.label(text="No move fixes this frame", icon="ERROR")
     else:
-        box.label(text="Nearest pose found still fails " + ", ".join(suggestion["failing_after"]), icon="ERROR")
+        box.label(text="Still fails " + ", ".join(suggestion["failing_after"]), icon="ERROR")
     col = box.column(align=True)
     for hint in suggestion["hints"]:
         col.label(text="• " + hint)

@@ -12,8 +12,10 @@ xdotool: operators called from Python push no undo step), then Suggest, Apply an
 own Undo, quit. Any Python error prints "RB-GUI-FAILED" and quits.
 """
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import traceback
 
 import bpy
@@ -23,6 +25,7 @@ sys.path.insert(0, REPO)
 import realitybench_addon  # noqa: E402
 
 OUT = sys.argv[sys.argv.index("--") + 1]
+SET_DIR = tempfile.mkdtemp(prefix="rb-gui-set-")  # the set exported from the UI: never beside the screenshot
 SUGGEST_BUTTON_FROM_TOP = 660  # px below the sidebar's top: the Live Readouts panel's button row
 STATE = {"step": 0}
 
@@ -73,26 +76,26 @@ def step():
             # the export from the UI: a background Blender process, the interface stays live
             with bpy.context.temp_override(window=window, area=area):
                 started = bpy.ops.realitybench.export("INVOKE_DEFAULT", environments="tape_gap", random=2,
-                                                      positive=0, out=OUT + ".set", resolution="96x72", samples=1,
+                                                      positive=0, out=SET_DIR, resolution="96x72", samples=1,
                                                       denoise=False)
             assert started == {"RUNNING_MODAL"}, started
         elif n == 4:
-            manifest = os.path.join(OUT + ".set", "manifest.json")
+            manifest = os.path.join(SET_DIR, "manifest.json")
             STATE["waits"] = STATE.get("waits", 0) + 1
             if not (os.path.exists(manifest) and '"complete": true' in open(manifest).read()):
                 assert STATE["waits"] < 120, "the export from the UI did not finish"
                 return 1.0  # stay on this step while the export runs
-            rows = open(os.path.join(OUT + ".set", "metadata.jsonl")).read().splitlines()
+            rows = open(os.path.join(SET_DIR, "metadata.jsonl")).read().splitlines()
             print("RB-GUI-EXPORT", len(rows), flush=True)
             # three raters judge the exported frames; the Thresholds panel then shows their agreement
             from realitybench_addon.rating.files import Rating
             from realitybench_addon.rating.summary import RatedSet
 
-            rated = RatedSet(OUT + ".set")
+            rated = RatedSet(SET_DIR)
             for frame_id in rated.rows:
                 for rater, answer in (("ann", "accept"), ("bob", "accept"), ("cy", "reject")):
                     rated.store.record(Rating(frame_id, rater, answer))
-            settings.rescore_dir = OUT + ".set"
+            settings.rescore_dir = SET_DIR
             with bpy.context.temp_override(window=window, area=area):
                 assert bpy.ops.realitybench.rater_gray() == {"FINISHED"}
             print("RB-GUI-RATINGS", settings.last_ratings[:120], flush=True)
@@ -118,6 +121,8 @@ def step():
             unmoved = close(STATE["moved"], [tuple(r) for r in bpy.context.scene.camera.matrix_world])
             print("RB-GUI-PREVIEW", "ghost" if ghost is not None else "no-ghost",
                   "unmoved" if unmoved else "moved", flush=True)
+            with bpy.context.temp_override(window=window, area=area):  # the suggestion, its hints and its camera
+                bpy.ops.screen.screenshot(filepath=OUT.replace(".png", "_suggest.png"))
             with bpy.context.temp_override(window=window, area=area):
                 assert bpy.ops.realitybench.apply_suggestion() == {"FINISHED"}
                 bpy.ops.ed.undo_push(message="applied the suggestion")
@@ -137,6 +142,7 @@ def step():
             print("RB-GUI-SIDEBAR-UNDO", "moved" if not close(applied, back) else "not-moved",
                   "restored" if close(back, restored) else "not-restored", flush=True)
         elif n == 10:
+            shutil.rmtree(SET_DIR, ignore_errors=True)
             realitybench_addon.unregister()
             print("RB-GUI-DONE", flush=True)
             bpy.ops.wm.quit_blender()
