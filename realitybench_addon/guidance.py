@@ -161,7 +161,6 @@ def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
     from .bl.raycast import geometry_frozen, inside_geometry
     from .bl.scene_data import matrix_to_numpy, scene_and_camera
     from .core.hints import move_steps, term_hints
-    from .core.phone import capture_alternatives
     from .core.pose_search import AimSpace, OrbitSpace, Pose, neighbour_poses, score_pose, search_pose
     from .core.presets import load_environment_preset
     from .core.rng import frame_rng, stage_rng
@@ -188,7 +187,7 @@ def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
     position = matrix[:3, 3]
     reach = max(float(np.linalg.norm(target_point - position)), 0.1)
     start = Pose.of(position, position - matrix[:3, 2] * reach, roll_deg(matrix))
-    geometric = [t for t in preset.terms if t.kind != "image"]
+    geometric = [t for t in preset.terms if t.kind != "image"] + list(env.search_proxies)
     image = [t for t in preset.terms if t.kind == "image"]
     moving = _Camera(scene, cam, target_point)
 
@@ -218,21 +217,14 @@ def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
                     drawn.extend(Pose.of(d.position, d.aim) for d in
                                  (env.draw_pose(plan, target, stage_rng(rng, f"suggest-{k}")) for k in range(DRAWS)))
                 return drawn
-            moving.use_capture(capture)
             scene_state = env.scene_state(plan, target)
-            result = search_pose(measure, geometric, start, space, draws, feasible, scene_state=scene_state,
-                                 budget=budget, start_measurements=first)
-            if not result.fixed and not result.unfixable and capture is not None and phone is not None:
-                # moving alone did not do it: the same photo with another lens, zoom or orientation
-                for other, words in capture_alternatives(phone, capture):
-                    moving.use_capture(other, phone)
-                    tried = search_pose(measure, geometric, start, space, draws, feasible, scene_state=scene_state,
-                                        budget=ALTERNATIVE_BUDGET, start_measurements=first)
-                    if tried.fixed or tried.after.deficit < result.after.deficit - 1e-9:
-                        result, capture, capture_fixes = tried, other, capture_fixes + [words]
-                    if result.fixed:
-                        break
-                moving.use_capture(capture, phone)
+
+            def search(budget_now: int):
+                return search_pose(measure, geometric, start, space, draws, feasible, scene_state=scene_state,
+                                   budget=budget_now, start_measurements=first)
+
+            result, capture, capture_fixes = _search_with_captures(search, moving, capture, phone, capture_fixes,
+                                                                   budget)
             geometric_s = time.perf_counter() - t0
             image_check = None
             after = result.after
@@ -277,6 +269,27 @@ def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
     if apply:
         apply_suggestion(suggestion, camera=cam.name)
     return suggestion
+
+
+def _search_with_captures(search, moving, capture, phone, words: list, budget: int):
+    """The search with the capture as held (its focus and steadiness fixed); when moving alone does not do it,
+    again with each other way of taking the photo with this phone (core/phone.capture_alternatives), keeping
+    the first that passes or else the closest. Returns (result, capture, the capture fixes in words)."""
+    from .core.phone import capture_alternatives
+
+    moving.use_capture(capture)
+    result = search(budget)
+    if result.fixed or result.unfixable or capture is None or phone is None:
+        return result, capture, words
+    for other, said in capture_alternatives(phone, capture):
+        moving.use_capture(other, phone)
+        tried = search(ALTERNATIVE_BUDGET)
+        if tried.fixed or tried.after.deficit < result.after.deficit - 1e-9:
+            result, capture, words = tried, other, words + [said]
+        if result.fixed:
+            break
+    moving.use_capture(capture, phone)
+    return result, capture, words
 
 
 def _phone(cam):

@@ -95,6 +95,22 @@ class GaugePlan:
         return {**asdict(self), "reading_deg": self.reading_deg, "on_module": self.on_module}
 
 
+def module_outline_uvh(plan: RoofPlan, module: tuple[int, int], per_side: int = 60) -> np.ndarray:
+    """Points along the middle of a module frame's four bars, on their top (roof coordinates): where its frame
+    shows from above."""
+    u0, v0 = plan.module_origin(*module)
+    w, length = plan.module_width_m, plan.module_length_m
+    h = plan.module_bottom_h + plan.module_thickness_m + 0.001
+    b = MODULE_FRAME_BAR_M / 2
+    t = np.linspace(0.0, 1.0, per_side, endpoint=False)
+    across, along = u0 + b + t * (w - 2 * b), v0 + b + t * (length - 2 * b)
+    uv = np.vstack([np.column_stack([across, np.full(per_side, v0 + b)]),
+                    np.column_stack([across, np.full(per_side, v0 + length - b)]),
+                    np.column_stack([np.full(per_side, u0 + b), along]),
+                    np.column_stack([np.full(per_side, u0 + w - b), along])])
+    return np.column_stack([uv, np.full(len(uv), h)])
+
+
 def gauge_tilt_deg(pitch_deg: float, yaw_deg: float) -> float:
     """Tilt from horizontal of a line in a plane of slope `pitch_deg`, `yaw_deg` off its fall line."""
     return math.degrees(math.asin(abs(math.cos(math.radians(yaw_deg))) * math.sin(math.radians(pitch_deg))))

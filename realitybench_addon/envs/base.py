@@ -79,6 +79,9 @@ class Environment:
     # Terms the scene alone decides, with what to do instead of moving the phone (Suggest a Pose reports them).
     scene_state_terms: dict = {}
     subject: str = "the target"  # what the photo is of, in a worker's words ("point the phone at the card")
+    # Geometric stand-ins for image terms (core.terms.TermSpec) that Suggest a Pose searches on too, so that the
+    # pose it suggests does not fail its image terms for want of something the geometry can see.
+    search_proxies: tuple = ()
 
     def draw_scene(self, rng: np.random.Generator):
         raise NotImplementedError

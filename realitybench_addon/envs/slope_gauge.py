@@ -12,13 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import image_terms
-from ..core.gauge import DIGIT_HEIGHT_M, GaugePlan, display_layout, draw_gauge
+from ..core.gauge import DIGIT_HEIGHT_M, GaugePlan, display_layout, draw_gauge, module_outline_uvh
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.prompt import DocKey, PromptParts
 from ..core.rng import stage_rng
 from ..core.roof import RoofPlan, draw_roof_plan
 from .base import FieldPose, FrameContext
-from .measurements import WrittenField, WrittenSurface, blur_at, glyph_terms, group_measurements
+from ..core.terms import TermSpec
+from .measurements import WrittenField, WrittenSurface, blur_at, glyph_terms, group_measurements, point_visibility
 from .poses import Posture
 from .roof_poses import RoofPoseModel, draw_roof_pose, random_array_point
 from .roof_scene import RoofEnvironment
@@ -30,6 +31,11 @@ POSES = RoofPoseModel(
     distance_m=(0.1, 0.9), azimuth_sd_deg=40.0, aim_sd_deg=5.0, miss_share=0.1)
 
 GLASS_VISIBLE_MIN = 0.01  # share of the module glass's samples seen in frame for "some glass is visible"
+# module_edge_pixels (>= 300 px of the module's frame) is read off the render; this share of the frame's outline
+# in frame and unblocked stands in for it when Suggest a Pose searches: over 32 frames of seed 0, outline 0
+# went with 0-268 px and any outline above 0.004 with 10,000 px or more.
+MODULE_OUTLINE_PROXY = TermSpec("module_outline_seen", "Module frame in view", "geometric", "fraction", ">=", 0.02,
+                                description="Share of points along the module frame's bars in frame and unblocked")
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,15 @@ class SlopeGauge(RoofEnvironment):
         "gauge_on_module": "the gauge lies on bare roof: lay it on the module's glass or frame",
         "gauge_yaw": "the gauge is turned off the slope: turn it to lie along the slope",
     }
+    search_proxies = (MODULE_OUTLINE_PROXY,)
+
+    def scene_state(self, plan: GaugeScene, target: dict) -> dict:
+        """A gauge off the modules: no module to show either, whatever the pose."""
+        state = dict(self.scene_state_terms)
+        if not plan.gauge.on_module:
+            why = "the gauge lies on bare roof, so no module of its own is there to show: lay it on a module"
+            state.update({"module_glass_in_frame": why, MODULE_OUTLINE_PROXY.name: why})
+        return state
     prompt_parts = PromptParts(
         worker="a solar installer",
         work="the tilt of a solar module, measured with a digital angle gauge",
@@ -104,11 +119,13 @@ class SlopeGauge(RoofEnvironment):
         camera = group["camera"]
         center = self.target_point(plan, ctx.target)
         along, _ = plan.gauge.axes_uvh()
-        glass_seen = 0.0
+        glass_seen = outline_seen = 0.0
         parts = self._module_parts(ctx)
         if parts is not None:
             glass = group_measurements(ctx, [parts[1]], n_samples=800)
             glass_seen = glass["seen"]
+            outline = frame.to_world(module_outline_uvh(plan.roof, plan.gauge.module))
+            outline_seen = float((camera.in_frame(outline) & point_visibility(ctx, outline, list(parts))).mean())
         return {
             **glyph_terms(ctx, self.written_surface(ctx)),
             "sharp_at_target": blur_at(ctx, center),
@@ -120,6 +137,7 @@ class SlopeGauge(RoofEnvironment):
             "gauge_yaw": abs(plan.gauge.yaw_deg),
             "module_glass_in_frame": bool(glass_seen >= GLASS_VISIBLE_MIN),
             "module_glass_seen": glass_seen,
+            "module_outline_seen": outline_seen,
         }
 
     def measure_image(self, ctx: FrameContext, frame, display) -> dict:
