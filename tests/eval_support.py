@@ -33,14 +33,21 @@ from realitybench_addon.envs import registry
 FRAME = re.compile(r"\(frame ([A-Za-z0-9_\-]+)\)")
 
 
-def frame(env, stratum, index, verdict, truth, answer, *, failing=None, gray=None):
+SCENE_RULE = "lag bolt missing from the scene"  # a rail attachment without its bolt: out of acceptability
+ENVIRONMENT_RULE = "acceptability is not scored for car_plate"  # the whole environment is out of acceptability
+
+
+def frame(env, stratum, index, verdict, truth, answer, *, failing=None, gray=None, reason=None):
+    """One synthetic frame. An unscored frame says why (`reason`): by default a scene rule (a missing lag bolt)."""
     fid = f"{env}-{stratum}-s0-{index:06d}"
     if failing is None:
         failing = ["some_term"] if verdict == "reject" else []
     if gray is None:
         gray = ["some_term"] if verdict == "gray" else []
+    if reason is None and verdict == "unscored":
+        reason = SCENE_RULE
     return {"frame_id": fid, "environment": env, "stratum": stratum, "verdict": verdict, "truth": truth,
-            "answer": answer, "failing": failing, "gray": gray}
+            "answer": answer, "failing": failing, "gray": gray, "reason": reason}
 
 
 TAPE = {"reading_in": 4.5, "gap_in": 4.9408, "tilted": False}
@@ -112,7 +119,7 @@ def make_set(directory, frames: list[dict]) -> Path:
                "stratum": fr["stratum"],
                "verdict": fr["verdict"], "scored": fr["verdict"] in ("accept", "reject"),
                "failing_terms": fr["failing"], "gray_terms": fr["gray"],
-               "unscored_reason": "lag bolt missing from the scene" if fr["verdict"] == "unscored" else None,
+               "unscored_reason": fr.get("reason") or (SCENE_RULE if fr["verdict"] == "unscored" else None),
                "ground_truth": fr["truth"], "prompt": prompt_for(env, fr["frame_id"])}
         lines.append(json.dumps(row))
     (directory / "metadata.jsonl").write_text("\n".join(lines) + "\n")
@@ -328,6 +335,22 @@ class ScriptedServer:
                                   "candidatesTokenCount": USAGE["output"] - USAGE["thinking"],
                                   "thoughtsTokenCount": USAGE["thinking"],
                                   "totalTokenCount": USAGE["input"] + USAGE["output"]}}
+
+
+def served_run(set_dir, run_dir, answers: dict, *, model: str, label: str | None = None, provider: str = "openai",
+               script: dict | None = None) -> Path:
+    """A model run asked over HTTP of a ScriptedServer that answers each frame with `answers[frame id]` (a dict,
+    sent as its JSON) and misbehaves as `script` says (e.g. {frame id: ["prose"]})."""
+    from realitybench_addon.evaluation import providers
+    from realitybench_addon.evaluation.ask import ask_set
+    from realitybench_addon.evaluation.transport import TransportConfig
+
+    with ScriptedServer(answers, script) as server:
+        base = server.url + {"openai": "/v1", "anthropic": "", "gemini": "/v1beta"}[provider]
+        ask_set(set_dir, run_dir, provider=providers.get(provider), model=model, base_url=base,
+                settings=providers.Settings(), transport=TransportConfig(timeout_s=10, concurrency=4),
+                no_api_key=True, label=label or model, progress=None)
+    return Path(run_dir)
 
 
 def offline_run(set_dir, run_dir, texts: dict, *, model: str = "offline-model", label: str | None = None,

@@ -292,9 +292,12 @@ def test_cost_plots_name_the_runs_they_leave_out_and_correlations_leave_out_base
     assert [c["labels"] for c in data["correlations"] if (c["x"], c["y"]) == ("f1", "cost")] == \
         [["cheap", "mid", "dear"]]
     unpriced = f"no price for model `m-unpriced` (openai) in `{prices}`"
-    assert data["cost_plots"]["f1"] == {"plotted": ["cheap", "mid", "dear"],
-                                        "reference_lines": ["always accept", "always reject"],
-                                        "left_out": [{"label": "unpriced", "reason": unpriced}]}
+    assert {k: v for k, v in data["cost_plots"]["f1"].items() if not k.startswith("ensembles")} == {
+        "plotted": ["cheap", "mid", "dear"], "reference_lines": ["always accept", "always reject"],
+        "left_out": [{"label": "unpriced", "reason": unpriced}]}
+    # ensembles are markers too: the majority asks every model, the unpriced one included, so it has no cost
+    assert data["cost_plots"]["f1"]["ensembles_left_out"] == [
+        {"label": "majority of 4 models", "reason": f"no cost (`unpriced`: {unpriced})"}]
     assert data["cost_plots"]["documentation"]["left_out"] == [
         {"label": "unpriced", "reason": unpriced},
         {"label": "always accept", "reason": "a baseline without a documentation score"},

@@ -148,19 +148,34 @@ def test_matcher_is_maximum_against_scipy():
             assert pairs == []
 
 
-def _item(env, verdict, truth, keys, stratum="random", failing=(), gray=()):
+def _item(env, verdict, truth, keys, stratum="random", failing=(), gray=(), reason=None):
     return Item(frame_id=f"{env}-{stratum}-s0-000000", environment=env, stratum=stratum, verdict=verdict,
                 failing_terms=tuple(failing), gray_terms=tuple(gray), ground_truth=truth, keys=keys,
-                file_name="x.jpg", image_sha256="0" * 64, prompt_sha256="0" * 64)
+                file_name="x.jpg", image_sha256="0" * 64, prompt_sha256="0" * 64, unscored_reason=reason)
 
 
 def test_which_frames_count():
+    from realitybench_addon.answers import counting
+
     assert _item("tape_gap", "accept", {}, ()).documentation_scored
     assert not _item("tape_gap", "reject", {}, (), failing=["x"]).documentation_scored
     assert not _item("tape_gap", "gray", {}, (), gray=["x"]).documentation_scored
-    unscored = _item("rail_attachment", "unscored", {}, ())  # excluded by rule only: documentation counts
-    assert unscored.documentation_scored and not unscored.acceptability_scored
-    assert not _item("rail_attachment", "unscored", {}, (), failing=["x"]).documentation_scored
+    # the paper's rule (the default): a rail attachment missing a part is out, whatever its terms
+    missing = _item("rail_attachment", "unscored", {}, (), reason="lag bolt missing from the scene")
+    assert not missing.documentation_scored and not missing.acceptability_scored
+    assert counting.documentation_counts(missing, counting.ALL_TERMS_PASS)  # the other rule keeps it
+    assert not counting.documentation_counts(_item("rail_attachment", "unscored", {}, (), failing=["x"],
+                                                   reason="flashing missing from the scene"), counting.ALL_TERMS_PASS)
+    # car_plate (acceptability not scored for the environment): scorer-acceptable when its terms pass
+    plate = _item("car_plate", "unscored", {}, (), reason="acceptability is not scored for car_plate")
+    assert plate.documentation_scored and not plate.acceptability_scored
+    failing_plate = _item("car_plate", "unscored", {}, (), failing=["x"], reason="acceptability is not scored for "
+                                                                                 "car_plate")
+    assert not failing_plate.documentation_scored
+    assert counting.documentation_class(failing_plate) == counting.REJECTED
+    # an item recorded without its reason (an older run folder): the shipped preset decides
+    assert _item("car_plate", "unscored", {}, ()).documentation_scored
+    assert not _item("rail_attachment", "unscored", {}, ()).documentation_scored
     # tilted is scored on a rejected tape_gap frame; the other tape fields are not
     item = _item("tape_gap", "reject", {"reading_in": 4.5, "gap_in": 5.0, "tilted": True}, TAPE_KEYS, failing=["x"])
     row = score_item(item, {"status": "ok", "reply_text": '{"adequate": false, "reading_in": 0, "gap_in": 0, '
@@ -205,20 +220,29 @@ def test_standard_set_metrics_by_hand(tmp_path):
     assert m["f1"]["value"] == pytest.approx(20 / 27)
     assert m["false_accept"]["value"] == pytest.approx(1 / 4)
     assert m["miss"]["value"] == pytest.approx(1 / 6)
-    # documentation over tg0 2/3, eq0 3/4, dv0 1/2, tg3 1, ra2 1/2, bl0 7/8, ra1 1/2 (unscored by rule only)
-    assert m["documentation"]["value"] == pytest.approx((2 / 3 + 3 / 4 + 1 / 2 + 1 + 1 / 2 + 7 / 8 + 1 / 2) / 7)
+    # documentation over tg0 2/3, eq0 3/4, dv0 1/2, tg3 1, ra2 1/2, bl0 7/8 (ra1, a rail attachment missing its
+    # bolt, is out under the paper's rule)
+    assert m["documentation"]["value"] == pytest.approx((2 / 3 + 3 / 4 + 1 / 2 + 1 + 1 / 2 + 7 / 8) / 6)
     assert m["fields"]["tape_gap.tilted"] == {**m["fields"]["tape_gap.tilted"], "value": 0.75, "frames": 4}
     assert m["fields"]["tape_gap.gap_in"]["value"] == 0.5 and m["fields"]["tape_gap.gap_in"]["frames"] == 2
     assert m["fields"]["breaker_label.entries"]["value"] == 0.75
     assert m["grammar"]["value"] == 1.0
     assert m["counts"] == {"items": 12, "acceptability_scored": 10, "random_scored": 7, "scorer_accepts": 6,
-                           "random_scorer_rejects": 4, "model_accepts": 6, "documentation_scored": 7}
+                           "random_scorer_rejects": 4, "model_accepts": 6, "documentation_scored": 6}
     for name in ("precision", "recall", "f1", "documentation"):
         assert m[name]["lo"] <= m[name]["value"] <= m[name]["hi"]
     env = summary["environments"]["tape_gap"]
     assert env["f1"]["value"] == 1.0 and env["false_accept"]["value"] == 0.0
     # rescoring is deterministic: the same summary twice
     assert rescore(tmp_path / "run") == summary
+    # the other rule: every frame whose terms all pass, ra1 (1/2: lag_present answered true, truth false) included
+    other = rescore(tmp_path / "run", rule="all-terms-pass")
+    assert other["documentation_frames"] == "all-terms-pass" and summary["documentation_frames"] == "paper"
+    assert other["metrics"]["documentation"]["value"] == pytest.approx(
+        (2 / 3 + 3 / 4 + 1 / 2 + 1 + 1 / 2 + 7 / 8 + 1 / 2) / 7)
+    assert other["metrics"]["counts"]["documentation_scored"] == 7
+    assert other["metrics"]["fields"]["rail_attachment.lag_present"]["frames"] == 2
+    assert summary["metrics"]["fields"]["rail_attachment.lag_present"]["frames"] == 1
 
 
 def test_failed_items_stay_in_the_denominators(tmp_path):
@@ -230,8 +254,8 @@ def test_failed_items_stay_in_the_denominators(tmp_path):
     summary = rescore(tmp_path / "run")
     assert summary["failed"] == 1 and summary["failed_items"] == [{"frame_id": failed[0], "error": "HTTP 400"}]
     assert summary["metrics"]["recall"]["value"] == pytest.approx(4 / 6)
-    assert summary["metrics"]["documentation"]["value"] == pytest.approx((2 / 3 + 3 / 4 + 1 / 2 + 0 + 1 / 2 + 7 / 8
-                                                                           + 1 / 2) / 7)
+    assert summary["metrics"]["documentation"]["value"] == pytest.approx((2 / 3 + 3 / 4 + 1 / 2 + 0 + 1 / 2
+                                                                           + 7 / 8) / 6)
     assert summary["metrics"]["grammar"]["value"] == pytest.approx(11 / 12)
     table = load_run(tmp_path / "run").table
     assert table.n == 12 and M.acceptability(table)["recall"][0] == pytest.approx(4 / 6)

@@ -261,3 +261,20 @@ def test_apply_gray_then_held_out_then_refused(rated_set, tmp_path):
     assert not (tmp_path / "again").exists()
     assert_user_error(cli("ratings", rated_set, "--clear-share", "0.4"), "--clear-share 0.4 must be above 0.5")
     assert_user_error(cli("ratings", tmp_path), "is not an exported set")
+
+
+def test_raters_documentation_counts_where_models_does_not_on_a_frame_missing_a_part(rated_set):
+    """The one rule (answers/counting.py, the paper's): a rail frame left out because its lag bolt is missing
+    counts for neither acceptability nor documentation, for raters as for models."""
+    metadata = rated_set / "metadata.jsonl"
+    rows = [json.loads(line) for line in metadata.read_text().splitlines()]
+    missing = next(r for r in rows if r["frame_id"] == "rail_attachment-random-s0-000001")
+    assert missing["verdict"] == "accept"
+    missing.update(verdict="unscored", scored=False, unscored_reason="lag bolt missing from the scene")
+    metadata.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    store = store_of(rated_set)
+    for i in (0, 1):  # both accepted by distance; frame 1 now unscored by the scene rule
+        store.record(Rating(f"rail_attachment-random-s0-{i:06d}", "dee", "accept", 3.0, {"lag_present": True}))
+    done = cli("ratings", rated_set)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["per_rater"]["dee"]["documentation"] == {"frames": 1, "mean_field_score": 1.0}

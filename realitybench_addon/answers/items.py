@@ -3,11 +3,10 @@
 The set is a Hugging Face imagefolder written by `export` (docs/export.md): `metadata.jsonl`
 (one row per frame) plus `<environment>/<frame id>.jpg`. Only the columns named here are read.
 
-Which frames count for what (spec, "Benchmark set and metrics"; docs/environments/):
-  - acceptability: frames the scorer accepts or rejects; gray and unscored frames are left out;
-  - documentation: frames whose terms all pass: scorer-accepted frames, plus frames excluded from
-    acceptability by rule only (rail_attachment without its bolt or flashing: "its documentation
-    still counts"; car_plate); fields marked `all_frames` in fields.FIELD_RULES on every frame.
+Which frames count for what is decided in one place, counting.py: acceptability on the frames the
+scorer accepts or rejects; documentation on the scorer-acceptable frames (the paper's rule, the
+default; car_plate frames whose terms pass included, rail attachments missing a part not), or on
+every frame whose terms all pass (`--documentation-frames all-terms-pass`).
 
 The documentation keys (name and JSON type) are the set's ground-truth keys, in order, typed by
 the environment registry's prompt parts where it knows the key, else by the ground-truth value.
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..setio import METADATA, SetError, image_path, read_rows
+from . import counting
 
 JSON_TYPES = ("boolean", "number", "string", "array")
 
@@ -38,6 +38,7 @@ class Item:
     file_name: str
     image_sha256: str
     prompt_sha256: str
+    unscored_reason: Optional[str] = None  # why acceptability is not scored (None when it is, or not recorded)
 
     @property
     def acceptability_scored(self) -> bool:
@@ -45,8 +46,8 @@ class Item:
 
     @property
     def documentation_scored(self) -> bool:
-        return self.verdict == "accept" or (self.verdict == "unscored" and not self.failing_terms
-                                            and not self.gray_terms)
+        """Under the default rule (counting.DEFAULT); scoring passes the report's rule to counting itself."""
+        return counting.documentation_counts(self)
 
     @property
     def stratum_key(self) -> str:
@@ -66,7 +67,8 @@ class Item:
                    verdict=row["verdict"], failing_terms=tuple(row.get("failing_terms") or ()),
                    gray_terms=tuple(row.get("gray_terms") or ()), ground_truth=row.get("ground_truth") or {},
                    keys=tuple((k[0], k[1]) for k in row["keys"]), file_name=row["file_name"],
-                   image_sha256=row["image_sha256"], prompt_sha256=row["prompt_sha256"])
+                   image_sha256=row["image_sha256"], prompt_sha256=row["prompt_sha256"],
+                   unscored_reason=row.get("unscored_reason"))
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,8 @@ def load_set(directory) -> list[AskItem]:
                     verdict=row["verdict"], failing_terms=tuple(row.get("failing_terms") or ()),
                     gray_terms=tuple(row.get("gray_terms") or ()), ground_truth=ground_truth,
                     keys=documentation_keys(row["environment"], ground_truth, cache), file_name=row["file_name"],
-                    image_sha256=sha256_bytes(image), prompt_sha256=sha256_bytes(row["prompt"].encode()))
+                    image_sha256=sha256_bytes(image), prompt_sha256=sha256_bytes(row["prompt"].encode()),
+                    unscored_reason=row.get("unscored_reason"))
         items.append(AskItem(item, row["prompt"], path))
     items.sort(key=lambda a: a.item.frame_id)
     return items

@@ -4,8 +4,9 @@
              --no-api-key] [--profile paper|deterministic] [--max-tokens N] [--temperature T|default]
              [--image-detail D|default] [--max-tokens-field F] [--extra JSON] [--blind] [--concurrency N]
              [--rpm N] [--timeout S] [--deadline S] [--max-reply-bytes N] [--retries N] [--label L] --out RUNDIR
-    eval rescore RUNDIR [--prices FILE]
+    eval rescore RUNDIR [--prices FILE] [--documentation-frames paper|all-terms-pass]
     eval report RUN [RUN ...] --out REPORTDIR [--prices FILE] [--ratings FILE] [--no-plots]
+                [--documentation-frames paper|all-terms-pass]
     eval baseline SET --kind always-accept|always-reject --out RUNDIR
 
 Stdout gets one JSON object; progress goes to stderr; a user error is one `error:` line (exit 2).
@@ -16,8 +17,13 @@ from __future__ import annotations
 
 import json
 
+from ..answers import counting
 from ..evaluation import profiles
 from ..evaluation.errors import EvalError
+
+DOCUMENTATION_FRAMES_HELP = ("which frames count for documentation: paper (default; the scorer-acceptable frames: "
+                             "accepted, plus car_plate frames whose terms pass; rail attachments missing a lag bolt or "
+                             "flashing are out) or all-terms-pass (every frame whose terms all pass, those included)")
 
 
 def add_parser(sub) -> None:
@@ -76,6 +82,8 @@ def add_parser(sub) -> None:
     rs = es.add_parser("rescore", help="recompute a run's scores from its stored replies (asks nothing)")
     rs.add_argument("run", help="a run folder")
     rs.add_argument("--prices", default=None, help="a dated price file (TOML or JSON) for the cost")
+    rs.add_argument("--documentation-frames", default=counting.DEFAULT, choices=counting.RULES,
+                    help=DOCUMENTATION_FRAMES_HELP)
 
     rp = es.add_parser("report", help="Markdown and CSV tables (and plots) from one or more runs of one set")
     rp.add_argument("runs", nargs="+", help="run folders (model runs, blind runs, baselines)")
@@ -85,6 +93,8 @@ def add_parser(sub) -> None:
                                                      "JSONL), or a rated set folder (its ratings.sqlite)")
     rp.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: stats.DEFAULT_SEED)")
     rp.add_argument("--no-plots", action="store_true", help="skip the matplotlib figures")
+    rp.add_argument("--documentation-frames", default=counting.DEFAULT, choices=counting.RULES,
+                    help=DOCUMENTATION_FRAMES_HELP)
 
     b = es.add_parser("baseline", help="a run that needs no model: always accept or always reject")
     b.add_argument("set", help="an exported set")
@@ -163,7 +173,7 @@ def run_command(args) -> dict:
         from ..evaluation.summary import headline, rescore
 
         prices = load_prices(args.prices) if args.prices else None
-        return headline(rescore(args.run, seed=DEFAULT_SEED, prices=prices))
+        return headline(rescore(args.run, seed=DEFAULT_SEED, prices=prices, rule=args.documentation_frames))
     if args.eval_command == "report":
         from ..evaluation.pricing import load_prices
         from ..evaluation.report import build_report
@@ -175,7 +185,8 @@ def run_command(args) -> dict:
 
             ratings = lambda items: load_ratings(args.ratings, items)  # noqa: E731
         return build_report(args.runs, args.out, prices=prices, ratings=ratings,
-                            seed=DEFAULT_SEED if args.seed is None else args.seed, plots=not args.no_plots)
+                            seed=DEFAULT_SEED if args.seed is None else args.seed, plots=not args.no_plots,
+                            documentation_frames=args.documentation_frames)
     if args.eval_command == "baseline":
         from ..evaluation.baselines import baseline_run
         from ..evaluation.summary import headline, rescore

@@ -15,13 +15,21 @@ no Blender. One idea per module:
     baselines   runs that need no model: always accept, always reject
     grammar     strict reply grammar against an environment's keys; a lenient parser for diagnostics
     fields      per-field documentation scoring (the tolerance table, the breaker-row matching)
+    counting    (answers/) which frames count for acceptability and documentation (the paper's rule, or all terms pass)
     scoring     one item's reply -> its scores; a run's replies -> per-item score rows
     metrics     acceptability and documentation metrics over (re)weighted items
     summary     a run's headline numbers with intervals (`eval rescore`)
     stats       stratified bootstrap, paired differences, Spearman, exact McNemar, Krippendorff's alpha
     pricing     dated price files and the cost of a run
     ratings     human ratings: agreement, alpha, the scorer against the raters' majority
-    report      Markdown + CSV tables like the paper's; plots: the figures (matplotlib, optional)
+    report      Markdown + CSV tables like the paper's; plots: the figures (matplotlib, optional);
+                tables: how numbers and tables are written
+    ensembles   cross-fitted routing per environment, and the majority of the models
+    top_groups  the leader and the runs not detectably worse (paired intervals)
+    skills      documentation fields by skill (reading, judgment, measurement) and their correlations
+    misreading  defects reported and wrong rejections on scorer-accepted frames (the paper's Table 12)
+    rejected_documentation   fields on scorer-rejected against accepted random frames
+    tokens      prompt, visible and thinking tokens per item, prompt share, ranks (Table 11)
     errors      EvalError, the one exception a user can cause
     cli         the `eval` subcommands of `python -m realitybench_addon`
 

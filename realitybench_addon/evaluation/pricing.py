@@ -127,6 +127,15 @@ def usage_totals(rows: list[dict]) -> dict:
                                        or u.get("output_tokens") is None)}
 
 
+def item_cost(usage: Optional[dict], price) -> float:
+    """One request's cost at `price` (a Price, or its dict from a summary); nothing without usage."""
+    if not usage:
+        return 0.0
+    get = price.get if isinstance(price, dict) else lambda k: getattr(price, k)
+    return ((usage.get("input_tokens") or 0) * get("input") + (usage.get("output_tokens") or 0) * get("output")) \
+        / PER_TOKENS
+
+
 def cost(totals: dict, price: Optional[Price]) -> Optional[float]:
     if price is None:
         return None

@@ -16,14 +16,22 @@
     REPORTDIR/grammar.csv        out-of-grammar reasons per run (replies cut by the output cap apart);
                                  lenient-parse diagnostics
     REPORTDIR/ratings.csv        with --ratings: alpha, raw agreement, scorer vs majority, per rater
+    REPORTDIR/ensembles.csv      the cross-fitted routing's choices (ensembles.py); the ensembles'
+                                 numbers are rows of models.csv
+    REPORTDIR/misreading.csv     defects reported and rejections on scorer-accepted frames (misreading.py)
+    REPORTDIR/rejected_documentation.csv   fields on scorer-rejected vs accepted random frames
+    REPORTDIR/skills.csv, skill_fields.csv, skill_correlations.csv   reading / judgment / measurement
+    REPORTDIR/top_groups.csv     the leader and the runs not detectably worse, on F1 and documentation
+    REPORTDIR/tokens.csv         prompt, visible and thinking tokens per item, prompt share, ranks
     REPORTDIR/report.json        all of it, machine-readable
     REPORTDIR/*.png              with matplotlib (the `plots` extra): F1 and documentation against
-                                 cost, the per-field heat map
+                                 cost (ensembles as stars), the per-field heat map grouped by skill
+
+Which frames count for documentation is answers/counting.py's rule (`documentation_frames`: the
+paper's by default); every run of a report is scored by it.
 """
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 import json
 import math
@@ -33,53 +41,24 @@ from pathlib import Path
 from typing import Optional
 
 
+from . import ensembles as E
 from . import metrics as M
-from ..answers import stats
+from . import misreading as MR
+from . import rejected_documentation as RD
+from . import skills as SK
+from . import tokens as TK
+from . import top_groups as TG
+from ..answers import counting, stats
+from ..answers.items import canonical_json
 from .errors import EvalError
-from .plots import COST_METRICS, cost_plot_runs, no_cost_reason
+from .plots import COST_METRICS, cost_plot_runs, ensemble_points, no_cost_reason
 from .pricing import PriceTable
 from .ratings import agreement
 from .scoring import CUT_PROBLEM
 from .summary import RunData, load_run, run_summary
+from .tables import ci, fmt, md_table, money, write_csv
 
 PAIRED_METRICS = ("f1", "false_accept", "miss", "precision", "recall", "documentation", "grammar")
-
-
-def _fmt(x, digits: int = 3) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "n/a"
-    return f"{x:.{digits}f}"
-
-
-def _ci(est: dict, digits: int = 3) -> str:
-    if est.get("value") is None:
-        return "n/a"
-    if est.get("lo") is None:
-        return _fmt(est["value"], digits)
-    return f"{_fmt(est['value'], digits)} [{_fmt(est['lo'], digits)}, {_fmt(est['hi'], digits)}]"
-
-
-def _money(value, currency) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:,.2f} {currency}" if value >= 10 else f"{value:.4f} {currency}"
-
-
-def _md_table(header: list[str], rows: list[list]) -> str:
-    def cell(v):
-        return str(v).replace("|", "\\|")
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(cell(v) for v in r) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
-
-
-def _csv(path: Path, header: list[str], rows: list[list]) -> None:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
-    for r in rows:
-        w.writerow(["" if v is None or (isinstance(v, float) and not math.isfinite(v)) else v for v in r])
-    path.write_text(buf.getvalue(), encoding="utf-8")
 
 
 def _unique_labels(runs: list[RunData]) -> list[str]:
@@ -151,15 +130,39 @@ def correlations(labels: list[str], summaries: list[dict]) -> list[dict]:
     return out
 
 
-def cost_plots(labels: list[str], summaries: list[dict]) -> dict:
-    """Per cost plot: the runs it shows, the baselines drawn as reference lines, and each run left out with why."""
+def cost_plots(labels: list[str], summaries: list[dict], ensembles: list[dict] = ()) -> dict:
+    """Per cost plot: the runs it shows, the baselines drawn as reference lines, each run left out with why, and
+    the ensembles drawn as markers (or left out, with why)."""
     out = {}
     for metric, _ in COST_METRICS:
         runs = cost_plot_runs(labels, summaries, metric)
+        marks = ensemble_points(ensembles, metric)
         out[metric] = {"plotted": [p[0] for p in runs["points"]],
                        "reference_lines": [label for label, _ in runs["reference_lines"]],
-                       "left_out": runs["left_out"]}
+                       "left_out": runs["left_out"], "ensembles": [p[0] for p in marks["points"]],
+                       "ensembles_left_out": marks["left_out"]}
     return out
+
+
+def _item_identity(item) -> str:
+    return canonical_json([item.environment, item.stratum, item.verdict, item.ground_truth, item.image_sha256,
+                           item.prompt_sha256])
+
+
+def check_one_set(labels: list[str], runs: list[RunData]) -> None:
+    """Every run must come from one set: the frames two runs share must be the same frames, and each run must
+    share frames with the first."""
+    first = {i.frame_id: _item_identity(i) for i in runs[0].items}
+    for label, run in zip(labels[1:], runs[1:]):
+        shared = [i for i in run.items if i.frame_id in first]
+        if not shared:
+            raise EvalError(f"run `{label}` ({run.path}) shares no frame with `{labels[0]}` ({runs[0].path}): they "
+                            f"come from different sets; report the runs of one set together")
+        for item in shared:
+            if _item_identity(item) != first[item.frame_id]:
+                raise EvalError(f"run `{label}` ({run.path}) holds frame {item.frame_id} with another image, prompt "
+                                f"or labels than `{labels[0]}` ({runs[0].path}): they come from different sets (or "
+                                f"different exports of one); report the runs of one set together")
 
 
 def _cost_plot_note(plotted: dict) -> str:
@@ -173,17 +176,29 @@ def _cost_plot_note(plotted: dict) -> str:
         if p["reference_lines"]:
             lines.append(f"Drawn in {metric}_vs_cost as a level, not a point at cost 0 (a baseline): "
                          + ", ".join(f"`{label}`" for label in p["reference_lines"]) + ".")
+        if p.get("ensembles"):
+            lines.append(f"Drawn in {metric}_vs_cost as stars (ensembles): "
+                         + ", ".join(f"`{label}`" for label in p["ensembles"]) + ".")
+        if p.get("ensembles_left_out"):
+            lines.append(f"Ensembles left out of {metric}_vs_cost: " + "; ".join(
+                f"`{r['label']}` ({r['reason']})" for r in p["ensembles_left_out"]) + ".")
     return ("\n" + "\n\n".join(lines) + "\n") if lines else ""
 
 
 def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None, ratings=None,
-                 seed: int = stats.DEFAULT_SEED, plots: bool = True) -> dict:
+                 seed: int = stats.DEFAULT_SEED, plots: bool = True,
+                 documentation_frames: str = counting.DEFAULT) -> dict:
     """The report's tables, figures and report.md in `out_dir`. `ratings`: a function from the runs'
-    items to human (frame id, rater, 'accept' | 'reject') triples, for the human-baseline section."""
+    items to human (frame id, rater, 'accept' | 'reject') triples, for the human-baseline section.
+    `documentation_frames`: which frames count for documentation (answers/counting.py RULES)."""
     if not run_dirs:
         raise EvalError("eval report needs at least one run folder")
-    runs = [load_run(d) for d in run_dirs]
+    if documentation_frames not in counting.RULES:
+        raise EvalError(f"--documentation-frames must be one of {', '.join(counting.RULES)}, got "
+                        f"{documentation_frames!r}")
+    runs = [load_run(d, documentation_frames) for d in run_dirs]
     labels = _unique_labels(runs)
+    check_one_set(labels, runs)
     summaries = [run_summary(r, seed=seed, prices=prices) for r in runs]
     for s, label in zip(summaries, labels):
         s["label"] = label
@@ -201,40 +216,89 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
     for (i, a), (j, b) in itertools.combinations(enumerate(runs), 2):
         pairs.append({"a": labels[i], "b": labels[j], **paired(a, b, seed, stats.PAIRED_RESAMPLES, cache)})
     corr = correlations(labels, summaries)
-    plotted = cost_plots(labels, summaries)
+    ensembles = E.ensembles(labels, runs, summaries, rule=documentation_frames, seed=seed)
+    plotted = cost_plots(labels, summaries, ensembles["ensembles"])
     rating_result = None
     if ratings is not None:
         rating_result = agreement(ratings(runs[0].items), runs[0].items)
-    files = _write_tables(out, labels, summaries, pairs, corr, plotted, rating_result, prices, seed, notes)
+    analyses = {"frames_counted": frames_counted(runs[0].items, documentation_frames),
+                "ensembles": ensembles,
+                "misreading": MR.misreading(labels, runs, summaries),
+                "rejected_documentation": RD.rejected_documentation(labels, runs, summaries, documentation_frames),
+                "skills": SK.skills(labels, summaries),
+                "top_groups": TG.top_groups(labels, summaries, pairs),
+                "tokens": TK.tokens(labels, runs, summaries)}
+    files = _write_tables(out, labels, summaries, pairs, corr, plotted, rating_result, prices, seed, notes, analyses)
     plot_info = {"written": [], "skipped": None}
     if plots:
         from .plots import write_plots
 
-        plot_info = write_plots(out, labels, summaries)
+        plot_info = write_plots(out, labels, summaries, ensembles["ensembles"], analyses["skills"])
         files += plot_info["written"]
         if plot_info["skipped"]:
             with open(out / "report.md", "a", encoding="utf-8") as fh:
                 fh.write(f"\nPlots: {plot_info['skipped']}\n")
     data = {"runs": summaries, "paired": pairs, "correlations": corr, "cost_plots": plotted,
-            "ratings": rating_result, "seed": seed, "notes": notes, "plots": plot_info}
+            "ratings": rating_result, "seed": seed, "notes": notes, "plots": plot_info,
+            "documentation_frames": documentation_frames, **analyses}
     from ..setio import atomic_write, jsonable
 
     atomic_write(out / "report.json", (json.dumps(jsonable(data), indent=2, ensure_ascii=False) + "\n").encode())
     files.append("report.json")
     return {"out": str(out), "files": sorted(files), "plots": plot_info, "cost_plots": plotted,
+            "documentation_frames": documentation_frames,
             "runs": [{"label": s["label"], "items": s["items"], "failed": s["failed"], "missing": s["missing"],
                       "f1": s["metrics"]["f1"], "documentation": s["metrics"]["documentation"],
-                      "false_accept": s["metrics"]["false_accept"], "cost": _cost(s)} for s in summaries]}
+                      "false_accept": s["metrics"]["false_accept"], "cost": _cost(s)} for s in summaries],
+            "ensembles": [{"label": e["label"], "f1": e["metrics"]["f1"],
+                           "documentation": e["metrics"]["documentation"], "cost": e["cost"]["total"]}
+                          for e in ensembles["ensembles"]],
+            "top_groups": {m: g["top_group"] for m, g in analyses["top_groups"].items()}}
+
+
+def frames_counted(items: list, rule: str) -> dict:
+    """How many frames of the set count for what, under `rule` and under the other rule."""
+    other = next(r for r in counting.RULES if r != rule)
+    return {"rule": rule, "other_rule": other, "frames": len(items),
+            "acceptability": sum(i.acceptability_scored for i in items),
+            "documentation": sum(counting.documentation_counts(i, rule) for i in items),
+            "documentation_other_rule": sum(counting.documentation_counts(i, other) for i in items),
+            "excluded_by_scene_rule": sum(counting.excluded_by_scene_rule(i) for i in items),
+            "environment_not_scored": sum(i.verdict == "unscored" and not counting.excluded_by_scene_rule(i)
+                                          for i in items)}
+
+
+def _frames_section(c: dict) -> str:
+    head = ("the paper's: the scorer-acceptable frames (accepted, plus the frames of an environment whose "
+            "acceptability is not scored, car_plate, whose terms all pass); a frame left out of acceptability by a "
+            "scene rule (a rail attachment missing its lag bolt or flashing) does not count"
+            if c["rule"] == counting.PAPER else
+            "every frame whose terms all pass, frames left out of acceptability by a scene rule (a rail attachment "
+            "missing its lag bolt or flashing) included")
+    return (f"\n## Which frames count\n\nOf the set's {c['frames']} frames, {c['acceptability']} are scored for "
+            f"acceptability (the scorer accepts or rejects them) and {c['documentation']} for documentation. "
+            f"Documentation rule `{c['rule']}`: {head}; tape_gap.tilted on every tape_gap frame. Left out of "
+            f"acceptability by a scene rule: {c['excluded_by_scene_rule']}; by their environment: "
+            f"{c['environment_not_scored']}. Under `--documentation-frames {c['other_rule']}` "
+            f"{c['documentation_other_rule']} frames would count for documentation.\n")
+
+
+def _ensemble_row(e: dict) -> list:
+    m = e["metrics"]
+    return [e["label"], f"{e['items']} ({e['failed']})", fmt(m["false_accept"]["value"]), fmt(m["miss"]["value"]),
+            fmt(m["precision"]["value"]), fmt(m["recall"]["value"]), ci(m["f1"]), ci(m["documentation"]),
+            fmt(m["grammar"]["value"]), money(e["cost"]["total"], e["cost"]["currency"]), "n/a"]
 
 
 def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_result, prices, seed,
-                  notes) -> list[str]:
+                  notes, analyses) -> list[str]:
     files = []
     md = ["# RealityBench evaluation report\n"]
     md.append(f"Runs: {', '.join(f'`{l}`' for l in labels)}. Intervals: 95% percentile, stratified bootstrap over "
               f"items ({stats.RESAMPLES:,} resamples; strata: each environment's random frames and each positive "
               f"stratum), seed {seed}; paired differences on one shared resample ({stats.PAIRED_RESAMPLES:,}).\n")
     md += [f"{n}\n" for n in notes]
+    md.append(_frames_section(analyses["frames_counted"]))
 
     # 1. models
     head = ["label", "kind", "provider", "model", "blind", "items", "answered", "failed", "missing"]
@@ -252,20 +316,30 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
         row += [m["grammar"]["value"], s["grammar"]["cut_by_output_cap"] if s["kind"] != "baseline" else None,
                 _cost(s), currency, s["usage"]["mean_thinking_tokens"]]
         rows.append(row)
-        md_rows.append([label, f"{s['items']} ({s['failed'] + s['missing']})", _fmt(m["false_accept"]["value"]),
-                        _fmt(m["miss"]["value"]), _fmt(m["precision"]["value"]), _fmt(m["recall"]["value"]),
-                        _ci(m["f1"]), _ci(m["documentation"]), _fmt(m["grammar"]["value"]),
-                        _money(_cost(s), currency),
-                        _fmt(s["usage"]["mean_thinking_tokens"], 0)])
-    _csv(out / "models.csv", head, rows)
+        md_rows.append([label, f"{s['items']} ({s['failed'] + s['missing']})", fmt(m["false_accept"]["value"]),
+                        fmt(m["miss"]["value"]), fmt(m["precision"]["value"]), fmt(m["recall"]["value"]),
+                        ci(m["f1"]), ci(m["documentation"]), fmt(m["grammar"]["value"]),
+                        money(_cost(s), currency),
+                        fmt(s["usage"]["mean_thinking_tokens"], 0)])
+    for e in analyses["ensembles"]["ensembles"]:  # scored like a run; no provider, no thinking of their own
+        m = e["metrics"]
+        row = [e["label"], "ensemble", None, None, False, e["items"], e["items"] - e["failed"], e["failed"], 0]
+        for name in ("false_accept", "miss", "precision", "recall", "f1", "documentation"):
+            row += [m[name]["value"], m[name].get("lo"), m[name].get("hi")]
+        rows.append(row + [m["grammar"]["value"], None, e["cost"]["total"], e["cost"]["currency"], None])
+        md_rows.append(_ensemble_row(e))
+    write_csv(out / "models.csv", head, rows)
     files.append("models.csv")
     md.append("## Models\n")
-    md.append(_md_table(["model", "items (failed)", "false accept", "miss", "precision", "recall", "F1 [95% CI]",
+    md.append(md_table(["model", "items (failed)", "false accept", "miss", "precision", "recall", "F1 [95% CI]",
                          "documentation [95% CI]", "in grammar", "cost", "thinking tokens (mean)"], md_rows))
     md.append("\nPrecision over random frames; recall over random + positive strata; false accept over random frames "
               "the scorer rejects; miss over scorer-accepted frames. Gray and unscored frames are left out of "
               "acceptability. Failed requests stay in the denominators (not accepting, wrong on every field). "
               "Out-of-grammar replies count as not accepting and wrong on every field.\n")
+    if analyses["ensembles"]["ensembles"]:
+        md.append("Ensemble rows (routed, majority) are scored on the frames every member holds; see Ensembles "
+                  "below.\n")
 
     # 2. environments
     envs = sorted({e for s in summaries for e in s["environments"]})
@@ -281,14 +355,14 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
                          e["f1"].get("hi"), e["false_accept"]["value"], e["false_accept"].get("lo"),
                          e["false_accept"].get("hi"), e["documentation"]["value"], e["documentation"].get("lo"),
                          e["documentation"].get("hi")])
-            md_row.append(f"{_ci(e['f1'], 2)} / {_fmt(e['false_accept']['value'], 2)}")
+            md_row.append(f"{ci(e['f1'], 2)} / {fmt(e['false_accept']['value'], 2)}")
         md_rows.append(md_row)
-    _csv(out / "environments.csv", ["label", "environment", "acceptability_scored", "f1", "f1_lo", "f1_hi",
+    write_csv(out / "environments.csv", ["label", "environment", "acceptability_scored", "f1", "f1_lo", "f1_hi",
                                     "false_accept", "false_accept_lo", "false_accept_hi", "documentation",
                                     "documentation_lo", "documentation_hi"], rows)
     files.append("environments.csv")
     md.append("\n## Per environment: F1 [95% CI] / false accept\n")
-    md.append(_md_table(["environment", *labels], md_rows))
+    md.append(md_table(["environment", *labels], md_rows))
 
     # 3. fields
     cols = sorted({f for s in summaries for f in s["metrics"]["fields"]})
@@ -304,14 +378,14 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
             env, key = col.split(".", 1)
             frames = f["frames"]
             rows.append([label, env, key, f["frames"], f["value"], f.get("lo"), f.get("hi")])
-            md_row.append(_ci(f, 2))
+            md_row.append(ci(f, 2))
         md_rows.append([md_row[0], frames if frames is not None else "", *md_row[1:]])
-    _csv(out / "fields.csv", ["label", "environment", "field", "frames", "score", "lo", "hi"], rows)
+    write_csv(out / "fields.csv", ["label", "environment", "field", "frames", "score", "lo", "hi"], rows)
     files.append("fields.csv")
     md.append("\n## Documentation per field [95% CI]\n")
     if md_rows:
-        md.append(_md_table(["field", "frames", *labels], md_rows))
-        md.append("\nFields are scored on documentation-scored frames (the scorer's terms all pass); `tape_gap.tilted` "
+        md.append(md_table(["field", "frames", *labels], md_rows))
+        md.append("\nFields are scored on documentation-scored frames (see Which frames count); `tape_gap.tilted` "
                   "on every tape_gap frame. Tolerances: tape reading 1/8 in, gap 1/4 in, gauge 0.2 degrees; text "
                   "upper-cased, letters and digits only; breaker rows matched one to one in any order.\n")
     else:
@@ -323,23 +397,23 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
         for name, d in p["metrics"].items():
             rows.append([p["a"], p["b"], name, p["frames"], d["a"], d["b"], d["difference"], d["lo"], d["hi"],
                          d["undefined_resamples"]])
-            md_rows.append([p["a"], p["b"], name, _fmt(d["difference"]), f"[{_fmt(d['lo'])}, {_fmt(d['hi'])}]"])
+            md_rows.append([p["a"], p["b"], name, fmt(d["difference"]), f"[{fmt(d['lo'])}, {fmt(d['hi'])}]"])
         mc = p["mcnemar"]
         mc_rows.append([p["a"], p["b"], mc["frames"], mc["a_right_b_wrong"], mc["a_wrong_b_right"], mc["p_exact"]])
         md_mc.append([p["a"], p["b"], mc["frames"], mc["a_right_b_wrong"], mc["a_wrong_b_right"],
-                      _fmt(mc["p_exact"], 4)])
-    _csv(out / "paired.csv", ["a", "b", "metric", "frames", "a_value", "b_value", "difference", "lo", "hi",
+                      fmt(mc["p_exact"], 4)])
+    write_csv(out / "paired.csv", ["a", "b", "metric", "frames", "a_value", "b_value", "difference", "lo", "hi",
                               "undefined_resamples"], rows)
-    _csv(out / "mcnemar.csv", ["a", "b", "acceptability_scored_frames", "a_right_b_wrong", "a_wrong_b_right",
+    write_csv(out / "mcnemar.csv", ["a", "b", "acceptability_scored_frames", "a_right_b_wrong", "a_wrong_b_right",
                                "p_exact"], mc_rows)
     files += ["paired.csv", "mcnemar.csv"]
     md.append("\n## Paired differences (a - b)\n")
     if md_rows:
-        md.append(_md_table(["a", "b", "metric", "difference", "95% CI"], md_rows))
+        md.append(md_table(["a", "b", "metric", "difference", "95% CI"], md_rows))
     if md_mc:
         md.append("\nExact McNemar test on acceptability (frames one run judges as the scorer does and the other "
                   "does not):\n\n")
-        md.append(_md_table(["a", "b", "frames", "a right, b wrong", "a wrong, b right", "p (exact)"], md_mc))
+        md.append(md_table(["a", "b", "frames", "a right, b wrong", "a wrong, b right", "p (exact)"], md_mc))
     if not pairs:
         md.append("One run: nothing to pair.\n")
 
@@ -358,14 +432,14 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
         md_rows.append([label, u["input_tokens"], u["output_tokens"],
                         "not reported" if u["thinking_tokens"] is None else u["thinking_tokens"],
                         "n/a" if not price else f"{price['input']:g} / {price['output']:g} ({price['date']})",
-                        _money(total, c.get("currency"))])
-    _csv(out / "cost.csv", ["label", "model", "provider", "answered", "input_tokens", "output_tokens",
+                        money(total, c.get("currency"))])
+    write_csv(out / "cost.csv", ["label", "model", "provider", "answered", "input_tokens", "output_tokens",
                             "thinking_tokens", "thinking_reported_items", "mean_thinking_tokens",
                             "price_input_per_mtok", "price_output_per_mtok", "currency", "price_source",
                             "price_date", "cost", "not_in_cost_plots"], rows)
     files.append("cost.csv")
     md.append("\n## Cost of the whole set\n")
-    md.append(_md_table(["model", "input tokens", "output tokens (incl. thinking)", "thinking tokens",
+    md.append(md_table(["model", "input tokens", "output tokens (incl. thinking)", "thinking tokens",
                          "price in / out per Mtok (date)", "cost"], md_rows))
     if prices is None:
         md.append("\nNo price file given (--prices): costs are n/a.\n")
@@ -375,13 +449,13 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
     md.append(_cost_plot_note(plotted))
 
     # 6. correlations
-    _csv(out / "correlations.csv", ["x", "y", "runs", "rho", "p_permutation"],
+    write_csv(out / "correlations.csv", ["x", "y", "runs", "rho", "p_permutation"],
          [[c["x"], c["y"], c["runs"], c["rho"], c["p_permutation"]] for c in corr])
     files.append("correlations.csv")
     if corr:
         md.append("\n## Spearman correlations across runs\n")
-        md.append(_md_table(["x", "y", "runs", "rho", "p (permutation)"],
-                            [[c["x"], c["y"], c["runs"], _fmt(c["rho"]), _fmt(c["p_permutation"], 4)] for c in corr]))
+        md.append(md_table(["x", "y", "runs", "rho", "p (permutation)"],
+                            [[c["x"], c["y"], c["runs"], fmt(c["rho"]), fmt(c["p_permutation"], 4)] for c in corr]))
     baselines = [label for label, s in zip(labels, summaries) if s["kind"] == "baseline"]
     if baselines and len(labels) >= 3:
         md.append(f"\nBaselines ({', '.join(f'`{b}`' for b in baselines)}) are kept out of the rank correlations: "
@@ -398,19 +472,30 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
         others = [(p, c) for p, c in g["problems"].items() if p != CUT_PROBLEM]
         top = ", ".join(f"{p} ({c})" for p, c in others[:3]) or "none"
         cut = "n/a" if s["kind"] == "baseline" else g["cut_by_output_cap"]
-        md_rows.append([label, _fmt(g["in_grammar_share"]), cut, _fmt(lenient.get("f1")),
-                        _fmt(lenient.get("documentation")), top])
-    _csv(out / "grammar.csv", ["label", "problem", "count"], rows)
+        md_rows.append([label, fmt(g["in_grammar_share"]), cut, fmt(lenient.get("f1")),
+                        fmt(lenient.get("documentation")), top])
+    write_csv(out / "grammar.csv", ["label", "problem", "count"], rows)
     files.append("grammar.csv")
     md.append("\n## Grammar\n")
-    md.append(_md_table(["model", "in grammar", "cut by the output cap", "lenient F1 (diagnostic)",
+    md.append(md_table(["model", "in grammar", "cut by the output cap", "lenient F1 (diagnostic)",
                          "lenient documentation (diagnostic)", "most common other problems"], md_rows))
     md.append("\nCut by the output cap: replies the provider stopped at --max-tokens (finish reason `length`, "
               "`max_tokens` or `MAX_TOKENS`), thinking included; they score as out of grammar, but a larger cap "
               "(`--profile paper`) may fix them. The lenient columns parse out-of-grammar replies generously "
               "(code fences, prose, strings for numbers); they are diagnostics, never scores.\n")
 
-    # 8. ratings
+    # 8. the paper's analyses, each in its own module
+    for text, written in (E.write_section(out, analyses["ensembles"]),
+                          TG.write_section(out, analyses["top_groups"]),
+                          SK.write_section(out, analyses["skills"]),
+                          MR.write_section(out, analyses["misreading"]),
+                          RD.write_section(out, analyses["rejected_documentation"]),
+                          TK.write_section(out, analyses["tokens"], next(((s.get("cost") or {}).get("currency")
+                                                                          for s in summaries if s.get("cost")), None))):
+        md.append(text)
+        files += written
+
+    # 9. ratings
     if rating_result is not None:
         r = rating_result
         rows = [["all", r["frames"], r["ratings"], r["krippendorff_alpha_nominal"], r["raw_agreement"],
@@ -418,17 +503,17 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
         for rater, d in r["per_rater"].items():
             rows.append([rater, d["frames"], d["frames"], None, None, d["agreement_with_scorer"], d["scored_frames"],
                          d["f1"]])
-        _csv(out / "ratings.csv", ["rater", "frames", "ratings", "krippendorff_alpha_nominal", "raw_agreement",
+        write_csv(out / "ratings.csv", ["rater", "frames", "ratings", "krippendorff_alpha_nominal", "raw_agreement",
                                    "agreement_with_scorer", "scored_frames", "f1_vs_scorer"], rows)
         files.append("ratings.csv")
         md.append("\n## Human ratings\n")
         md.append(f"{r['raters']} raters, {r['frames']} frames, {r['ratings']} ratings. Krippendorff's alpha "
-                  f"(nominal): {_fmt(r['krippendorff_alpha_nominal'])}; raw agreement (rater pairs): "
-                  f"{_fmt(r['raw_agreement'])}; the scorer agrees with the raters' majority on "
-                  f"{_fmt(r['scorer_vs_majority']['agreement'])} of {r['scorer_vs_majority']['frames']} frames.\n\n")
-        md.append(_md_table(["rater", "frames", "agreement with scorer", "precision", "recall", "F1 vs scorer"],
-                            [[k, d["frames"], _fmt(d["agreement_with_scorer"]), _fmt(d["precision"]),
-                              _fmt(d["recall"]), _fmt(d["f1"])] for k, d in r["per_rater"].items()]))
+                  f"(nominal): {fmt(r['krippendorff_alpha_nominal'])}; raw agreement (rater pairs): "
+                  f"{fmt(r['raw_agreement'])}; the scorer agrees with the raters' majority on "
+                  f"{fmt(r['scorer_vs_majority']['agreement'])} of {r['scorer_vs_majority']['frames']} frames.\n\n")
+        md.append(md_table(["rater", "frames", "agreement with scorer", "precision", "recall", "F1 vs scorer"],
+                            [[k, d["frames"], fmt(d["agreement_with_scorer"]), fmt(d["precision"]),
+                              fmt(d["recall"]), fmt(d["f1"])] for k, d in r["per_rater"].items()]))
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(md))
     (out / "report.md").write_text(text, encoding="utf-8")
     files.append("report.md")

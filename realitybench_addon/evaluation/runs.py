@@ -99,6 +99,29 @@ def scrub(value, secrets: Iterable[str]):
     return value
 
 
+ITEM_FIELDS = {"frame_id": str, "environment": str, "stratum": str, "verdict": str, "keys": list,
+               "file_name": str, "image_sha256": str, "prompt_sha256": str, "request_hash": str}
+
+
+def item_row_problem(row) -> Optional[str]:
+    """Why an items.jsonl line cannot be an item (a missing or mistyped field), or None."""
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    for name, kind in ITEM_FIELDS.items():
+        if name not in row:
+            return f"the field {name!r} is missing"
+        if not isinstance(row[name], kind):
+            return f"the field {name!r} is not a JSON {'string' if kind is str else 'array'}"
+    if not all(isinstance(k, list) and len(k) == 2 and all(isinstance(p, str) for p in k) for k in row["keys"]):
+        return "the field 'keys' is not a list of [name, type] pairs"
+    if not isinstance(row.get("ground_truth") or {}, dict):
+        return "the field 'ground_truth' is not a JSON object"
+    for name in ("failing_terms", "gray_terms"):
+        if not isinstance(row.get(name) or [], list):
+            return f"the field {name!r} is not a JSON array"
+    return None
+
+
 class RunStore:
     def __init__(self, directory, secrets: Iterable[str] = ()):
         self.dir = Path(directory)
@@ -114,11 +137,14 @@ class RunStore:
 
     def read_config(self) -> dict:
         try:
-            return json.loads(self.path(RUN_JSON).read_text())
+            config = json.loads(self.path(RUN_JSON).read_text())
         except FileNotFoundError:
             raise EvalError(f"{self.dir} is not a run folder: no {RUN_JSON}") from None
         except (OSError, ValueError) as exc:
             raise EvalError(f"cannot read {self.path(RUN_JSON)}: {exc}") from None
+        if not isinstance(config, dict):
+            raise EvalError(f"{self.path(RUN_JSON)} is not a JSON object: not a run folder")
+        return config
 
     def write_json(self, name: str, data: dict) -> None:
         text = json.dumps(jsonable(scrub(data, self.secrets)), indent=2, ensure_ascii=False) + "\n"
@@ -155,11 +181,15 @@ class RunStore:
     def read_items(self) -> tuple[list[Item], list[str]]:
         if not self.path(ITEMS).exists():
             raise EvalError(f"{self.dir} is not a run folder: no {ITEMS}")
-        rows = read_jsonl(self.path(ITEMS))
-        try:
-            return [Item.from_row(r) for r in rows], [r["request_hash"] for r in rows]
-        except (KeyError, TypeError, IndexError) as exc:
-            raise EvalError(f"{self.path(ITEMS)} is malformed ({exc})") from None
+        items, hashes = [], []
+        for number, row in enumerate(read_jsonl(self.path(ITEMS)), 1):
+            problem = item_row_problem(row)
+            if problem:
+                raise EvalError(f"{self.path(ITEMS)} line {number}: {problem}; not a run folder this harness wrote "
+                                f"(rerun `eval run` into a new --out)")
+            items.append(Item.from_row(row))
+            hashes.append(row["request_hash"])
+        return items, hashes
 
     # ---- replies ----------------------------------------------------------------------------
     def append_reply(self, record: dict) -> None:
@@ -170,6 +200,8 @@ class RunStore:
         """request hash -> its reply: the first `ok` line, else the last failed line."""
         out: dict[str, dict] = {}
         for row in read_jsonl(self.path(REPLIES)):
+            if not isinstance(row, dict):
+                continue  # not a reply line: its item stays unanswered
             h = row.get("request_hash")
             if h is None:
                 continue

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Optional
 
 from . import metrics as M
-from ..answers import stats
+from ..answers import counting, stats
 from ..answers.items import Item
+from .errors import EvalError
 from .pricing import PriceTable, cost, usage_totals
-from .runs import SCORES, SUMMARY, RunStore
+from .runs import RUN_JSON, SCORES, SUMMARY, RunStore
 from .scoring import score_run
 
 
@@ -27,16 +28,39 @@ class RunData:
     items: list[Item]
     rows: list[dict]
     table: M.ScoreTable
+    rule: str = counting.DEFAULT  # which frames count for documentation (answers/counting.py)
 
     @property
     def label(self) -> str:
-        return self.config.get("label") or str(self.path)
+        return str(self.config.get("label") or self.path)
 
 
-def load_run(run_dir) -> RunData:
+def config_problem(config: dict) -> Optional[str]:
+    """Why run.json cannot describe a run (a missing or mistyped field), or None."""
+    kind = config.get("kind")
+    if kind not in ("model", "baseline"):
+        return "the field 'kind' is missing" if kind is None else f"'kind' is {kind!r}, not 'model' or 'baseline'"
+    if kind == "baseline" and config.get("baseline") not in ("always-accept", "always-reject"):
+        return "a baseline run without 'baseline': always-accept or always-reject"
+    if kind == "model":
+        for name in ("provider", "model"):
+            if not isinstance(config.get(name), str) or not config[name]:
+                return f"the field {name!r} is missing"
+        if not isinstance(config.get("settings"), dict):
+            return "the field 'settings' is missing"
+    return None
+
+
+def load_run(run_dir, rule: str = counting.DEFAULT) -> RunData:
     store = RunStore(run_dir)
-    config, items, rows = score_run(store)
-    return RunData(Path(run_dir), config, items, rows, M.ScoreTable(rows))
+    problem = config_problem(store.read_config())
+    if problem:
+        raise EvalError(f"{store.path(RUN_JSON)}: {problem}; not a run folder this harness wrote")
+    config, items, rows = score_run(store, counting.check_rule(rule))
+    if not items:
+        raise EvalError(f"{run_dir} holds no items (an empty run): its items.jsonl lists no frame; rerun `eval run` "
+                        f"or `eval baseline` into it, or leave it out")
+    return RunData(Path(run_dir), config, items, rows, M.ScoreTable(rows), rule)
 
 
 def run_summary(run: RunData, *, seed: int = stats.DEFAULT_SEED, resamples: int = stats.RESAMPLES,
@@ -56,6 +80,7 @@ def run_summary(run: RunData, *, seed: int = stats.DEFAULT_SEED, resamples: int 
            "complete": statuses.get("failed", 0) == 0 and statuses.get("missing", 0) == 0,
            "failed_items": [{"frame_id": r["frame_id"], "error": r["error"]} for r in run.rows
                             if r["status"] == "failed"],
+           "documentation_frames": run.rule,
            "metrics": M.summarize(t, boot),
            "environments": M.by_environment(t, boot),
            "grammar": {"in_grammar_share": M.estimate(M.grammar_share(t), None)["value"],
@@ -73,8 +98,9 @@ def run_summary(run: RunData, *, seed: int = stats.DEFAULT_SEED, resamples: int 
     return out
 
 
-def rescore(run_dir, *, seed: int = stats.DEFAULT_SEED, prices: Optional[PriceTable] = None) -> dict:
-    run = load_run(run_dir)
+def rescore(run_dir, *, seed: int = stats.DEFAULT_SEED, prices: Optional[PriceTable] = None,
+            rule: str = counting.DEFAULT) -> dict:
+    run = load_run(run_dir, rule)
     summary = run_summary(run, seed=seed, prices=prices)
     store = RunStore(run_dir)
     store.write_jsonl(SCORES, run.rows)

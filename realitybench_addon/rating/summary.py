@@ -12,8 +12,10 @@ import math
 import statistics
 from collections import defaultdict
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Iterable, Optional
 
+from ..answers.counting import documentation_counts
 from ..core.presets import PresetError
 from ..core.rescoring import presets_for, row_verdict
 from .agreement import MIN_MAJORITY_RATINGS, rater_agreement, scorer_vs_majority, votes_by_frame
@@ -44,7 +46,7 @@ class RatedSet:
             self.presets = presets_for(self.environments.values(), self.preset_dirs)
         except PresetError as exc:
             raise RatingsError(f"bad preset: {exc}") from None
-        self.results, self.verdicts, self.unscored_by_rule_only = {}, {}, {}
+        self.results, self.verdicts, self.counts_for_documentation = {}, {}, {}
         for f, row in self.rows.items():
             try:
                 results, verdict = row_verdict(self.presets[row["environment"]], row)
@@ -52,8 +54,11 @@ class RatedSet:
                 raise RatingsError(f"frame {f} has no stored {exc.args[0]}; re-export the set") from None
             self.results[f] = {r.name: r for r in results}
             self.verdicts[f] = verdict.verdict.value
-            self.unscored_by_rule_only[f] = (verdict.verdict.value == "unscored" and not verdict.failing
-                                             and not verdict.gray)
+            # the harness's one rule (answers/counting.py): raters' documentation counts where models' does
+            frame = SimpleNamespace(environment=row["environment"], verdict=verdict.verdict.value,
+                                    failing_terms=verdict.failing, gray_terms=verdict.gray,
+                                    unscored_reason=verdict.unscored_reason)
+            self.counts_for_documentation[f] = documentation_counts(frame)
 
     def frame_keys(self) -> dict[str, tuple]:
         """frame_id -> the documentation keys the rating page asks for that frame (name, JSON type)."""
@@ -73,8 +78,7 @@ def _field_score(rated: RatedSet, rating, cache: dict) -> Optional[float]:
     from ..answers.items import documentation_keys
 
     row = rated.rows[rating.frame_id]
-    verdict, rule_only = rated.verdicts[rating.frame_id], rated.unscored_by_rule_only[rating.frame_id]
-    if not (verdict == "accept" or rule_only):
+    if not rated.counts_for_documentation[rating.frame_id]:
         return None
     types = dict(documentation_keys(row["environment"], row["ground_truth"], cache))
     scores = [score_field(row["environment"], key, types[key], row["ground_truth"].get(key), value)
