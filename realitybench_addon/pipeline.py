@@ -242,12 +242,12 @@ def check_camera(spec: FrameSpec, camera, *, render: bool = False, samples: int 
     if render:
         saved = scene.render.resolution_percentage
         scene.render.resolution_percentage = max(1, int(round(saved * resolution_scale)))
-        try:
+        try:  # the image terms at the render's size: a term that projects geometry onto the image needs it
             frame = render_frame(scene, camera, samples=samples)
+            _, display = postprocess.process(frame.linear_rgb, spec.post)
+            measurements.update(env.measure_image(ctx, frame, display))
         finally:
             scene.render.resolution_percentage = saved
-        _, display = postprocess.process(frame.linear_rgb, spec.post)
-        measurements.update(env.measure_image(ctx, frame, display))
     scored = score(env, ctx, spec, preset, measurements)
     verdict = scored.verdict
     return {"frame_id": spec.frame_id, "camera": camera.name, "terms": [r.to_dict() for r in scored.terms],

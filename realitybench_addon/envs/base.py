@@ -82,6 +82,9 @@ class Environment:
     # Geometric stand-ins for image terms (core.terms.TermSpec) that Suggest a Pose searches on too, so that the
     # pose it suggests does not fail its image terms for want of something the geometry can see.
     search_proxies: tuple = ()
+    # The share of the frame's size Suggest a Pose renders at to confirm the image terms: half, unless a term
+    # reads writing so small that half the pixels change its value.
+    quick_render_scale: float = 0.5
 
     def draw_scene(self, rng: np.random.Generator):
         raise NotImplementedError

@@ -103,6 +103,8 @@ AIM_WORDS = {"card": "directory card", "panel": "panel", "breakers": "breaker ro
 class BreakerLabel(Environment):
     name = "breaker_label"
     subject = "the directory card"
+    # field_contrast_min reads rows a few pixels tall: at half size their ink blurs into the paper
+    quick_render_scale = 1.0
     scene_kind = "panel"
     poses_per_scene = 4
     prompt_parts = PromptParts(
