@@ -202,3 +202,16 @@ def test_a_glare_over_a_cards_top_rows_makes_it_gray_while_the_whole_card_passes
     results, _ = evaluate(preset.terms, glare)  # (at 1000 px the px-per-row terms fail too: ignore them)
     outcomes = {r.name: r.outcome.value for r in results}
     assert outcomes["field_contrast_min"] == "gray" and outcomes["weber_contrast"] == "pass"
+
+
+def test_the_quick_checks_read_each_field_at_the_size_they_rendered():
+    """The sidebar's Check (a half-size render) and Suggest a Pose's confirming render measure field contrast on
+    the image they made: projected at the full size onto a half-size mask, every field read as empty."""
+    from realitybench_addon import api
+
+    pipeline.run_frame(pipeline.plan_frame("breaker_label", 0, "positive", 4), render=False,
+                       cache=pipeline.SHARED_CACHE)
+    result = api.check_active("breaker_label", 0, 4, stratum="positive", samples=4)
+    m = result["measurements"]
+    assert m["field_contrast_min"] is not None and m["field_contrast_min"] > 0.2
+    assert m["faintest_field"] is not None
