@@ -27,7 +27,8 @@ if __name__ == "__main__":  # run as a script: find the package from the reposit
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from realitybench_addon.core.prompt import build_prompt
+from realitybench_addon.core.prompt import (KEYS_INTRO, KEYS_OUTRO, NO_VERDICT, VERDICT_FIRST, VERDICT_LAST,
+                                            build_prompt)
 from realitybench_addon.envs import registry
 
 FRAME = re.compile(r"\(frame ([A-Za-z0-9_\-]+)\)")
@@ -133,13 +134,18 @@ KEY_LINE = re.compile(r'^- "([A-Za-z0-9_]+)": (.*)$', re.M)
 
 def dummy_answer(prompt: str) -> dict:
     """A reply in grammar for any RealityBench prompt, read off its key lines: adequate, then false / 0 / "" / []
-    by each key's grammar in words (for frames the script has no answer for, and the docs' worked example)."""
-    answer = {"adequate": True}
+    by each key's grammar in words (for frames the script has no answer for, and the docs' worked example).
+    A prompt variant gets its own shape: `adequate` last when asked last, left out when not asked."""
+    answer = {}
     for name, grammar in KEY_LINE.findall(prompt or ""):
         g = grammar.lower()
         answer[name] = ([] if "array" in g else 0 if "number" in g else False if g.startswith("true if")
                         else "")
-    return answer
+    if KEYS_OUTRO[VERDICT_LAST].strip() in (prompt or ""):
+        return {**answer, "adequate": True}
+    if KEYS_INTRO[NO_VERDICT] in (prompt or "") and KEYS_INTRO[VERDICT_FIRST] not in (prompt or ""):
+        return answer
+    return {"adequate": True, **answer}
 
 
 USAGE = {"input": 100, "output": 50, "thinking": 20}
@@ -338,9 +344,10 @@ class ScriptedServer:
 
 
 def served_run(set_dir, run_dir, answers: dict, *, model: str, label: str | None = None, provider: str = "openai",
-               script: dict | None = None) -> Path:
+               script: dict | None = None, variant: str = VERDICT_FIRST, settings=None) -> Path:
     """A model run asked over HTTP of a ScriptedServer that answers each frame with `answers[frame id]` (a dict,
-    sent as its JSON) and misbehaves as `script` says (e.g. {frame id: ["prose"]})."""
+    sent as its JSON, keys in its order) and misbehaves as `script` says (e.g. {frame id: ["prose"]}); `variant`
+    is the prompt variant asked, `settings` the generation settings (providers.Settings)."""
     from realitybench_addon.evaluation import providers
     from realitybench_addon.evaluation.ask import ask_set
     from realitybench_addon.evaluation.transport import TransportConfig
@@ -348,8 +355,8 @@ def served_run(set_dir, run_dir, answers: dict, *, model: str, label: str | None
     with ScriptedServer(answers, script) as server:
         base = server.url + {"openai": "/v1", "anthropic": "", "gemini": "/v1beta"}[provider]
         ask_set(set_dir, run_dir, provider=providers.get(provider), model=model, base_url=base,
-                settings=providers.Settings(), transport=TransportConfig(timeout_s=10, concurrency=4),
-                no_api_key=True, label=label or model, progress=None)
+                settings=settings or providers.Settings(), transport=TransportConfig(timeout_s=10, concurrency=4),
+                no_api_key=True, label=label, progress=None, variant=variant)
     return Path(run_dir)
 
 

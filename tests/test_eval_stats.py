@@ -73,6 +73,27 @@ def test_spearman_permutation_p_monte_carlo_beyond_the_exact_limit():
     assert stats.spearman_p(x, y) == stats.spearman_p(x, y)  # seeded
 
 
+@pytest.mark.parametrize("n", [3, 4, 6, 8])
+def test_pearson_and_its_permutation_p_match_scipy(n):
+    """The sim-to-real correlations: Pearson's r, and its exact permutation p over all n! pairings."""
+    rng = np.random.default_rng(20 + n)
+    x = rng.normal(size=n)
+    y = 0.7 * x + rng.normal(size=n)
+    assert stats.pearson(x, y) == pytest.approx(scipy.stats.pearsonr(x, y).statistic, abs=1e-12)
+    ref = scipy.stats.permutation_test((x,), lambda a: scipy.stats.pearsonr(a, y).statistic, vectorized=False,
+                                       permutation_type="pairings", alternative="two-sided", n_resamples=np.inf)
+    assert stats.pearson_p(x, y) == pytest.approx(ref.pvalue, abs=1e-12)
+
+
+def test_pearson_permutation_p_monte_carlo_beyond_the_exact_limit():
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=12)
+    y = x + rng.normal(0, 1.5, size=12)
+    ref = scipy.stats.pearsonr(x, y).pvalue  # t test: a different method, so a loose check
+    assert stats.pearson_p(x, y) == pytest.approx(ref, abs=0.03)
+    assert stats.pearson_p(x, y) == stats.pearson_p(x, y)  # seeded
+
+
 def test_stratified_bootstrap_keeps_strata_and_is_seeded():
     strata = ["a/random"] * 30 + ["a/positive"] * 7 + ["b/random"] * 12
     counts = stats.stratified_counts(strata, 500, stats.model_rng())

@@ -14,8 +14,10 @@ Documentation, by one of two rules (`eval report --documentation-frames`, `eval 
                   before the paper's was adopted: "its documentation still counts").
 
 Under both, a field marked `all_frames` in fields.FIELD_RULES (tape_gap.tilted) counts on every frame
-of its environment. The same rule says which frames are scorer-rejected for the analysis of
-documentation on rejected frames: a failing term, on a frame the rule does not drop.
+of its environment. A field counts only where the frame's ground truth labels it: every field of a
+rendered frame, the labelled fields of a real photograph (whose acceptability is not scored). The
+same rule says which frames are scorer-rejected for the analysis of documentation on rejected
+frames: a failing term, on a frame the rule does not drop.
 
 A frame excluded from acceptability says why in its `unscored_reason`; an environment-wide exclusion
 starts with core.rescoring.RULE_PREFIX. Items recorded before the reason was kept (older run folders)
@@ -83,5 +85,8 @@ def documentation_counts(item, rule: str = DEFAULT) -> bool:
 
 
 def field_counts(item, key: str, rule: str = DEFAULT) -> bool:
-    """Whether one field is scored on this frame: on documentation-scored frames, or everywhere (`all_frames`)."""
+    """Whether one field is scored on this frame: a labelled field, on documentation-scored frames or
+    everywhere (`all_frames`)."""
+    if key not in (item.ground_truth or {}):
+        return False
     return documentation_counts(item, rule) or F.all_frames(item.environment, key)

@@ -8,6 +8,9 @@ The contract is ../shared/spec/ENVIRONMENTS.md:
   - "Benchmark set and metrics": text normalised by upper-casing and keeping letters and digits.
 Lists of damage types (damage_view) are compared as sets.
 
+A truth may list several acceptable values, `{"any_of": [value, ...]}` (a real photograph that
+shows two faces of a car): the answer scores as its best match among them.
+
 Every rule that is not the default for its JSON type is in FIELD_RULES below, and only there.
 """
 from __future__ import annotations
@@ -119,10 +122,23 @@ def _as_text_set(values: Any) -> Optional[frozenset]:
     return frozenset(normalise_text(v) for v in values)
 
 
+ANY_OF = "any_of"
+
+
+def acceptable_truths(truth: Any) -> Optional[list]:
+    """The values of an `{"any_of": [...]}` truth; None for a plain truth."""
+    if isinstance(truth, dict) and list(truth) == [ANY_OF] and isinstance(truth[ANY_OF], list):
+        return truth[ANY_OF]
+    return None
+
+
 def score_field(environment: str, key: str, json_type: str, truth: Any, answer: Any) -> float:
     """One field's documentation score in [0, 1]. A missing answer (None) scores 0."""
     if answer is None:
         return 0.0
+    options = acceptable_truths(truth)
+    if options is not None:
+        return max((score_field(environment, key, json_type, t, answer) for t in options), default=0.0)
     r = rule(environment, key)
     if r is not None and r.kind == "tolerance":
         return float(numbers_equal(answer, truth, r.tolerance))

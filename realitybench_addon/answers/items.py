@@ -73,11 +73,12 @@ class Item:
 
 @dataclass(frozen=True)
 class AskItem:
-    """An item with what is sent: the prompt and the image file."""
+    """An item with what is sent: the prompt and the image file (a rendered frame is a JPEG)."""
 
     item: Item
     prompt: str
     image_path: Path
+    media_type: str = "image/jpeg"
 
 
 def sha256_bytes(data: bytes) -> str:

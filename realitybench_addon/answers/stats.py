@@ -7,6 +7,7 @@ the `krippendorff` package).
                          and counted)
   spearman, spearman_p   Spearman's rho (average ranks for ties) and its two-sided permutation p
                          (exact for n <= 8, else 20,000 seeded permutations)
+  pearson, pearson_p     Pearson's r and its two-sided permutation p, by the same rule
   mcnemar_exact          the exact (binomial) McNemar test on the discordant counts
   krippendorff_alpha_nominal, pairwise_agreement   agreement between raters
 
@@ -96,11 +97,11 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     return _pearson(rankdata(x), rankdata(y))
 
 
-def spearman_p(x: Sequence[float], y: Sequence[float], *, rng: Optional[np.random.Generator] = None,
-               exact_limit: int = 8, n_permutations: int = 20000) -> float:
-    """Two-sided permutation p of Spearman's rho: 2 * min(P(null <= rho), P(null >= rho)), capped at 1
-    (the definition scipy.stats.permutation_test uses), exact over all n! pairings when n <= exact_limit."""
-    rx, ry = rankdata(x), rankdata(y)
+def permutation_p(x: Sequence[float], y: Sequence[float], *, rng: Optional[np.random.Generator] = None,
+                  exact_limit: int = 8, n_permutations: int = 20000) -> float:
+    """Two-sided permutation p of Pearson's r between x and y: 2 * min(P(null <= r), P(null >= r)), capped
+    at 1 (the definition scipy.stats.permutation_test uses), exact over all n! pairings when n <= exact_limit."""
+    rx, ry = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     n = len(rx)
     observed = _pearson(rx, ry)
     if n < 3 or not math.isfinite(observed):
@@ -115,10 +116,27 @@ def spearman_p(x: Sequence[float], y: Sequence[float], *, rng: Optional[np.rando
     a = rx - rx.mean()
     b = ry[orders] - ry.mean()
     null = (b @ a) / math.sqrt(float((a * a).sum()) * float((ry - ry.mean()) @ (ry - ry.mean())))
-    gamma = 1e-14 * max(1.0, abs(observed))  # pairings tied with the observed rho up to rounding
+    gamma = 1e-14 * max(1.0, abs(observed))  # pairings tied with the observed r up to rounding
     less = (np.count_nonzero(null <= observed + gamma) + extra) / (null.size + extra)
     greater = (np.count_nonzero(null >= observed - gamma) + extra) / (null.size + extra)
     return float(min(1.0, 2.0 * min(less, greater)))
+
+
+def spearman_p(x: Sequence[float], y: Sequence[float], **kwargs) -> float:
+    """Two-sided permutation p of Spearman's rho: Pearson's on the ranks (see permutation_p)."""
+    return permutation_p(rankdata(x), rankdata(y), **kwargs)
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> float:
+    if len(x) != len(y):
+        raise ValueError("x and y differ in length")
+    if len(x) < 2:
+        return math.nan
+    return _pearson(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+
+
+def pearson_p(x: Sequence[float], y: Sequence[float], **kwargs) -> float:
+    return permutation_p(x, y, **kwargs)
 
 
 def binomial_cdf_half(k: int, n: int) -> float:

@@ -1,23 +1,31 @@
 """`python -m realitybench_addon eval ...`: run, rescore, report, baseline.
 
-    eval run SET --provider openai|anthropic|gemini --model M [--base-url URL] [--api-key-env VAR |
+    eval run SET|REALDIR --provider openai|anthropic|gemini --model M [--base-url URL] [--api-key-env VAR |
              --no-api-key] [--profile paper|deterministic] [--max-tokens N] [--temperature T|default]
-             [--image-detail D|default] [--max-tokens-field F] [--extra JSON] [--blind] [--concurrency N]
+             [--image-detail D|default] [--max-tokens-field F] [--extra JSON] [--blind]
+             [--variant verdict-first|verdict-last|no-verdict] [--concurrency N]
              [--rpm N] [--timeout S] [--deadline S] [--max-reply-bytes N] [--retries N] [--label L] --out RUNDIR
     eval rescore RUNDIR [--prices FILE] [--documentation-frames paper|all-terms-pass]
-    eval report RUN [RUN ...] --out REPORTDIR [--prices FILE] [--ratings FILE] [--no-plots]
+    eval report RUN [RUN ...] --out REPORTDIR [--prices FILE] [--ratings FILE|SET_DIR [--authors NAME,...]
+                [--human-rate USD_PER_HOUR]] [--real REAL_RUN ...] [--no-plots]
                 [--documentation-frames paper|all-terms-pass]
     eval baseline SET --kind always-accept|always-reject --out RUNDIR
 
 Stdout gets one JSON object; progress goes to stderr; a user error is one `error:` line (exit 2).
 `eval run` also ends with one `error:` line and exit 2 when an item failed: the run is kept, and its
 numbers are in RUNDIR/summary.json.
+
+The human baseline joins rating/ (the ratings, their seconds) and the runs, so its loader lives here:
+evaluation/ never imports rating/ (tests/test_import_contract.py).
 """
 from __future__ import annotations
 
 import json
+import math
+from pathlib import Path
 
 from ..answers import counting
+from ..core.prompt import DEFAULT_VARIANT, VARIANTS
 from ..evaluation import profiles
 from ..evaluation.errors import EvalError
 
@@ -32,7 +40,8 @@ def add_parser(sub) -> None:
     es = ev.add_subparsers(dest="eval_command", required=True, metavar="EVAL_COMMAND")
 
     r = es.add_parser("run", help="ask a model about every frame of a set; rerun the same command to resume")
-    r.add_argument("set", help="an exported set (folder with metadata.jsonl)")
+    r.add_argument("set", help="an exported set (folder with metadata.jsonl), or a folder of real photographs "
+                               "labelled for the documentation questions (docs/evaluation.md, \"Real photographs\")")
     r.add_argument("--provider", required=True, choices=("openai", "anthropic", "gemini"),
                    help="openai: any OpenAI-compatible chat-completions server (OpenAI, vLLM, llama.cpp, Ollama, "
                         "LM Studio, SGLang); anthropic: the Messages API; gemini: generateContent")
@@ -63,6 +72,10 @@ def add_parser(sub) -> None:
                         "or '{\"thinking\": {\"type\": \"enabled\", \"budget_tokens\": 8192}}' (anthropic: "
                         "budget_tokens at least 1024 and below --max-tokens, no --temperature) (recorded)")
     r.add_argument("--blind", action="store_true", help="send the prompt without the image (what priors alone give)")
+    r.add_argument("--variant", default=DEFAULT_VARIANT, choices=VARIANTS,
+                   help="the prompt asked: verdict-first (default: the benchmark's), verdict-last (the documentation "
+                        "keys first, `adequate` last) or no-verdict (the documentation question alone); each has its "
+                        "own reply grammar (recorded, and part of the request hash)")
     r.add_argument("--concurrency", type=int, default=4, help="requests in flight at once (default 4)")
     r.add_argument("--rpm", type=float, default=None, help="requests per minute, retries included (default: no limit)")
     r.add_argument("--timeout", type=float, default=120.0,
@@ -91,6 +104,14 @@ def add_parser(sub) -> None:
     rp.add_argument("--prices", default=None, help="a dated price file (TOML or JSON); without it costs are n/a")
     rp.add_argument("--ratings", default=None, help="human ratings: a ratings file (CSV frame_id,rater,rating or "
                                                      "JSONL), or a rated set folder (its ratings.sqlite)")
+    rp.add_argument("--authors", default=None, metavar="NAME,...",
+                    help="raters who helped design the scorer: shown, but left out of the non-author pool")
+    rp.add_argument("--human-rate", default=None, metavar="USD_PER_HOUR",
+                    help="the hourly rate of a rater: the report prices one human pass over the set at it (the "
+                         "ratings' median seconds per frame)")
+    rp.add_argument("--real", nargs="+", default=[], metavar="REAL_RUN",
+                    help="runs of a folder of real photographs, each compared with the rendered run of the same "
+                         "model, per labelled question")
     rp.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: stats.DEFAULT_SEED)")
     rp.add_argument("--no-plots", action="store_true", help="skip the matplotlib figures")
     rp.add_argument("--documentation-frames", default=counting.DEFAULT, choices=counting.RULES,
@@ -141,6 +162,61 @@ def _extra(text):
     return value
 
 
+def _authors(text) -> tuple[str, ...]:
+    if text is None:
+        return ()
+    names = tuple(n.strip() for n in text.split(","))
+    if not all(names):
+        raise EvalError(f"--authors takes rater names separated by commas, got {text!r}")
+    return names
+
+
+def _human_rate(text):
+    if text is None:
+        return None
+    try:
+        rate = float(text)
+    except ValueError:
+        rate = math.nan
+    if not (math.isfinite(rate) and rate >= 0):
+        raise EvalError(f"--human-rate must be a non-negative number of USD per hour, got {text!r}")
+    return rate
+
+
+def _check_rated_set(set_dir: Path, items) -> None:
+    """A rated set folder must be the runs' set: every frame the runs asked, with the same image. Checked
+    before its database is opened (opening one splits the frames it is given)."""
+    from ..answers.items import load_set
+
+    held = {a.item.frame_id: a.item.image_sha256 for a in load_set(set_dir)}
+    for item in items:
+        if item.frame_id not in held:
+            raise EvalError(f"--ratings {set_dir} is another set: it lacks frame {item.frame_id}, which the runs "
+                            f"asked; give the ratings of the runs' own set")
+        if held[item.frame_id] != item.image_sha256:
+            raise EvalError(f"--ratings {set_dir} is another set: its frame {item.frame_id} has another image than "
+                            f"the runs'; give the ratings of the runs' own set")
+
+
+def load_human_ratings(path, items) -> list:
+    """Every answer of a ratings file, or of a rated set's database, on the runs' frames, with its seconds."""
+    from ..evaluation.human_baseline import HumanRating
+    from ..rating.errors import RatingsError
+    from ..rating.files import read_ratings_file
+    from ..rating.store import DB_NAME, RatingStore
+
+    path = Path(path)
+    if path.is_dir():
+        if not (path / DB_NAME).is_file():
+            raise RatingsError(f"{path} holds no {DB_NAME}: rate the set first (`rate {path}`) or give a ratings file")
+        _check_rated_set(path, items)
+        frames = {i.frame_id: i.environment for i in items}
+        ratings = [r for r in RatingStore(path, frames).ratings() if r.frame_id in frames]
+    else:
+        ratings = read_ratings_file(path, {i.frame_id: i.keys for i in items})
+    return [HumanRating(r.frame_id, r.rater, r.answer, r.seconds) for r in ratings]
+
+
 def run_command(args) -> dict:
     from ..answers.stats import DEFAULT_SEED
 
@@ -163,11 +239,12 @@ def run_command(args) -> dict:
         asked = ask_set(args.set, args.out, provider=provider, model=args.model, base_url=args.base_url,
                         settings=settings, transport=transport, api_key_env=args.api_key_env,
                         no_api_key=args.no_api_key, label=args.label,
-                        profile={"name": args.profile, "overrides": overrides})
+                        profile={"name": args.profile, "overrides": overrides}, variant=args.variant)
         summary = rescore(args.out, seed=DEFAULT_SEED)
         if not summary["complete"]:  # a run with failed items is no success, whatever it kept
             raise EvalError(incomplete_run(args.out, summary))
-        return {"asked": asked, "profile": args.profile, "settings": settings.to_dict(), **headline(summary)}
+        return {"asked": asked, "profile": args.profile, "settings": settings.to_dict(), "variant": args.variant,
+                **headline(summary)}
     if args.eval_command == "rescore":
         from ..evaluation.pricing import load_prices
         from ..evaluation.summary import headline, rescore
@@ -181,12 +258,11 @@ def run_command(args) -> dict:
         prices = load_prices(args.prices) if args.prices else None
         ratings = None
         if args.ratings is not None:
-            from ..rating.store import load_ratings
-
-            ratings = lambda items: load_ratings(args.ratings, items)  # noqa: E731
+            ratings = lambda items: load_human_ratings(args.ratings, items)  # noqa: E731
         return build_report(args.runs, args.out, prices=prices, ratings=ratings,
                             seed=DEFAULT_SEED if args.seed is None else args.seed, plots=not args.no_plots,
-                            documentation_frames=args.documentation_frames)
+                            documentation_frames=args.documentation_frames, authors=_authors(args.authors),
+                            human_rate=_human_rate(args.human_rate), real_dirs=args.real)
     if args.eval_command == "baseline":
         from ..evaluation.baselines import baseline_run
         from ..evaluation.summary import headline, rescore

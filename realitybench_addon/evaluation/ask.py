@@ -8,6 +8,10 @@ key, URL or model), and so do a server that never answered at all (retries exhau
 connection errors or timeouts before any reply) and a provider that refuses everything (the first
 FAIL_FAST_ITEMS requests all failed with one 4xx status: a setting it rejects, no credit left):
 the error line carries the provider's own message, and what finished is kept for a rerun.
+
+`variant` asks each frame's prompt as another prompt variant (core/prompt.py: the verdict last, or no
+verdict); it is recorded in run.json and named in every request hash. The folder may be an exported
+set or a folder of real photographs (sets.py).
 """
 from __future__ import annotations
 
@@ -20,10 +24,12 @@ from pathlib import Path
 from typing import Optional, TextIO
 
 from .errors import EvalError
-from ..answers.items import AskItem, load_set, sha256_bytes
+from ..answers.items import AskItem, sha256_bytes
+from ..core.prompt import DEFAULT_VARIANT, VARIANTS, PromptShapeError, rewrite_prompt
 from .failures import detail, one_line
 from .providers import Provider, ResponseShapeError, Settings, cut_by_output_cap, encode_image
 from .runs import RunStore, now_iso, package_version, request_hash, scrub
+from .sets import load_items
 from .transport import BODY_KEEP, Transport, TransportConfig
 
 FAIL_FAST_ITEMS = 3  # the first this many requests all refused with one 4xx status stop the run
@@ -52,12 +58,29 @@ def resolve_key(provider: Provider, api_key_env: Optional[str], no_api_key: bool
     return key, f"env:{var}"
 
 
+def as_variant(ask_items: list[AskItem], variant: str) -> list[AskItem]:
+    """Every item with its prompt asked as `variant`; an EvalError naming the first prompt that cannot be."""
+    if variant not in VARIANTS:
+        raise EvalError(f"unknown --variant {variant!r}; expected one of {', '.join(VARIANTS)}")
+    if variant == DEFAULT_VARIANT:
+        return ask_items
+    out = []
+    for a in ask_items:
+        try:
+            out.append(AskItem(a.item, rewrite_prompt(a.prompt, variant), a.image_path, a.media_type))
+        except PromptShapeError as exc:
+            raise EvalError(f"frame {a.item.frame_id}: its prompt is not the benchmark's ({exc}), so --variant "
+                            f"{variant} cannot rewrite it; ask this set with the default variant") from None
+    return out
+
+
 def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optional[str], settings: Settings,
             transport: TransportConfig, api_key_env: Optional[str] = None, no_api_key: bool = False,
-            label: Optional[str] = None, profile: Optional[dict] = None,
+            label: Optional[str] = None, profile: Optional[dict] = None, variant: str = DEFAULT_VARIANT,
             progress: Optional[TextIO] = sys.stderr, sleep=time.sleep) -> dict:
     """Ask every item not yet answered; return counts of this invocation (scoring is separate). `profile`
-    ({"name": ..., "overrides": {flag: value}}) is recorded in run.json; the settings are what is sent."""
+    ({"name": ..., "overrides": {flag: value}}) is recorded in run.json; the settings are what is sent;
+    `variant` is the prompt variant asked (core/prompt.py)."""
     provider.check(settings, model)
     if transport.concurrency < 1:
         raise EvalError(f"--concurrency must be at least 1, got {transport.concurrency}")
@@ -72,11 +95,13 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
     if transport.max_reply_bytes < 1:
         raise EvalError(f"--max-reply-bytes must be at least 1, got {transport.max_reply_bytes}")
     key, auth = resolve_key(provider, api_key_env, no_api_key)
-    ask_items = load_set(set_dir)
+    ask_items = as_variant(load_items(set_dir), variant)
     base_url = (base_url or provider.default_base_url).rstrip("/")
-    config = {"kind": "model", "label": label or (model + (" (blind)" if settings.blind else "")),
+    default_label = model + (" (blind)" if settings.blind else "") + \
+        ("" if variant == DEFAULT_VARIANT else f" ({variant.replace('-', ' ')})")
+    config = {"kind": "model", "label": label or default_label,
               "provider": provider.name, "model": model, "base_url": base_url, "settings": settings.to_dict(),
-              "profile": profile, "baseline": None, "transport": transport.to_dict(), "auth": auth,
+              "variant": variant, "profile": profile, "baseline": None, "transport": transport.to_dict(), "auth": auth,
               "set": str(Path(set_dir).resolve()), "items": len(ask_items), "created": now_iso(),
               "package_version": package_version()}
     store = RunStore(out_dir, secrets=[key] if key else [])
@@ -84,7 +109,8 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
     settings_dict = settings.to_dict()
     hashes = [request_hash(provider.name, model, settings_dict, a.prompt,
                            None if settings.blind else a.item.image_sha256,
-                           blind_item=a.item.frame_id if settings.blind else None) for a in ask_items]
+                           blind_item=a.item.frame_id if settings.blind else None, variant=variant)
+              for a in ask_items]
     store.write_items([a.item for a in ask_items], hashes)
     done = {h for h, r in store.read_replies().items() if r.get("status") == "ok"}
     todo: dict[str, AskItem] = {}
@@ -113,7 +139,7 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
             if sha256_bytes(data) != a.item.image_sha256:
                 raise EvalError(f"frame {a.item.frame_id}: {a.image_path} changed while the run was asking")
             image_b64 = encode_image(data)
-        url, body = provider.request(base_url, model, a.prompt, image_b64, settings)
+        url, body = provider.request(base_url, model, a.prompt, image_b64, settings, a.media_type)
         started = now_iso()
         result = client.post_json(url, headers, body, h)
         raw = result.body

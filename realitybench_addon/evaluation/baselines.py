@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .errors import EvalError
-from ..answers.items import load_set
 from .runs import RunStore, now_iso, package_version
+from .sets import load_items
 
 KINDS = ("always-accept", "always-reject")
 
@@ -18,7 +18,7 @@ KINDS = ("always-accept", "always-reject")
 def baseline_run(set_dir, out_dir, kind: str) -> dict:
     if kind not in KINDS:
         raise EvalError(f"unknown baseline {kind!r}; expected one of {', '.join(KINDS)}")
-    ask_items = load_set(set_dir)
+    ask_items = load_items(set_dir)
     config = {"kind": "baseline", "label": kind.replace("-", " "), "provider": None, "model": None,
               "base_url": None, "settings": None, "baseline": kind, "set": str(Path(set_dir).resolve()),
               "items": len(ask_items), "created": now_iso(), "package_version": package_version()}

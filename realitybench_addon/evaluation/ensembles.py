@@ -32,15 +32,16 @@ from ..answers import stats
 from .plots import no_cost_reason
 from .pricing import item_cost
 from .scoring import score_item
+from .variants import other_variant
 
 ROUTED = (("f1", "routed by F1"), ("documentation", "routed by documentation"))
 MAJORITY = "majority"
 
 
 def members(labels: list[str], runs: list, summaries: list[dict]) -> list[tuple[str, object, dict]]:
-    """(label, run, summary) of every model run asked with the image."""
+    """(label, run, summary) of every model run asked with the image and the benchmark's prompt."""
     return [(label, run, s) for label, run, s in zip(labels, runs, summaries)
-            if s.get("kind") == "model" and not (s.get("settings") or {}).get("blind")]
+            if s.get("kind") == "model" and not (s.get("settings") or {}).get("blind") and not other_variant(s)]
 
 
 def halves(items: list) -> dict[str, int]:

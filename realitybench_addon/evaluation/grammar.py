@@ -1,6 +1,10 @@
 """The reply grammar (spec, "The prompt"): exactly one JSON object, no prose, no code fence, first
 key `adequate` (a JSON boolean), then the environment's keys, each in its JSON type.
 
+Each prompt variant (core/prompt.py) has its own grammar, the shape its prompt asks for:
+verdict-first (the benchmark's) puts `adequate` first, verdict-last puts it last, no-verdict has
+no `adequate` at all (a reply that gives one is out of grammar: it was not asked).
+
 `parse_strict` decides what is scored: a reply is in grammar only when it is exactly that
 (surrounding whitespace aside), with every key present, no other key, no key twice, and each
 value of its type (booleans are not numbers; NaN and infinities are not numbers; `null` is no
@@ -21,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from ..answers import fields as F
+from ..core.prompt import DEFAULT_VARIANT, NO_VERDICT, VERDICT_FIRST, VERDICT_LAST
 
 
 class _Duplicate(ValueError):
@@ -53,7 +58,7 @@ class Parsed:
     lenient_values: dict = field(default_factory=dict)
 
 
-def _type_problem(environment: str, key: str, json_type: str, value: Any) -> Optional[str]:
+def type_problem(environment: str, key: str, json_type: str, value: Any) -> Optional[str]:
     if json_type == "boolean":
         return None if isinstance(value, bool) else f"{key!r} is not a JSON boolean"
     if json_type == "number":
@@ -70,7 +75,7 @@ def _type_problem(environment: str, key: str, json_type: str, value: Any) -> Opt
                 if not isinstance(row, dict) or sorted(row) != sorted(names):
                     return f"{key!r} row {n} is not an object with exactly the keys {', '.join(names)}"
                 for row_key, row_type in rule.row_keys:
-                    if _type_problem(environment, row_key, row_type, row[row_key]):
+                    if type_problem(environment, row_key, row_type, row[row_key]):
                         return f"{key!r} row {n}: {row_key!r} is not a JSON {row_type}"
         elif rule is not None and rule.kind == "set":
             if not all(isinstance(v, str) for v in value):
@@ -79,8 +84,25 @@ def _type_problem(environment: str, key: str, json_type: str, value: Any) -> Opt
     return f"{key!r} has an unknown type {json_type!r}"
 
 
-def parse_strict(text: Optional[str], environment: str, keys: Sequence[tuple[str, str]]):
-    """(object or None, problems). The object is returned only when the reply is in grammar."""
+def _verdict_problems(obj: dict, variant: str) -> list[str]:
+    """Where `adequate` must be (first, last, nowhere) and that it is a JSON boolean."""
+    if variant == NO_VERDICT:
+        return ["unexpected key 'adequate' (this prompt asks for no verdict)"] if "adequate" in obj else []
+    problems = []
+    place = {VERDICT_FIRST: "first", VERDICT_LAST: "last"}[variant]
+    keys = list(obj)
+    if not keys or keys[0 if variant == VERDICT_FIRST else -1] != "adequate":
+        problems.append(f"{place} key is not 'adequate'")
+    if "adequate" in obj and not isinstance(obj["adequate"], bool):
+        problems.append("'adequate' is not a JSON boolean")
+    if "adequate" not in obj:
+        problems.append("missing key 'adequate'")
+    return problems
+
+
+def parse_strict(text: Optional[str], environment: str, keys: Sequence[tuple[str, str]],
+                 variant: str = DEFAULT_VARIANT):
+    """(object or None, problems). The object is returned only when the reply is in `variant`'s grammar."""
     if text is None:
         return None, ["no reply"]
     s = text.strip()
@@ -106,19 +128,13 @@ def parse_strict(text: Optional[str], environment: str, keys: Sequence[tuple[str
         return None, [str(exc)]
     if not isinstance(obj, dict):
         return None, ["not a JSON object"]
-    problems = []
+    problems = _verdict_problems(obj, variant)
     names = [k for k, _ in keys]
-    if not obj or next(iter(obj)) != "adequate":
-        problems.append("first key is not 'adequate'")
-    if "adequate" in obj and not isinstance(obj["adequate"], bool):
-        problems.append("'adequate' is not a JSON boolean")
-    if "adequate" not in obj:
-        problems.append("missing key 'adequate'")
     for name, json_type in keys:
         if name not in obj:
             problems.append(f"missing key {name!r}")
         else:
-            p = _type_problem(environment, name, json_type, obj[name])
+            p = type_problem(environment, name, json_type, obj[name])
             if p:
                 problems.append(p)
     for extra in obj:
@@ -213,8 +229,10 @@ def _lenient_value(environment: str, key: str, json_type: str, v):
     return v
 
 
-def parse_lenient(text: Optional[str], environment: str, keys: Sequence[tuple[str, str]]):
-    """(adequate or None, {key: value}) extracted as generously as is reasonable. Diagnostics only."""
+def parse_lenient(text: Optional[str], environment: str, keys: Sequence[tuple[str, str]],
+                  variant: str = DEFAULT_VARIANT):
+    """(adequate or None, {key: value}) extracted as generously as is reasonable. Diagnostics only; a
+    no-verdict prompt asked for no verdict, so none is read."""
     if not text:
         return None, {}
     s = text.strip()
@@ -225,7 +243,7 @@ def parse_lenient(text: Optional[str], environment: str, keys: Sequence[tuple[st
     if obj is None:
         return None, {}
     lower = {str(k).strip().lower(): v for k, v in obj.items()}
-    adequate = _lenient_bool(lower.get("adequate"))
+    adequate = None if variant == NO_VERDICT else _lenient_bool(lower.get("adequate"))
     values = {}
     for name, json_type in keys:
         if name.lower() in lower:
@@ -235,9 +253,10 @@ def parse_lenient(text: Optional[str], environment: str, keys: Sequence[tuple[st
     return adequate, values
 
 
-def parse_reply(text: Optional[str], environment: str, keys: Sequence[tuple[str, str]]) -> Parsed:
-    obj, problems = parse_strict(text, environment, keys)
-    lenient_adequate, lenient_values = parse_lenient(text, environment, keys)
+def parse_reply(text: Optional[str], environment: str, keys: Sequence[tuple[str, str]],
+                variant: str = DEFAULT_VARIANT) -> Parsed:
+    obj, problems = parse_strict(text, environment, keys, variant)
+    lenient_adequate, lenient_values = parse_lenient(text, environment, keys, variant)
     if obj is None:
         return Parsed(False, None, {}, problems, lenient_adequate, lenient_values)
-    return Parsed(True, obj["adequate"], {k: obj[k] for k, _ in keys}, [], lenient_adequate, lenient_values)
+    return Parsed(True, obj.get("adequate"), {k: obj[k] for k, _ in keys}, [], lenient_adequate, lenient_values)

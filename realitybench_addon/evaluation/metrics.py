@@ -43,6 +43,7 @@ class ScoreTable:
         self.scorer_accepts = np.array([r["verdict"] == "accept" for r in rows], dtype=bool)
         self.random = np.array([r["stratum"] == "random" for r in rows], dtype=bool)
         self.answers_documentation = any(r["fields"] is not None for r in rows)
+        self.answers_acceptability = not rows or any(r["model_accepts"] is not None for r in rows)
         self.answers_grammar = any(r["in_grammar"] is not None for r in rows)
         self.doc_eligible = np.array([r["documentation_scored"] and r["documentation"] is not None for r in rows],
                                      dtype=bool)
@@ -88,6 +89,9 @@ def _ratio(num, den):
 
 
 def acceptability(t: ScoreTable, weights: Optional[np.ndarray] = None) -> dict[str, np.ndarray]:
+    if not t.answers_acceptability:  # a run asked for no verdict (prompt variant no-verdict): all n/a
+        nan = np.full(1 if weights is None else np.atleast_2d(weights).shape[0], np.nan)
+        return {name: nan for name in ACCEPTABILITY}
     s = _sums(weights, t.n)
     scored_random = t.acc & t.random
     tp_random = s(scored_random & t.scorer_accepts & t.model_accepts)

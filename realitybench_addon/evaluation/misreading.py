@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..core.prompt import DEFAULT_VARIANT
+
 # environment -> (the defect in words, the (key, value) pairs any of which reports it)
 DEFECTS: dict[str, tuple[str, tuple[tuple[str, object], ...]]] = {
     "tape_gap": ("tape is tilted", (("tilted", True),)),
@@ -56,8 +58,8 @@ def misreading(labels: list[str], runs: list, summaries: list[dict]) -> dict:
     """{"rows": per model and environment, "pooled": per environment over the models}."""
     rows, pooled = [], {}
     for label, run, s in zip(labels, runs, summaries):
-        if s.get("kind") != "model":
-            continue
+        if s.get("kind") != "model" or (s.get("variant") or DEFAULT_VARIANT) != DEFAULT_VARIANT:
+            continue  # the benchmark's prompt only: the prompt-variant section compares the others
         for env in DEFECTS:
             c = counts(run.rows, env)
             if not c["frames"]:

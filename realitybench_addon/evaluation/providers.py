@@ -4,8 +4,8 @@
   anthropic  POST {base}/v1/messages               Anthropic's Messages API
   gemini     POST {base}/models/{model}:generateContent   Gemini (the key goes in a header, never the URL)
 
-One user message: the image (base64 of the exported JPEG, byte for byte) and then the prompt;
-a blind request sends the prompt alone. Every generation setting is explicit and recorded in
+One user message: the image (base64 of the exported JPEG, or a real photograph's JPEG, PNG, GIF or
+WebP, byte for byte, with its media type) and then the prompt; a blind request sends the prompt alone. Every generation setting is explicit and recorded in
 the run (and in the request hash): max tokens, temperature (or `None`: not sent), OpenAI's
 image detail (Gemini: media resolution), and `extra`, a JSON object deep-merged into the body
 (thinking budgets, reasoning effort, ...). The defaults are the `paper` profile's (profiles.py).
@@ -38,6 +38,7 @@ PROTOCOL_VERSION = 1  # bump when the request a setting produces changes (it is 
 PAPER_MAX_TOKENS = 16384  # reasoning models spent up to ~4,900 thinking tokens on one item: room to spare
 THINKING_MIN_BUDGET = 1024  # Anthropic's smallest budget_tokens
 OPENAI_REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+JPEG = "image/jpeg"  # every rendered frame; a real photograph may be another type (real_photos.py)
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,8 @@ class Provider:
     def auth_headers(self, api_key: Optional[str]) -> dict:
         raise NotImplementedError
 
-    def body(self, model: str, prompt: str, image_b64: Optional[str], settings: Settings) -> dict:
+    def body(self, model: str, prompt: str, image_b64: Optional[str], settings: Settings,
+             media_type: str = JPEG) -> dict:
         raise NotImplementedError
 
     def parse(self, body: Any) -> tuple[str, Optional[str], dict]:
@@ -117,8 +119,9 @@ class Provider:
     def check_body(self, model: str, body: dict) -> None:
         """Provider rules on the body as sent (`extra` merged in)."""
 
-    def request(self, base_url: str, model: str, prompt: str, image_b64: Optional[str], settings: Settings):
-        body = self.body(model, prompt, None if settings.blind else image_b64, settings)
+    def request(self, base_url: str, model: str, prompt: str, image_b64: Optional[str], settings: Settings,
+                media_type: str = JPEG):
+        body = self.body(model, prompt, None if settings.blind else image_b64, settings, media_type)
         return self.url(base_url, model), deep_merge(body, settings.extra)
 
 
@@ -150,11 +153,11 @@ class OpenAIChat(Provider):
     def auth_headers(self, api_key):
         return {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
-    def body(self, model, prompt, image_b64, settings):
+    def body(self, model, prompt, image_b64, settings, media_type=JPEG):
         if image_b64 is None:
             content: Any = prompt
         else:
-            image = {"url": f"data:image/jpeg;base64,{image_b64}"}
+            image = {"url": f"data:{media_type};base64,{image_b64}"}
             if settings.image_detail is not None:
                 image["detail"] = settings.image_detail
             content = [{"type": "image_url", "image_url": image}, {"type": "text", "text": prompt}]
@@ -218,10 +221,10 @@ class AnthropicMessages(Provider):
             headers["x-api-key"] = api_key
         return headers
 
-    def body(self, model, prompt, image_b64, settings):
+    def body(self, model, prompt, image_b64, settings, media_type=JPEG):
         content = [{"type": "text", "text": prompt}]
         if image_b64 is not None:
-            content.insert(0, {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg",
+            content.insert(0, {"type": "image", "source": {"type": "base64", "media_type": media_type,
                                                            "data": image_b64}})
         body = {"model": model, "max_tokens": settings.max_tokens, "messages": [{"role": "user", "content": content}]}
         if settings.temperature is not None:
@@ -255,10 +258,10 @@ class GeminiGenerate(Provider):
     def auth_headers(self, api_key):
         return {"x-goog-api-key": api_key} if api_key else {}
 
-    def body(self, model, prompt, image_b64, settings):
+    def body(self, model, prompt, image_b64, settings, media_type=JPEG):
         parts: list = [{"text": prompt}]
         if image_b64 is not None:
-            parts.insert(0, {"inline_data": {"mime_type": "image/jpeg", "data": image_b64}})
+            parts.insert(0, {"inline_data": {"mime_type": media_type, "data": image_b64}})
         config: dict = {"maxOutputTokens": settings.max_tokens}
         if settings.temperature is not None:
             config["temperature"] = settings.temperature

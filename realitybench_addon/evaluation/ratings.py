@@ -24,7 +24,7 @@ from ..answers.items import Item
 RATINGS = ("accept", "reject")
 
 
-def _rows_for(items_by_id: dict, decisions: dict) -> list[dict]:
+def rows_for(items_by_id: dict, decisions: dict) -> list[dict]:
     rows = []
     for frame_id, accepts in decisions.items():
         item = items_by_id[frame_id]
@@ -56,7 +56,7 @@ def agreement(ratings: list[tuple[str, str, str]], items: list[Item]) -> dict:
     per_rater = {}
     for r in raters:
         decisions = {f: table[(f, r)] == "accept" for f in frames if (f, r) in table}
-        t = M.ScoreTable(_rows_for(by_id, decisions))
+        t = M.ScoreTable(rows_for(by_id, decisions))
         values = M.acceptability(t)
         scored = [f for f in decisions if by_id[f].acceptability_scored]
         per_rater[r] = {"frames": len(decisions), "scored_frames": len(scored),

@@ -16,6 +16,12 @@
     REPORTDIR/grammar.csv        out-of-grammar reasons per run (replies cut by the output cap apart);
                                  lenient-parse diagnostics
     REPORTDIR/ratings.csv        with --ratings: alpha, raw agreement, scorer vs majority, per rater
+    REPORTDIR/human_baseline.csv with --ratings: each rater's F1 [CI] and the runs on the same frames, the
+                                 non-author pool, the cost of a human pass (human_baseline.py)
+    REPORTDIR/variants.csv       runs of one model asked with other prompt variants: defect claims,
+                                 rejections, documentation, exact McNemar (variants.py)
+    REPORTDIR/sim_to_real.csv, sim_to_real_correlations.csv   with --real: rendered against real photos
+                                 per question and model, Spearman and Pearson across models (sim_to_real.py)
     REPORTDIR/ensembles.csv      the cross-fitted routing's choices (ensembles.py); the ensembles'
                                  numbers are rows of models.csv
     REPORTDIR/misreading.csv     defects reported and rejections on scorer-accepted frames (misreading.py)
@@ -42,12 +48,15 @@ from typing import Optional
 
 
 from . import ensembles as E
+from . import human_baseline as HB
 from . import metrics as M
 from . import misreading as MR
 from . import rejected_documentation as RD
+from . import sim_to_real as SR
 from . import skills as SK
 from . import tokens as TK
 from . import top_groups as TG
+from . import variants as V
 from ..answers import counting, stats
 from ..answers.items import canonical_json
 from .errors import EvalError
@@ -92,13 +101,15 @@ def paired(a: RunData, b: RunData, seed: int, resamples: int, cache: dict) -> di
         lo, hi, undefined = stats.percentile_interval(ba[name] - bb[name])
         out["metrics"][name] = {"a": va, "b": vb, "difference": va - vb, "lo": lo, "hi": hi,
                                 "undefined_resamples": undefined}
-    scored = ta.acc
-    right_a = ta.model_accepts == ta.scorer_accepts
-    right_b = tb.model_accepts == tb.scorer_accepts
-    n_b = int((scored & right_a & ~right_b).sum())
-    n_c = int((scored & ~right_a & right_b).sum())
-    out["mcnemar"] = {"frames": int(scored.sum()), "a_right_b_wrong": n_b, "a_wrong_b_right": n_c,
-                      "p_exact": stats.mcnemar_exact(n_b, n_c)}
+    out["mcnemar"] = None  # a run asked for no verdict has no decisions to compare
+    if ta.answers_acceptability and tb.answers_acceptability:
+        scored = ta.acc
+        right_a = ta.model_accepts == ta.scorer_accepts
+        right_b = tb.model_accepts == tb.scorer_accepts
+        n_b = int((scored & right_a & ~right_b).sum())
+        n_c = int((scored & ~right_a & right_b).sum())
+        out["mcnemar"] = {"frames": int(scored.sum()), "a_right_b_wrong": n_b, "a_wrong_b_right": n_c,
+                          "p_exact": stats.mcnemar_exact(n_b, n_c)}
     return out
 
 
@@ -113,7 +124,8 @@ def _cost(summary: dict) -> Optional[float]:
 def correlations(labels: list[str], summaries: list[dict]) -> list[dict]:
     """Spearman's rho across model runs. Baselines stay out: their cost of 0 is no price and their scores are
     no model's, yet each would enter the ranks as one."""
-    models = [(label, s) for label, s in zip(labels, summaries) if s.get("kind") != "baseline"]
+    models = [(label, s) for label, s in zip(labels, summaries) if s.get("kind") != "baseline"
+              and not V.other_variant(s)]
     series = {"f1": [_value(s, "f1") for _, s in models],
               "documentation": [_value(s, "documentation") for _, s in models],
               "cost": [_cost(s) for _, s in models]}
@@ -187,21 +199,42 @@ def _cost_plot_note(plotted: dict) -> str:
 
 def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None, ratings=None,
                  seed: int = stats.DEFAULT_SEED, plots: bool = True,
-                 documentation_frames: str = counting.DEFAULT) -> dict:
+                 documentation_frames: str = counting.DEFAULT, authors=(), human_rate: Optional[float] = None,
+                 real_dirs=()) -> dict:
     """The report's tables, figures and report.md in `out_dir`. `ratings`: a function from the runs'
-    items to human (frame id, rater, 'accept' | 'reject') triples, for the human-baseline section.
-    `documentation_frames`: which frames count for documentation (answers/counting.py RULES)."""
+    items to human ratings (human_baseline.HumanRating, or (frame id, rater, answer) triples), for the
+    human-baseline sections; `authors`: raters left out of the non-author pool; `human_rate`: USD per hour
+    of one human pass. `documentation_frames`: which frames count for documentation (answers/counting.py
+    RULES). `real_dirs`: runs of a folder of real photographs, compared with the rendered runs."""
     if not run_dirs:
         raise EvalError("eval report needs at least one run folder")
+    if ratings is None and (authors or human_rate is not None):
+        raise EvalError("--authors and --human-rate describe the raters of --ratings: give --ratings SET_DIR or a "
+                        "ratings file too")
     if documentation_frames not in counting.RULES:
         raise EvalError(f"--documentation-frames must be one of {', '.join(counting.RULES)}, got "
                         f"{documentation_frames!r}")
     runs = [load_run(d, documentation_frames) for d in run_dirs]
     labels = _unique_labels(runs)
+    real_runs = [load_run(d, documentation_frames) for d in real_dirs]
+    real_labels = _unique_labels(real_runs)
+    SR.check_runs(labels, runs, real_labels, real_runs)
     check_one_set(labels, runs)
+    if real_runs:
+        check_one_set(real_labels, real_runs)
     summaries = [run_summary(r, seed=seed, prices=prices) for r in runs]
     for s, label in zip(summaries, labels):
         s["label"] = label
+    variant_result = V.variant_comparisons(labels, runs, summaries)  # refuses confounded variants early
+    real_summaries = [{**run_summary(r, seed=seed), "label": label} for r, label in zip(real_runs, real_labels)]
+    real_result = SR.sim_to_real(labels, summaries, real_labels, real_runs, real_summaries) if real_runs else None
+    rating_result = human = None
+    if ratings is not None:
+        loaded = HB.as_human_ratings(ratings(runs[0].items))
+        human = HB.human_baseline(loaded, runs[0].items, labels, runs, summaries, authors=tuple(authors),
+                                  rate=human_rate, seed=seed)
+        rating_result = agreement([(r.frame_id, r.rater, r.answer) for r in loaded if r.answer in HB.DECISIONS],
+                                  runs[0].items)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise EvalError(f"--out {out} is a file, not a folder")
@@ -218,16 +251,16 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
     corr = correlations(labels, summaries)
     ensembles = E.ensembles(labels, runs, summaries, rule=documentation_frames, seed=seed)
     plotted = cost_plots(labels, summaries, ensembles["ensembles"])
-    rating_result = None
-    if ratings is not None:
-        rating_result = agreement(ratings(runs[0].items), runs[0].items)
     analyses = {"frames_counted": frames_counted(runs[0].items, documentation_frames),
                 "ensembles": ensembles,
                 "misreading": MR.misreading(labels, runs, summaries),
                 "rejected_documentation": RD.rejected_documentation(labels, runs, summaries, documentation_frames),
                 "skills": SK.skills(labels, summaries),
                 "top_groups": TG.top_groups(labels, summaries, pairs),
-                "tokens": TK.tokens(labels, runs, summaries)}
+                "tokens": TK.tokens(labels, runs, summaries),
+                "variants": variant_result,
+                "human_baseline": human,
+                "sim_to_real": real_result}
     files = _write_tables(out, labels, summaries, pairs, corr, plotted, rating_result, prices, seed, notes, analyses)
     plot_info = {"written": [], "skipped": None}
     if plots:
@@ -238,8 +271,8 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
         if plot_info["skipped"]:
             with open(out / "report.md", "a", encoding="utf-8") as fh:
                 fh.write(f"\nPlots: {plot_info['skipped']}\n")
-    data = {"runs": summaries, "paired": pairs, "correlations": corr, "cost_plots": plotted,
-            "ratings": rating_result, "seed": seed, "notes": notes, "plots": plot_info,
+    data = {"runs": summaries, "real_runs": real_summaries, "paired": pairs, "correlations": corr,
+            "cost_plots": plotted, "ratings": rating_result, "seed": seed, "notes": notes, "plots": plot_info,
             "documentation_frames": documentation_frames, **analyses}
     from ..setio import atomic_write, jsonable
 
@@ -253,7 +286,11 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
             "ensembles": [{"label": e["label"], "f1": e["metrics"]["f1"],
                            "documentation": e["metrics"]["documentation"], "cost": e["cost"]["total"]}
                           for e in ensembles["ensembles"]],
-            "top_groups": {m: g["top_group"] for m, g in analyses["top_groups"].items()}}
+            "top_groups": {m: g["top_group"] for m, g in analyses["top_groups"].items()},
+            "variant_pairs": [(p["a"], p["b"]) for p in variant_result["pairs"]],
+            "sim_to_real": None if analyses["sim_to_real"] is None else [
+                {k: q[k] for k in ("question", "models_with_both", "spearman_rho", "spearman_p", "pearson_r",
+                                   "pearson_p")} for q in analyses["sim_to_real"]["questions"]]}
 
 
 def frames_counted(items: list, rule: str) -> dict:
@@ -399,6 +436,8 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
                          d["undefined_resamples"]])
             md_rows.append([p["a"], p["b"], name, fmt(d["difference"]), f"[{fmt(d['lo'])}, {fmt(d['hi'])}]"])
         mc = p["mcnemar"]
+        if mc is None:
+            continue
         mc_rows.append([p["a"], p["b"], mc["frames"], mc["a_right_b_wrong"], mc["a_wrong_b_right"], mc["p_exact"]])
         md_mc.append([p["a"], p["b"], mc["frames"], mc["a_right_b_wrong"], mc["a_wrong_b_right"],
                       fmt(mc["p_exact"], 4)])
@@ -489,6 +528,7 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
                           TG.write_section(out, analyses["top_groups"]),
                           SK.write_section(out, analyses["skills"]),
                           MR.write_section(out, analyses["misreading"]),
+                          V.write_section(out, analyses["variants"]),
                           RD.write_section(out, analyses["rejected_documentation"]),
                           TK.write_section(out, analyses["tokens"], next(((s.get("cost") or {}).get("currency")
                                                                           for s in summaries if s.get("cost")), None))):
@@ -514,6 +554,11 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
         md.append(md_table(["rater", "frames", "agreement with scorer", "precision", "recall", "F1 vs scorer"],
                             [[k, d["frames"], fmt(d["agreement_with_scorer"]), fmt(d["precision"]),
                               fmt(d["recall"]), fmt(d["f1"])] for k, d in r["per_rater"].items()]))
+    for key, writer in (("human_baseline", HB.write_section), ("sim_to_real", SR.write_section)):
+        if analyses[key] is not None:
+            text, written = writer(out, analyses[key])
+            md.append(text)
+            files += written
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(md))
     (out / "report.md").write_text(text, encoding="utf-8")
     files.append("report.md")

@@ -10,7 +10,7 @@
 
 A reply line is whole or absent (a torn last line is cut off on resume). Requests are keyed by a
 hash of (protocol version, provider, model, generation settings, prompt, image hash; a blind request
-names its frame instead of an image): a rerun of
+names its frame instead of an image; a prompt variant other than the benchmark's names itself): a rerun of
 the same command asks only what has no `ok` line yet; failed requests are asked again.
 
 No API key is ever written: every row passes through `scrub` with every form of the run's secrets first
@@ -30,6 +30,7 @@ from typing import Iterable, Optional
 from ..setio import append_jsonl, atomic_write, jsonable, read_jsonl
 from .errors import EvalError
 from ..answers.items import Item, canonical_json
+from ..core.prompt import DEFAULT_VARIANT
 
 RUN_JSON = "run.json"
 ITEMS = "items.jsonl"
@@ -39,7 +40,14 @@ SUMMARY = "summary.json"
 REDACTED = "[REDACTED]"
 
 # run.json keys that define what the replies mean: a rerun that differs in one is refused.
-IDENTITY = ("kind", "provider", "model", "base_url", "settings", "baseline")
+IDENTITY = ("kind", "provider", "model", "base_url", "settings", "baseline", "variant")
+
+
+def identity_value(config: dict, key: str):
+    """A run.json identity value; a run written before prompt variants existed asked the benchmark's prompt."""
+    if key == "variant" and config.get("kind") != "baseline":
+        return config.get("variant") or DEFAULT_VARIANT
+    return config.get(key)
 
 
 def now_iso() -> str:
@@ -53,16 +61,19 @@ def package_version() -> str:
 
 
 def request_hash(provider: str, model: str, settings: dict, prompt: str, image_sha256: Optional[str],
-                 blind_item: Optional[str] = None) -> str:
+                 blind_item: Optional[str] = None, variant: str = DEFAULT_VARIANT) -> str:
     """The request's identity. A blind request (no image) also names its frame (`blind_item`): the prompts of
     one environment are identical, and each frame is still asked on its own (an independent sample, and the
-    cost of what was really sent)."""
+    cost of what was really sent). A prompt variant is named too, except the benchmark's own (so the hashes of
+    runs made before variants existed stay what they were)."""
     from .providers import PROTOCOL_VERSION
 
     key = {"protocol": PROTOCOL_VERSION, "provider": provider, "model": model, "settings": settings,
            "prompt": prompt, "image_sha256": image_sha256}
     if blind_item is not None:
         key["blind_item"] = blind_item
+    if variant != DEFAULT_VARIANT:
+        key["variant"] = variant
     blob = canonical_json(key)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -161,10 +172,11 @@ class RunStore:
             raise EvalError(f"--out {self.dir} is a file, not a folder")
         if self.exists():
             old = self.read_config()
-            differ = [k for k in IDENTITY if canonical_json(old.get(k)) != canonical_json(config.get(k))]
+            differ = [k for k in IDENTITY
+                      if canonical_json(identity_value(old, k)) != canonical_json(identity_value(config, k))]
             if differ:
-                detail = "; ".join(f"{k}: run has {canonical_json(old.get(k))}, now {canonical_json(config.get(k))}"
-                                   for k in differ)
+                detail = "; ".join(f"{k}: run has {canonical_json(identity_value(old, k))}, now "
+                                   f"{canonical_json(identity_value(config, k))}" for k in differ)
                 raise EvalError(f"{self.dir} holds a run made with other settings ({detail}); use another --out")
             config = {**config, "created": old.get("created", config.get("created"))}
         elif self.dir.exists() and any(self.dir.iterdir()):

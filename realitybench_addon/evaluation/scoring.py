@@ -9,6 +9,10 @@ non-retryable error) or `missing` (not asked yet: an interrupted run). Failed an
 stay in every denominator: they do not accept and are wrong on every field, exactly like an
 out-of-grammar reply. Baseline runs answer acceptability only (documentation: not applicable).
 
+A run asked with a prompt variant (core/prompt.py; run.json `variant`) is parsed by that variant's
+grammar; a no-verdict run answers no acceptability question, so its decisions are None (n/a), not
+rejections.
+
 A reply the provider cut at the output cap (finish reason `length`, `max_tokens`, `MAX_TOKENS`)
 is marked `cut_by_output_cap`; when it is out of grammar its first problem is CUT_PROBLEM, so the
 report counts it apart from replies the model got wrong on its own.
@@ -19,6 +23,7 @@ from typing import Optional
 
 from ..answers import counting
 from ..answers import fields as F
+from ..core.prompt import DEFAULT_VARIANT, NO_VERDICT
 from .grammar import parse_reply
 from ..answers.items import Item
 from .providers import cut_by_output_cap
@@ -40,10 +45,12 @@ def _field_scores(item: Item, values: dict, rule: str) -> dict:
 
 def _frame_documentation(item: Item, scores: dict, rule: str) -> Optional[float]:
     """The frame's mean field score, on documentation-scored frames (spec: "mean over scorer-accepted
-    frames of each frame's mean field score"); None elsewhere."""
-    if not counting.documentation_counts(item, rule) or not item.keys:
+    frames of each frame's mean field score"), over the fields its ground truth labels (every field of a
+    rendered frame; a real photo's labelled ones); None elsewhere."""
+    labelled = [scores[k] for k, _ in item.keys if scores[k] is not None]
+    if not counting.documentation_counts(item, rule) or not labelled:
         return None
-    return sum(scores[k] for k, _ in item.keys) / len(item.keys)
+    return sum(labelled) / len(labelled)
 
 
 def _usage(value) -> Optional[dict]:
@@ -55,7 +62,7 @@ def _usage(value) -> Optional[dict]:
 
 
 def score_item(item: Item, reply: Optional[dict], *, baseline: Optional[str] = None,
-               provider: Optional[str] = None, rule: str = counting.DEFAULT) -> dict:
+               provider: Optional[str] = None, rule: str = counting.DEFAULT, variant: str = DEFAULT_VARIANT) -> dict:
     row = {"frame_id": item.frame_id, "environment": item.environment, "stratum": item.stratum,
            "verdict": item.verdict, "acceptability_scored": item.acceptability_scored,
            "documentation_scored": counting.documentation_counts(item, rule)}
@@ -73,17 +80,18 @@ def score_item(item: Item, reply: Optional[dict], *, baseline: Optional[str] = N
     text = text if isinstance(text, str) or text is None else None
     finish = (reply or {}).get("finish_reason") if status == "ok" else None
     cut = cut_by_output_cap((reply or {}).get("provider") or provider, finish)
-    parsed = parse_reply(text, item.environment, item.keys)
+    parsed = parse_reply(text, item.environment, item.keys, variant)
     if status != "ok":
         parsed.problems = ["no reply (request failed)" if status == "failed" else "not asked yet"]
     elif cut and not parsed.in_grammar:
         parsed.problems = [CUT_PROBLEM, *parsed.problems]
     scores = _field_scores(item, parsed.values if parsed.in_grammar else {}, rule)
     lenient = _field_scores(item, parsed.lenient_values, rule)
+    asked = variant != NO_VERDICT  # no verdict asked: no decision, not a rejection
     row.update(status=status, in_grammar=parsed.in_grammar, problems=parsed.problems,
-               model_accepts=bool(parsed.in_grammar and parsed.adequate),
+               model_accepts=bool(parsed.in_grammar and parsed.adequate) if asked else None,
                fields=scores, documentation=_frame_documentation(item, scores, rule),
-               lenient_accepts=bool(parsed.lenient_adequate), lenient_fields=lenient,
+               lenient_accepts=bool(parsed.lenient_adequate) if asked else None, lenient_fields=lenient,
                lenient_documentation=_frame_documentation(item, lenient, rule),
                usage=_usage((reply or {}).get("usage")) if status == "ok" else None,
                error=(reply or {}).get("error") if status == "failed" else None,
@@ -99,7 +107,8 @@ def score_run(store, rule: str = counting.DEFAULT) -> tuple[dict, list[Item], li
     items, hashes = store.read_items()
     replies = store.read_replies() if config.get("kind") != "baseline" else {}
     baseline = config.get("baseline") if config.get("kind") == "baseline" else None
-    rows = [{**score_item(item, replies.get(h), baseline=baseline, provider=config.get("provider"), rule=rule),
-             "request_hash": h}
+    variant = config.get("variant") or DEFAULT_VARIANT
+    rows = [{**score_item(item, replies.get(h), baseline=baseline, provider=config.get("provider"), rule=rule,
+                          variant=variant), "request_hash": h}
             for item, h in zip(items, hashes)]
     return config, items, rows

@@ -15,6 +15,7 @@ import math
 from typing import Optional
 
 from ..answers import stats
+from .variants import other_variant
 
 READING, JUDGMENT, MEASUREMENT = "reading", "judgment", "measurement"
 GROUPS = (READING, JUDGMENT, MEASUREMENT)
@@ -77,7 +78,7 @@ def skills(labels: list[str], summaries: list[dict]) -> dict:
     """{"fields": per field (group, mean over models), "models": per model (group scores, F1, documentation),
     "correlations": Spearman across models, "ungrouped": fields outside the table}."""
     models = [(label, s) for label, s in zip(labels, summaries)
-              if s.get("kind") != "baseline" and s["metrics"]["fields"]]
+              if s.get("kind") != "baseline" and not other_variant(s) and s["metrics"]["fields"]]
     names = sorted({f for _, s in models for f in s["metrics"]["fields"]})
     means = {f: _mean(s["metrics"]["fields"].get(f, {}).get("value") for _, s in models) for f in names}
     fields = [{"field": f, "group": group_of(f), "mean": means[f],

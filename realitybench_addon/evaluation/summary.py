@@ -15,6 +15,7 @@ from typing import Optional
 from . import metrics as M
 from ..answers import counting, stats
 from ..answers.items import Item
+from ..core.prompt import DEFAULT_VARIANT, VARIANTS
 from .errors import EvalError
 from .pricing import PriceTable, cost, usage_totals
 from .runs import RUN_JSON, SCORES, SUMMARY, RunStore
@@ -34,6 +35,11 @@ class RunData:
     def label(self) -> str:
         return str(self.config.get("label") or self.path)
 
+    @property
+    def variant(self) -> str:
+        """The prompt variant asked (a run from before variants asked the benchmark's prompt)."""
+        return self.config.get("variant") or DEFAULT_VARIANT
+
 
 def config_problem(config: dict) -> Optional[str]:
     """Why run.json cannot describe a run (a missing or mistyped field), or None."""
@@ -48,6 +54,8 @@ def config_problem(config: dict) -> Optional[str]:
                 return f"the field {name!r} is missing"
         if not isinstance(config.get("settings"), dict):
             return "the field 'settings' is missing"
+        if config.get("variant") is not None and config["variant"] not in VARIANTS:
+            return f"'variant' is {str(config['variant'])[:40]!r}, not one of {', '.join(VARIANTS)}"
     return None
 
 
@@ -75,6 +83,7 @@ def run_summary(run: RunData, *, seed: int = stats.DEFAULT_SEED, resamples: int 
     out = {"run": str(run.path), "label": run.label, "kind": run.config.get("kind"),
            "provider": run.config.get("provider"), "model": run.config.get("model"),
            "baseline": run.config.get("baseline"), "settings": run.config.get("settings"),
+           "variant": run.variant if run.config.get("kind") == "model" else None,
            "items": t.n, "answered": statuses.get("ok", 0), "failed": statuses.get("failed", 0),
            "missing": statuses.get("missing", 0),
            "complete": statuses.get("failed", 0) == 0 and statuses.get("missing", 0) == 0,

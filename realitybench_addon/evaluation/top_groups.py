@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from .variants import other_variant
+
 METRICS = ("f1", "documentation")
 
 
@@ -30,7 +32,7 @@ def top_groups(labels: list[str], summaries: list[dict], pairs: list[dict]) -> d
     out = {}
     for metric in METRICS:
         runs = [(label, s["metrics"][metric]["value"]) for label, s in zip(labels, summaries)
-                if s.get("kind") != "baseline" and s["metrics"][metric]["value"] is not None]
+                if s.get("kind") != "baseline" and not other_variant(s) and s["metrics"][metric]["value"] is not None]
         if not runs:
             continue
         leader, best = max(runs, key=lambda r: r[1])  # max keeps the first of equals
