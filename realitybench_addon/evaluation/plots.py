@@ -2,11 +2,15 @@
 
     f1_vs_cost.png              F1 (95% CI) against the cost of the whole set, one point per priced run;
                                 baselines (no model, no cost) as dashed horizontal reference lines;
-                                ensembles (ensembles.py) as stars at their cost
+                                ensembles (ensembles.py) as stars at their cost; a legend of the three
+                                kinds; each name placed where it hides no marker, interval or other name
+                                (a leader line when it had to move away); the cost axis logarithmic when
+                                the costs span LOG_SPAN (10x) or more
     documentation_vs_cost.png   documentation score (95% CI) against cost, the same way
     fields_heatmap.png          documentation score per field (rows, grouped by skill and sorted by
                                 the mean over models: skills.py) and run (columns, best documentation
-                                first), the mean over models in the first column
+                                first), the mean over models in the first column; a field a run has
+                                no score for is gray, marked n/a
 
 `cost_plot_runs` says which runs a cost plot shows and why each other run is left out; the report
 prints it whether or not matplotlib is there.
@@ -85,6 +89,156 @@ def _heatmap_order(labels: list[str], summaries: list[dict], skills: dict | None
     return rows, answering
 
 
+LOG_SPAN = 10.0  # the cost axis is logarithmic when the dearest point costs this many times the cheapest or more
+
+
+def _currency(summaries: list[dict]) -> str:
+    """The cost's currency: the first run that has one (a baseline or an unpriced run listed first has none)."""
+    return next((c["currency"] for c in ((s.get("cost") or {}) for s in summaries) if c.get("currency")), "")
+
+
+def _overlap(a, b) -> float:
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _place_labels(fig, ax, labels, hard, soft) -> None:
+    """Put each label where it covers the least. labels: (text, candidates, style, the index of the first
+    candidate far enough from its anchor to need a leader line); a candidate: (anchor, xycoords, (dx, dy) in
+    points, ha, va). Every candidate is tried; the one whose box overlaps the least of the markers, intervals and
+    labels already placed (`hard`, display boxes) and sticks out of the axes the least wins, then the one
+    crossing the least of the reference lines (`soft`); ties go to the first candidate."""
+    from matplotlib.transforms import Bbox
+
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    placed = list(hard)
+    for text, candidates, style, leader_from in labels:
+        best = None
+        for n, (anchor, xycoords, offset, ha, va) in enumerate(candidates):
+            t = ax.annotate(text, anchor, xycoords=xycoords, textcoords="offset points", xytext=offset, ha=ha,
+                            va=va, annotation_clip=False, **style)
+            box = t.get_window_extent(renderer)
+            inside = Bbox.intersection(box, frame)
+            outside = box.width * box.height - (inside.width * inside.height if inside is not None else 0.0)
+            cost = (outside + sum(_overlap(box, o) for o in placed), sum(_overlap(box, o) for o in soft), n)
+            if best is None or cost < best[0]:
+                if best is not None:
+                    best[1].remove()
+                best = (cost, t, box, n)
+            else:
+                t.remove()
+        cost, t, box, n = best
+        if n >= leader_from:  # away from its marker: a thin line says whose name it is
+            t.remove()
+            anchor, xycoords, offset, ha, va = candidates[n]
+            ax.annotate(text, anchor, xycoords=xycoords, textcoords="offset points", xytext=offset, ha=ha, va=va,
+                        annotation_clip=False, arrowprops={"arrowstyle": "-", "color": "gray", "linewidth": 0.6,
+                                                           "shrinkA": 0, "shrinkB": 4}, **style)
+        placed.append(box.expanded(1.06, 1.15))
+
+
+def _around(anchor) -> list:
+    """Candidate spots around a marker (offsets in points): right, left, above right, below right, ..., then
+    further out."""
+    out = []
+    for r in (1.0, 2.0, 3.2, 4.6):
+        out += [(anchor, "data", offset, ha, va) for offset, ha, va in (
+            ((8 * r, 0), "left", "center"), ((-8 * r, 0), "right", "center"),
+            ((5 * r, 6 * r), "left", "bottom"), ((5 * r, -6 * r), "left", "top"),
+            ((-5 * r, 6 * r), "right", "bottom"), ((-5 * r, -6 * r), "right", "top"),
+            ((0, 10 * r), "center", "bottom"), ((0, -10 * r), "center", "top"))]
+    return out
+
+
+def _along(value) -> list:
+    """Candidate spots for a reference line's name: just above or below it, at the left end, the right end or
+    the middle of the axes."""
+    return [((xf, value), ("axes fraction", "data"), (dx, dy), ha, va)
+            for xf, dx, ha in ((0.0, 4, "left"), (1.0, -4, "right"), (0.5, 0, "center"), (0.25, 0, "center"),
+                               (0.75, 0, "center"))
+            for dy, va in ((2, "bottom"), (-2, "top"))]
+
+
+def _interval(ax, x, value, lo, hi, marker, size, colour, zorder) -> None:
+    """A marker at the value and its 95% interval as a capped vertical bar, drawn as given (a percentile
+    interval need not contain its point estimate, which errorbar refuses)."""
+    if _finite(lo) and _finite(hi):
+        ax.plot([x, x], [lo, hi], color=colour, linewidth=1.5, zorder=zorder)
+        ax.plot([x, x], [lo, hi], linestyle="none", marker="_", markersize=7, markeredgewidth=1.5, color=colour,
+                zorder=zorder)
+    ax.plot([x], [value], linestyle="none", marker=marker, markersize=size, color=colour, markeredgecolor="white",
+            markeredgewidth=0.6, zorder=zorder)
+
+
+def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, currency: str) -> str:
+    """One cost plot: each priced run a coloured point with its interval, each ensemble a black star, each
+    baseline a dashed level; every name placed where it hides the least; a log cost axis when costs span
+    LOG_SPAN or more."""
+    from matplotlib.lines import Line2D
+    from matplotlib.transforms import Bbox
+
+    points = runs["points"]
+    fig, ax = plt.subplots(figsize=(7, 5.2))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    drawn = []  # (cost, value, lo, hi, marker size in points)
+    for n, (label, c, v, lo, hi) in enumerate(points):  # a run above a star at the same cost
+        _interval(ax, c, v, lo, hi, "o", 6, colours[n % len(colours)], 4)
+        drawn.append((c, v, lo, hi, 6))
+    for label, c, v, lo, hi in stars:
+        _interval(ax, c, v, lo, hi, "*", 14, "black", 3)
+        drawn.append((c, v, lo, hi, 14))
+    for _, v in runs["reference_lines"]:  # a baseline costs nothing: a level to beat, not a point at 0
+        ax.axhline(v, linestyle="--", linewidth=1, color="gray", zorder=1)
+    costs = [d[0] for d in drawn]
+    log = min(costs) > 0 and max(costs) / min(costs) >= LOG_SPAN
+    if log:
+        ax.set_xscale("log")
+        ax.set_xlim(min(costs) / 2.5, max(costs) * 2.5)  # room for the names either side
+    else:
+        span = (max(costs) - min(costs)) or abs(max(costs)) or 1.0
+        right = max(costs) + 0.25 * span
+        ax.set_xlim(max(min(costs) - 0.2 * span, -0.04 * right), right)  # no cost is negative
+    ax.set_ylim(-0.04, 1.04)
+    ax.set_xlabel(f"cost of the whole set ({currency + ', ' if currency else ''}{'log scale' if log else 'linear'})")
+    ax.set_ylabel(f"{name} (95% CI)")
+    ax.grid(alpha=0.3)
+    kinds = [Line2D([], [], marker="o", linestyle="none", color="gray", label="model run (one colour each)")]
+    if stars:
+        kinds.append(Line2D([], [], marker="*", markersize=11, linestyle="none", color="black", label="ensemble"))
+    if runs["reference_lines"]:
+        kinds.append(Line2D([], [], linestyle="--", linewidth=1, color="gray", label="baseline (costs nothing)"))
+    ax.legend(handles=kinds, loc="lower left", bbox_to_anchor=(0, 1.01), ncol=len(kinds), frameon=False,
+              fontsize=8, borderaxespad=0)
+    fig.tight_layout()
+    # what a name must not hide, in display space once the layout is final: markers and error bars (hard),
+    # the baseline levels (soft: a name may cross one when nothing else is free)
+    to_px, px = ax.transData.transform, fig.dpi / 72.0
+    hard = []
+    for x, v, lo, hi, size in drawn:
+        cx, cy = to_px((x, v))
+        r = size * px / 2 + 1
+        hard.append(Bbox([[cx - r, cy - r], [cx + r, cy + r]]))
+        if _finite(lo) and _finite(hi):
+            hard.append(Bbox([[cx - 4 * px, to_px((x, lo))[1] - 1], [cx + 4 * px, to_px((x, hi))[1] + 1]]))
+    frame = ax.get_window_extent(fig.canvas.get_renderer())
+    soft = [Bbox([[frame.x0, to_px((costs[0], v))[1] - 2], [frame.x1, to_px((costs[0], v))[1] + 2]])
+            for _, v in runs["reference_lines"]]
+    box = {"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.75}
+    near = len(_around((0, 0))) // 4  # the first ring of spots needs no leader line
+    labels = [(label, _around((c, v)), {"fontsize": 8, "bbox": box, "zorder": 6}, near)
+              for label, c, v, _, _ in points]
+    labels += [(label, _around((c, v)), {"fontsize": 7.5, "fontstyle": "italic", "bbox": box, "zorder": 6}, near)
+               for label, c, v, _, _ in stars]
+    labels += [(label, _along(v), {"fontsize": 7.5, "color": "dimgray", "bbox": box, "zorder": 2}, 10 ** 6)
+               for label, v in runs["reference_lines"]]
+    _place_labels(fig, ax, labels, hard, soft)
+    fig.savefig(out / f"{metric}_vs_cost.png", dpi=120)
+    plt.close(fig)
+    return f"{metric}_vs_cost.png"
+
+
 def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(), skills: dict | None = None) -> dict:
     try:
         import matplotlib
@@ -100,27 +254,8 @@ def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(
         if not points:
             notes.append(f"{metric}_vs_cost.png: no model run has both a cost (--prices) and a {name}")
             continue
-        fig, ax = plt.subplots(figsize=(6, 4.5))
-        for label, c, v, lo, hi in points:
-            err = [[v - lo], [hi - v]] if _finite(lo) and _finite(hi) else None
-            ax.errorbar([c], [v], yerr=err, fmt="o", capsize=3)
-            ax.annotate(label, (c, v), textcoords="offset points", xytext=(5, 5), fontsize=8)
-        for label, c, v, lo, hi in ensemble_points(ensembles, metric)["points"]:
-            err = [[v - lo], [hi - v]] if _finite(lo) and _finite(hi) else None
-            ax.errorbar([c], [v], yerr=err, fmt="*", markersize=12, color="black", capsize=3)
-            ax.annotate(label, (c, v), textcoords="offset points", xytext=(5, -10), fontsize=7)
-        for label, v in runs["reference_lines"]:  # a baseline costs nothing: a level to beat, not a point at 0
-            ax.axhline(v, linestyle="--", linewidth=1, color="gray")
-            ax.annotate(label, (0, v), xycoords=("axes fraction", "data"), textcoords="offset points",
-                        xytext=(3, 3), fontsize=7, color="gray")
-        ax.set_xlabel(f"cost of the whole set ({(summaries[0].get('cost') or {}).get('currency', '')})")
-        ax.set_ylabel(f"{name} (95% CI)")
-        ax.set_ylim(-0.02, 1.02)
-        ax.grid(alpha=0.3)
-        fig.tight_layout()
-        fig.savefig(out / f"{metric}_vs_cost.png", dpi=120)
-        plt.close(fig)
-        written.append(f"{metric}_vs_cost.png")
+        written.append(_cost_plot(plt, out, metric, name, runs, ensemble_points(ensembles, metric)["points"],
+                                  _currency(summaries)))
     rows, answering = _heatmap_order(labels, summaries, skills)
     if rows and answering:
         import numpy as np
@@ -137,15 +272,20 @@ def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(
         ax.set_xticks(range(len(answering) + 1), ["mean over models", *[label for label, _ in answering]],
                       rotation=30, ha="right", fontsize=8)
         ax.set_yticks(range(len(rows)), [f"{group}: {f}" if group else f for f, group, _ in rows], fontsize=8)
+        ax.set_xlabel("model runs, best documentation score first", fontsize=9)
+        ax.set_ylabel("skill: field", fontsize=9)
         ax.axvline(0.5, color="white", linewidth=2)
         for i in range(1, len(rows)):  # a line between skill groups
             if rows[i][1] != rows[i - 1][1]:
                 ax.axhline(i - 0.5, color="white", linewidth=2)
+        ax.set_facecolor("#d9d9d9")  # a field a run has no score for: gray, marked n/a
         for i in range(len(rows)):
             for j in range(len(answering) + 1):
                 if math.isfinite(grid[i, j]):
                     ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=7,
                             color="white" if grid[i, j] < 0.5 else "black")
+                else:
+                    ax.text(j, i, "n/a", ha="center", va="center", fontsize=7, color="dimgray")
         fig.colorbar(image, ax=ax, label="documentation score")
         fig.tight_layout()
         fig.savefig(out / "fields_heatmap.png", dpi=120)
