@@ -400,3 +400,33 @@ if __name__ == "__main__":  # a local OpenAI/Anthropic/Gemini-shaped server for 
         server.httpd.serve_forever()
     except KeyboardInterrupt:
         pass
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def cli(*args):
+    """The command line as a user runs it: a subprocess in the repository."""
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "realitybench_addon", *map(str, args)], cwd=REPO, env=os.environ,
+                          capture_output=True, text=True, timeout=120)
+
+
+def one_line_error(done, *fragments):
+    """A user error: exit 2, nothing on stdout, one `error: ...` line on stderr holding every fragment."""
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    for f in fragments:
+        assert f in lines[0], lines[0]
+
+
+def csv_rows(path: Path) -> list[dict]:
+    import csv
+
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))

@@ -3,42 +3,19 @@ which frames count, ensembles (cross-fitted routing and the majority), misreadin
 frames, skill groups, top groups and tokens per item. Runs are asked over HTTP of the scripted local server."""
 from __future__ import annotations
 
-import csv
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from eval_support import ENVIRONMENT_RULE, TAPE, frame, make_set, served_run
+from eval_support import ENVIRONMENT_RULE, TAPE, cli, csv_rows, frame, make_set, one_line_error, served_run
 from realitybench_addon.answers.items import load_set
 from realitybench_addon.envs import registry
 from realitybench_addon.evaluation import skills as SK
 from realitybench_addon.evaluation.pricing import load_prices
 from realitybench_addon.evaluation.report import build_report
 
-REPO = Path(__file__).resolve().parent.parent
 
-
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "realitybench_addon", *map(str, args)], cwd=REPO, env=os.environ,
-                          capture_output=True, text=True, timeout=120)
-
-
-def one_line_error(done, *fragments):
-    assert done.returncode == 2, done.stderr
-    assert "Traceback" not in done.stderr and done.stdout == ""
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
-    for f in fragments:
-        assert f in lines[0], lines[0]
-
-
-def rows(path: Path) -> list[dict]:
-    with open(path, newline="") as fh:
-        return list(csv.DictReader(fh))
 
 
 def prices(tmp_path, per_model: dict) -> Path:
@@ -153,7 +130,7 @@ def test_ensembles_are_cross_fitted_and_the_majority_votes(tmp_path):
     done = cli("eval", "report", *runs, "--out", tmp_path / "report", "--prices", price_file)
     assert done.returncode == 0, done.stderr
     report = tmp_path / "report"
-    models = {r["label"]: r for r in rows(report / "models.csv")}
+    models = {r["label"]: r for r in csv_rows(report / "models.csv")}
     f1, doc, maj = (models["routed by F1 (cross-fitted)"], models["routed by documentation (cross-fitted)"],
                     models["majority of 3 models"])
     # routed by F1. tape: chosen on A, m1 (F1 1) answers B, where it is wrong; chosen on B, m2 answers A, where it
@@ -175,7 +152,7 @@ def test_ensembles_are_cross_fitted_and_the_majority_votes(tmp_path):
     assert float(maj["documentation"]) == pytest.approx((2 / 3 + 2 / 3 + 1 + 1) / 4)
     assert float(maj["cost"]) == pytest.approx(8 * (2e-4 + 4e-4 + 6e-4))
     assert maj["grammar_share"] == "" and f1["kind"] == "ensemble"
-    choices = {(r["ensemble"], r["environment"], r["answered_half"]): r for r in rows(report / "ensembles.csv")}
+    choices = {(r["ensemble"], r["environment"], r["answered_half"]): r for r in csv_rows(report / "ensembles.csv")}
     assert choices[("routed by F1 (cross-fitted)", "tape_gap", "B")]["chosen"] == "m1"
     assert choices[("routed by F1 (cross-fitted)", "tape_gap", "A")]["chosen"] == "m2"
     assert float(choices[("routed by F1 (cross-fitted)", "tape_gap", "A")]["value_on_choosing_half"]) == 1.0
@@ -220,7 +197,7 @@ def test_skill_groups_sort_fields_and_correlate_across_models(tmp_path):
         ("judgment", "f1"): (pytest.approx(-1.0), 3), ("measurement", "f1"): (pytest.approx(0.0), 3)}
     assert corr[("reading", "judgment")]["p_permutation"] == pytest.approx(1 / 3)
     assert corr[("reading", "measurement")]["p_permutation"] == pytest.approx(1.0)
-    by_label = {r["label"]: r for r in rows(tmp_path / "report" / "skills.csv")}
+    by_label = {r["label"]: r for r in csv_rows(tmp_path / "report" / "skills.csv")}
     assert float(by_label["m2"]["judgment"]) == pytest.approx(3 / 8)
     assert (tmp_path / "report" / "skill_correlations.csv").is_file()
 
@@ -261,7 +238,7 @@ def test_top_groups_are_the_runs_not_detectably_worse_than_the_leader(tmp_path):
     assert (f1["never"]["difference"], f1["never"]["lo"], f1["never"]["hi"]) == (-1, -1, -1)
     assert not f1["never"]["in_top_group"]
     assert top["documentation"]["top_group"] == ["lead", "twin", "near"]
-    table = {(r["metric"], r["label"]): r for r in rows(tmp_path / "report" / "top_groups.csv")}
+    table = {(r["metric"], r["label"]): r for r in csv_rows(tmp_path / "report" / "top_groups.csv")}
     assert table[("f1", "never")]["in_top_group"] == "False" and table[("f1", "near")]["in_top_group"] == "True"
     assert "f1: `lead` leads (1.000); top group: `lead`, `twin`, `near`." in \
         (tmp_path / "report" / "report.md").read_text()
@@ -298,7 +275,7 @@ def test_misreading_table_counts_defects_and_wrong_rejections_by_hand(tmp_path):
                script={frames[0]["frame_id"]: ["prose"]})
     assert cli("eval", "baseline", set_dir, "--kind", "always-reject", "--out", tmp_path / "reject").returncode == 0
     build_report([tmp_path / "m1", tmp_path / "m2", tmp_path / "reject"], tmp_path / "report", plots=False)
-    table = {(row["label"], row["environment"]): row for row in rows(tmp_path / "report" / "misreading.csv")}
+    table = {(row["label"], row["environment"]): row for row in csv_rows(tmp_path / "report" / "misreading.csv")}
     assert {k[0] for k in table} == {"m1", "m2", "all models"}  # the baseline reads nothing
 
     def check(key, answers, reports, rejects_when_reported, rejected, rejected_with_report):
@@ -355,7 +332,7 @@ def test_documentation_gap_between_accepted_and_rejected_random_frames(tmp_path)
     build_report(runs, tmp_path / "paper", plots=False)
     build_report(runs, tmp_path / "all", plots=False, documentation_frames="all-terms-pass")
     gap = {(r["label"], r["environment"], r["field"]): r
-           for r in rows(tmp_path / "paper" / "rejected_documentation.csv")}
+           for r in csv_rows(tmp_path / "paper" / "rejected_documentation.csv")}
     m1 = gap[("m1", "*", "*")]
     assert float(m1["accepted"]) == pytest.approx((1 + 2 / 3) / 2) and m1["accepted_frames"] == "2"
     assert float(m1["rejected"]) == pytest.approx((1 / 4 + 2 / 3) / 2) and m1["rejected_frames"] == "2"
@@ -371,7 +348,7 @@ def test_documentation_gap_between_accepted_and_rejected_random_frames(tmp_path)
               for f in json.loads((tmp_path / "paper" / "report.json").read_text())["rejected_documentation"]["fields"]}
     assert fields[("equipment_label", "serial")]["gap"] == 0 and fields[("tape_gap", "reading_in")]["accepted"] == 0.5
     # the other rule counts r0 as accepted: m1 (1 + 2/3 + 1) / 3 against the same rejected frames
-    other_rule = {(r["label"], r["field"]): r for r in rows(tmp_path / "all" / "rejected_documentation.csv")}
+    other_rule = {(r["label"], r["field"]): r for r in csv_rows(tmp_path / "all" / "rejected_documentation.csv")}
     assert float(other_rule[("m1", "*")]["gap"]) == pytest.approx(8 / 9 - 11 / 24)
     assert float(other_rule[("m2", "lag_present")]["accepted"]) == 0
     assert "## Documentation on scorer-rejected frames" in (tmp_path / "paper" / "report.md").read_text()
@@ -393,7 +370,7 @@ def test_tokens_per_item_reported_and_estimated(tmp_path):
     price_file = prices(tmp_path, {"m-openai": (1, 20), "m-anthropic": (10, 15), "m-gemini": (0.5, 2)})
     build_report([tmp_path / p for p in ("openai", "anthropic", "gemini")], tmp_path / "report",
                  prices=load_prices(price_file), plots=False)
-    table = {r["label"]: r for r in rows(tmp_path / "report" / "tokens.csv")}
+    table = {r["label"]: r for r in csv_rows(tmp_path / "report" / "tokens.csv")}
     visible = sum(round(len(json.dumps(a)) / 4) for a in answers.values()) / 3
     for name, want_visible, want_thinking, method in (
             ("m-openai", 30, 20, "reported"), ("m-gemini", 30, 20, "reported"),

@@ -5,38 +5,16 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from eval_support import TAPE, frame, make_set, served_run
+from eval_support import TAPE, cli, csv_rows, frame, make_set, one_line_error, served_run
 from realitybench_addon.rating.files import Rating
 from realitybench_addon.rating.store import RatingStore
 
-REPO = Path(__file__).resolve().parent.parent
 REJECTED = {**TAPE, "tilted": True}
 
-
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "realitybench_addon", *map(str, args)], cwd=REPO, env=os.environ,
-                          capture_output=True, text=True, timeout=120)
-
-
-def one_line_error(done, *fragments):
-    assert done.returncode == 2, done.stderr
-    assert "Traceback" not in done.stderr and done.stdout == ""
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
-    for f in fragments:
-        assert f in lines[0], lines[0]
-
-
-def rows(path: Path) -> list[dict]:
-    with open(path, newline="") as fh:
-        return list(csv.DictReader(fh))
 
 
 def f1(precision, recall):
@@ -71,7 +49,7 @@ def rated_study(tmp_path):
 
 
 def check_numbers(report: Path):
-    table = {(r["rater"], r["run"]): r for r in rows(report / "human_baseline.csv")}
+    table = {(r["rater"], r["run"]): r for r in csv_rows(report / "human_baseline.csv")}
 
     def value(rater, run=""):
         return float(table[(rater, run)]["f1"])
@@ -124,7 +102,7 @@ def test_human_baseline_from_a_ratings_file_and_from_the_database(tmp_path):
                "--out", tmp_path / "from-db", "--no-plots")
     assert done.returncode == 0, done.stderr
     check_numbers(tmp_path / "from-db")
-    assert rows(tmp_path / "from-db" / "human_baseline.csv") == rows(tmp_path / "from-file" / "human_baseline.csv")
+    assert csv_rows(tmp_path / "from-db" / "human_baseline.csv") == csv_rows(tmp_path / "from-file" / "human_baseline.csv")
 
 
 def test_without_authors_everyone_is_pooled_and_no_rate_prices_nothing(tmp_path):

@@ -5,46 +5,23 @@ the package, labelled for these tests (a motorcycle or a cup of coffee stands in
 from __future__ import annotations
 
 import base64
-import csv
 import itertools
 import json
 import math
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from eval_support import ScriptedServer, frame, make_set, prompt_for, served_run
+from eval_support import ScriptedServer, cli, csv_rows, frame, make_set, one_line_error, prompt_for, served_run
 from realitybench_addon.core.prompt import build_prompt
 from realitybench_addon.envs import registry
 
 skimage_data = pytest.importorskip("skimage.data")
 
-REPO = Path(__file__).resolve().parent.parent
 SAMPLES = Path(skimage_data.__file__).parent
 MODELS = ("m1", "m2", "m3", "m4")
 
-
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "realitybench_addon", *map(str, args)], cwd=REPO, env=os.environ,
-                          capture_output=True, text=True, timeout=120)
-
-
-def one_line_error(done, *fragments):
-    assert done.returncode == 2, done.stderr
-    assert "Traceback" not in done.stderr and done.stdout == ""
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
-    for f in fragments:
-        assert f in lines[0], lines[0]
-
-
-def rows(path: Path) -> list[dict]:
-    with open(path, newline="") as fh:
-        return list(csv.DictReader(fh))
 
 
 def real_folder(directory: Path, photos: list[dict], *, marked: bool = True) -> Path:
@@ -136,7 +113,7 @@ def test_rendered_against_real_per_question_with_correlations_across_models(tmp_
     done = cli("eval", "report", *(tmp_path / "rendered" / m for m in MODELS), "--real",
                *(tmp_path / "photos" / m for m in MODELS), "--out", tmp_path / "report", "--no-plots")
     assert done.returncode == 0, done.stderr
-    table = {(r["question"], r["label"]): r for r in rows(tmp_path / "report" / "sim_to_real.csv")}
+    table = {(r["question"], r["label"]): r for r in csv_rows(tmp_path / "report" / "sim_to_real.csv")}
     # side: rendered 4/4 3/4 2/4 1/4; real (any_of: one of the listed faces is right) 3/4 4/4 1/4 0/4
     side_rendered, side_real = [1, 3 / 4, 1 / 2, 1 / 4], [3 / 4, 1, 1 / 4, 0]
     # severity: rendered 1/3 2/3 3/3 0/3; real 3/3 2/3 0/3 1/3
@@ -150,7 +127,7 @@ def test_rendered_against_real_per_question_with_correlations_across_models(tmp_
             assert float(row["real"]) == pytest.approx(want_real), (question, m)
             assert (int(row["rendered_frames"]), int(row["real_photos"])) == (frames, photos)
             assert float(row["real_lo"]) <= float(row["real"]) <= float(row["real_hi"])
-    corr = {r["question"]: r for r in rows(tmp_path / "report" / "sim_to_real_correlations.csv")}
+    corr = {r["question"]: r for r in csv_rows(tmp_path / "report" / "sim_to_real_correlations.csv")}
     # side: ranks 4 3 2 1 against 3 4 2 1, sum of squared rank differences 2: rho = 1 - 6 * 2 / (4 * 15) = 0.8;
     # 4 of the 24 pairings (the identity and the three adjacent swaps) reach 0.8: p = 2 * 4/24
     side = corr["car_view.side"]
@@ -276,5 +253,5 @@ def test_real_and_rendered_runs_in_their_places(tmp_path):
     # fewer than three models: the scores, no correlation
     done = cli("eval", "report", tmp_path / "rendered", "--real", tmp_path / "photos", "--out", out, "--no-plots")
     assert done.returncode == 0, done.stderr
-    corr = rows(out / "sim_to_real_correlations.csv")
+    corr = csv_rows(out / "sim_to_real_correlations.csv")
     assert [(r["question"], r["models"], r["spearman_rho"]) for r in corr] == [("car_view.side", "1", "")]

@@ -3,43 +3,19 @@ each with its own grammar, recorded and hashed; and the report's re-ask comparis
 every count worked out by hand below. Runs are asked over HTTP of the scripted local server."""
 from __future__ import annotations
 
-import csv
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from eval_support import TAPE, ScriptedServer, frame, make_set, served_run
+from eval_support import TAPE, ScriptedServer, cli, csv_rows, frame, make_set, one_line_error, served_run
 from realitybench_addon.core import prompt as P
 from realitybench_addon.envs import registry
 from realitybench_addon.evaluation import providers
 from realitybench_addon.evaluation.grammar import parse_reply, parse_strict
 from realitybench_addon.evaluation.runs import request_hash
 
-REPO = Path(__file__).resolve().parent.parent
 TAPE_KEYS = (("reading_in", "number"), ("gap_in", "number"), ("tilted", "boolean"))
 
-
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "realitybench_addon", *map(str, args)], cwd=REPO, env=os.environ,
-                          capture_output=True, text=True, timeout=120)
-
-
-def one_line_error(done, *fragments):
-    assert done.returncode == 2, done.stderr
-    assert "Traceback" not in done.stderr and done.stdout == ""
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
-    for f in fragments:
-        assert f in lines[0], lines[0]
-
-
-def rows(path: Path) -> list[dict]:
-    with open(path, newline="") as fh:
-        return list(csv.DictReader(fh))
 
 
 # ---- the prompts and their grammars ---------------------------------------------------------------------------
@@ -180,13 +156,13 @@ def test_variants_are_run_settings_recorded_hashed_and_compared_by_mcnemar(tmp_p
                "--no-plots")
     assert done.returncode == 0, done.stderr
     report = tmp_path / "rep"
-    models = {r["label"]: r for r in rows(report / "models.csv")}
+    models = {r["label"]: r for r in csv_rows(report / "models.csv")}
     assert models["m (no verdict)"]["f1"] == "" and models["m (no verdict)"]["false_accept"] == ""  # n/a, not 0
     assert float(models["m (no verdict)"]["grammar_share"]) == pytest.approx(10 / 11)
     # verdict first: accepted frames t0 t1 t4 t5 s0 r0 e0 (random, all scored); accepts t5 e0 (right), s1 r1
     # (wrong): precision 2/4, recall 2/7
     assert float(models["m"]["f1"]) == pytest.approx(2 * (2 / 4) * (2 / 7) / (2 / 4 + 2 / 7))
-    table = {(r["a"], r["b"], r["environment"]): r for r in rows(report / "variants.csv")}
+    table = {(r["a"], r["b"], r["environment"]): r for r in csv_rows(report / "variants.csv")}
     assert {k[:2] for k in table} == {("m", "m (verdict last)"), ("m", "m (no verdict)"),
                                       ("m (verdict last)", "m (no verdict)")}
 
@@ -219,8 +195,8 @@ def test_variants_are_run_settings_recorded_hashed_and_compared_by_mcnemar(tmp_p
     assert float(pooled["documentation_b"]) == pytest.approx((2 / 3 + 4) / 6)
     assert float(table[("m", "m (verdict last)", "all")]["documentation_b"]) == pytest.approx((2 / 3 + 4) / 6)
     # the analyses across models keep to the benchmark's prompt; McNemar on acceptability skips the no-verdict run
-    assert {r["label"] for r in rows(report / "misreading.csv")} == {"m", "all models"}
-    assert {(r["a"], r["b"]) for r in rows(report / "mcnemar.csv")} == {("m", "m (verdict last)")}
+    assert {r["label"] for r in csv_rows(report / "misreading.csv")} == {"m", "all models"}
+    assert {(r["a"], r["b"]) for r in csv_rows(report / "mcnemar.csv")} == {("m", "m (verdict last)")}
     data = json.loads((report / "report.json").read_text())
     assert [r["label"] for r in data["top_groups"]["documentation"]["rows"]] == ["m"]
     text = (report / "report.md").read_text()
@@ -235,7 +211,7 @@ def test_a_rerun_of_one_variant_is_the_noise_floor(tmp_path):
     served_run(set_dir, tmp_path / "again", again, model="m", label="m again")
     build = cli("eval", "report", tmp_path / "first", tmp_path / "again", "--out", tmp_path / "rep", "--no-plots")
     assert build.returncode == 0, build.stderr
-    pooled = {r["environment"]: r for r in rows(tmp_path / "rep" / "variants.csv")}["all"]
+    pooled = {r["environment"]: r for r in csv_rows(tmp_path / "rep" / "variants.csv")}["all"]
     assert pooled["comparison"] == "rerun" and (int(pooled["claims_a_only"]), int(pooled["claims_b_only"])) == (1, 0)
     assert float(pooled["claims_p_exact"]) == 1.0
 
