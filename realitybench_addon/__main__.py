@@ -106,6 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     sg.add_argument("--stratum", default="random", help="random (default) or positive")
     sg.add_argument("--blend", help="instead: a .blend written by `replay`; its camera's pose and lens are used")
     sg.add_argument("--camera", help="the camera in --blend (default: its scene camera)")
+    sg.add_argument("--target", action="append", help="object name to photograph instead of the environment's "
+                                                       "target (repeat for a target made of several objects)")
     sg.add_argument("--resolution", default="1600x1200", help="frame size, 4:3 (default 1600x1200)")
     sg.add_argument("--no-render", action="store_true", help="geometric terms only: no confirming quick render")
     sg.add_argument("--out", help="save the scene with the camera moved to the suggestion as this .blend")
@@ -178,7 +180,7 @@ def _run(args) -> dict:
 
         return suggest(args.env, args.seed, args.index, stratum=args.stratum, blend=args.blend, camera=args.camera,
                        long_side_px=parse_resolution(args.resolution), render_check=not args.no_render,
-                       out_blend=args.out)
+                       out_blend=args.out, target=args.target)
     if args.command == "replay":
         from .api import parse_resolution, replay
 

@@ -349,23 +349,26 @@ def redraw_camera(environment: str, seed: int, index: int, *, pose_draw: Optiona
 
 
 def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,
-                 stratum: str = "random", render_check: bool = True, apply: bool = False, preset=None) -> dict:
+                 stratum: str = "random", render_check: bool = True, apply: bool = False, preset=None,
+                 target_objects: Optional[Sequence[str]] = None) -> dict:
     """Suggest a Pose for the built frame's camera (guidance.py): the nearest pose whose terms pass, the move
     in a worker's words, a hint per failing term, and what no move fixes. The camera moves only with `apply`
-    (or later, `apply_suggestion`)."""
+    (or later, `apply_suggestion`); `target_objects` photographs those objects instead of the frame's target."""
     from .guidance import suggest_pose as search
 
     return search(environment, seed, index, camera=camera, stratum=stratum, render_check=render_check,
-                  apply=apply, preset=preset)
+                  apply=apply, preset=preset, target_objects=target_objects)
 
 
 def suggest(environment: Optional[str] = None, seed: int = 0, index: int = 0, *, stratum: str = "random",
             blend: Optional[str] = None, camera: Optional[str] = None, long_side_px: int = 1600,
-            render_check: bool = True, out_blend: Optional[str] = None) -> dict:
+            render_check: bool = True, out_blend: Optional[str] = None,
+            target: Optional[Sequence[str]] = None) -> dict:
     """Suggest a Pose headless: for a frame named by (environment, seed, index), or for the camera of a .blend
     that `replay` (or an export's frame) wrote, whose scene knows its frame id. The scene is rebuilt from the
-    id; the camera's pose, lens and capture are the .blend's. With `out_blend`, the camera is moved to the
-    suggestion and the scene saved there."""
+    id; the camera's pose, lens and capture are the .blend's. `target` (object names, as `measure` takes them)
+    makes those objects the photo's subject instead of the environment's target. With `out_blend`, the camera
+    is moved to the suggestion and the scene saved there."""
     from .bl.camera import PHONE_PROPERTY
     from .bl.measure import CAPTURE_PROPERTY
     from .bl.scene_data import matrix_to_numpy
@@ -411,7 +414,7 @@ def suggest(environment: Optional[str] = None, seed: int = 0, index: int = 0, *,
         data.lens, data.sensor_width, data.sensor_height, data.dof.aperture_fstop, data.dof.focus_distance = lens
         _bpy().context.view_layer.update()
     result = suggest_pose(environment, seed, index, camera=cam.name, stratum=stratum, render_check=render_check,
-                          apply=out_blend is not None)
+                          apply=out_blend is not None, target_objects=list(target) if target else None)
     if out_blend is not None:
         bpy = _bpy()
         bpy.ops.wm.save_as_mainfile(filepath=str(out_blend), compress=True)

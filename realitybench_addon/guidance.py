@@ -152,12 +152,13 @@ def _image_terms(env, ctx, preset, scene, cam, spec) -> dict:
 
 def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,
                  stratum: str = "random", budget: int = BUDGET, render_check: bool = True, apply: bool = False,
-                 preset=None) -> dict:
+                 preset=None, target_objects=None) -> dict:
     """Search for the pose nearest the camera's whose terms pass, for the frame's built scene.
 
     Returns the move in a worker's words (`hints`), a hint per failing term (`term_hints`), the terms before
     and after, the capture fixes, what no move fixes (`unfixable`, with why), and the suggested pose. The
-    camera moves there only with `apply`; otherwise it is left exactly as it was."""
+    camera moves there only with `apply`; otherwise it is left exactly as it was. `target_objects` (names) puts the
+    photo's subject at their bounding box's centre instead of the environment's target (`suggest --target`)."""
     from .bl.measure import camera_capture
     from .bl.raycast import geometry_frozen, inside_geometry
     from .bl.scene_data import matrix_to_numpy, scene_and_camera
@@ -181,6 +182,11 @@ def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
         raise RealityBenchError(str(exc)) from None
     plan, target = spec.plan, spec.target
     space = env.pose_space(plan, target)
+    if target_objects:
+        from .bl.scene_data import objects_center
+        from .core.phone import MIN_FOCUS_M
+
+        space = OrbitSpace(objects_center(target_objects), MIN_FOCUS_M)
     # what the suggested photo is of, and focused on: the orbit's centre, or the turn's target
     target_point = np.asarray(space.target if isinstance(space, OrbitSpace) else env.target_point(plan, target),
                               float)

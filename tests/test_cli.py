@@ -125,6 +125,7 @@ def test_suggest_on_a_replayed_blend_moves_its_camera_into_a_saved_copy(tmp_path
     (["--env", "tape_gap", "--index", "-3"], "must be non-negative"),
     ([], "name the frame"),
     (["--blend", "/nonexistent/x.blend"], "no such .blend file"),
+    (["--env", "tape_gap", "--target", "Nope"], "no object named 'Nope'"),
 ])
 def test_suggest_user_errors_are_one_line(args, message):
     out = run_cli("suggest", *args, "--no-render")
@@ -137,3 +138,18 @@ def test_suggest_on_a_blend_that_is_not_a_realitybench_frame_says_so(blend_file)
     out = run_cli("suggest", "--blend", str(blend_file), "--no-render")
     assert out.returncode == 2
     assert "does not say which RealityBench frame it is" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_suggest_frames_the_objects_named_by_target():
+    """`--target` as `measure` takes it: the suggestion frames and focuses on the named object (here the card of
+    a frame aimed at the panel's breakers), at its bounding box's centre."""
+    from realitybench_addon import pipeline
+
+    index = next(i for i in range(40)
+                 if pipeline.plan_frame("breaker_label", 0, "random", i).target["aim"] == "breakers")
+    out = run_cli("suggest", "--env", "breaker_label", "--index", str(index), "--no-render", "--target", "Panel_Card")
+    assert out.returncode == 0, out.stderr
+    s = json.loads(out.stdout)
+    card_center = pipeline.plan_frame("breaker_label", 0, "random", index).plan.card_frame()[0]
+    assert s["focus_point_m"] == pytest.approx(list(card_center), abs=2e-3)
+    assert s["pose_after"]["aim_m"] == pytest.approx(list(card_center), abs=2e-3)

@@ -30,6 +30,18 @@ def get_object(name: str, kind: Optional[str] = None) -> "bpy.types.Object":
     return obj
 
 
+def objects_center(names) -> np.ndarray:
+    """The world-space centre of the bounding box of the named objects (a SceneDataError names a missing one)."""
+    corners = []
+    for name in names:
+        obj = get_object(name)
+        m = matrix_to_numpy(obj.matrix_world)
+        box = np.array([list(c) for c in obj.bound_box], float) if obj.bound_box else np.zeros((1, 3))
+        corners.append(box @ m[:3, :3].T + m[:3, 3])
+    points = np.vstack(corners)
+    return (points.min(axis=0) + points.max(axis=0)) / 2
+
+
 def matrix_to_numpy(matrix) -> np.ndarray:
     return np.array([list(row) for row in matrix], dtype=float)
 
