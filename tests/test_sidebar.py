@@ -188,6 +188,21 @@ def test_suggest_a_pose_previews_then_applies_and_undoes(addon):
     assert api.check_active("rail_attachment", 0, index, render=False)["failing_terms"] == record["failing_terms"]
 
 
+def test_suggest_without_a_render_answers_for_the_geometry_alone(addon):
+    """The sidebar's "Confirm with a render" off: no image check, the geometric terms' suggestion at once."""
+    addon.environment, addon.seed, addon.index = "equipment_label", 0, 2
+    bpy.ops.realitybench.build_scene()
+    addon.suggest_render = False
+    try:
+        assert bpy.ops.realitybench.suggest_pose() == {"FINISHED"}
+    finally:
+        addon.suggest_render = True
+    suggestion = json.loads(addon.suggestion)
+    assert suggestion["image_check"] is None and suggestion["geometric_pass"]
+    bpy.ops.realitybench.dismiss_suggestion()
+    assert bpy.data.objects.get("RB_Suggested") is None and not addon.suggestion
+
+
 def test_frame_browser_rebuilds_a_frame_whose_live_terms_match_the_stored_ones(addon, tmp_path):
     out = tmp_path / "set"
     api.export(["tape_gap"], out=out, random=2, positive=1, long_side_px=96, samples=1, denoise=False)

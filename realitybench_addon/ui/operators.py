@@ -271,7 +271,8 @@ class RB_OT_suggest_pose(bpy.types.Operator):
         s = context.window_manager.realitybench
         live.STATE.busy = True  # the search moves the camera many times and puts it back: refresh once
         try:
-            result = api.suggest_pose(s.environment, s.seed, s.index, stratum=s.stratum, preset=live.STATE.preset)
+            result = api.suggest_pose(s.environment, s.seed, s.index, stratum=s.stratum, preset=live.STATE.preset,
+                                      render_check=s.suggest_render)
             api.preview_suggestion(result)
         except api.RealityBenchError as exc:
             self.report({"ERROR"}, str(exc))

@@ -157,6 +157,7 @@ class RB_PT_readouts(_Sidebar, bpy.types.Panel):
         row = layout.row(align=True)
         row.operator("realitybench.check", icon="RENDER_STILL")
         row.operator("realitybench.suggest_pose", icon="VIEW_CAMERA")
+        layout.prop(s, "suggest_render")
         if suggestion is not None:
             draw_suggestion(layout, suggestion)
         elif s.suggestion_undo:

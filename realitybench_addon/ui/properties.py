@@ -64,6 +64,10 @@ class RB_MeasureSettings(bpy.types.PropertyGroup):
                                       description="How many times the camera was redrawn (numbers the draws)")
     last_check: bpy.props.StringProperty(name="Last check", description="JSON of the last acceptability check")
     suggestion: bpy.props.StringProperty(name="Suggestion", description="JSON of the last Suggest a Pose")
+    suggest_render: bpy.props.BoolProperty(
+        name="Confirm with a render", default=True,
+        description="Suggest a Pose confirms the image terms (contrast, glare, pixel counts) with a quick render: "
+                    "seconds to a minute; off, it answers for the geometric terms alone at once")
     suggestion_undo: bpy.props.StringProperty(name="Camera before Apply",
                                               description="JSON of the camera as it was before Apply (for Undo)")
     terms: bpy.props.CollectionProperty(type=RB_TermSetting)
