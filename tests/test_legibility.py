@@ -101,6 +101,15 @@ def _frame_with_every_glyph(env_name, seed, stratum, cache):
     raise AssertionError(f"no {env_name} frame of seed {seed} shows its whole writing")
 
 
+def _written_surface(env_name, result, cache):
+    """(environment, frame context, documented writing) of a frame just run on the scene `cache` holds."""
+    spec = result.spec
+    env = registry.get(env_name)
+    scene = bpy.context.scene
+    ctx = FrameContext(scene, scene.camera, cache.built, spec.plan, spec.target, spec.pose)
+    return env, ctx, env.written_surface(ctx)
+
+
 # (environment, seed, stratum, the field and which of its characters gets covered)
 COVERED = [("ro_board", 101, "random", "vin", 11), ("car_plate", 0, "random", "characters", 3),
            ("equipment_label", 3, "positive", "serial", -1), ("breaker_label", 3, "positive", "entries[0].name", 2),
@@ -124,17 +133,13 @@ def test_a_fingertip_over_one_character_fails_the_glyph_term_that_the_surface_ar
             break
     else:
         raise AssertionError(f"no {env_name} frame of seed {seed} passes every geometric term")
-    spec = result.spec
-    env = registry.get(env_name)
-    scene = bpy.context.scene
-    ctx = FrameContext(scene, scene.camera, cache.built, spec.plan, spec.target, spec.pose)
-    surface = env.written_surface(ctx)
+    env, ctx, surface = _written_surface(env_name, result, cache)
     center, right, up, normal = (np.asarray(v, float) for v in surface.frame)
     field = next(f for f in surface.fields if f.name == field_name)
     k = which % len(field.boxes_m)
     x0, y0, x1, y1 = field.boxes_m[k]
     corners = [center + x * right + y * up + 0.0005 * normal for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
-    film = add_mesh(scene, "Test_Fingertip", corners, [(0, 1, 2, 3)])
+    film = add_mesh(ctx.scene, "Test_Fingertip", corners, [(0, 1, 2, 3)])
     try:
         m = env.measure(ctx)
         assert m["hidden_glyphs"] == [f"{field_name}[{k}]"]
@@ -158,11 +163,7 @@ def test_every_glyph_called_visible_is_where_the_render_shows_ink(env_name, seed
     cache = pipeline.SceneCache()
     found = _frame_with_every_glyph(env_name, seed, stratum, cache)
     result = pipeline.run_frame(found.spec, long_side_px=1200, samples=4, cache=cache)
-    spec = result.spec
-    env = registry.get(env_name)
-    scene = bpy.context.scene
-    ctx = FrameContext(scene, scene.camera, cache.built, spec.plan, spec.target, spec.pose)
-    surface = env.written_surface(ctx)
+    _, ctx, surface = _written_surface(env_name, result, cache)
     center, right, up, _ = (np.asarray(v, float) for v in surface.frame)
     camera = ctx.pinhole()
     luminance = np.asarray(Image.open(__import__("io").BytesIO(result.jpeg)).convert("L"), float)
