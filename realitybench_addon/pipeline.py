@@ -82,6 +82,7 @@ class SceneCache:
         import bpy
 
         from .bl.analytic import reset_scene
+        from .bl.sky import dress_sky
 
         key = (spec.environment, spec.set_seed, spec.stratum, spec.scene_index)
         self.build_s = 0.0
@@ -93,6 +94,7 @@ class SceneCache:
             env = registry.get(spec.environment)
             srng = scene_rng(spec.set_seed, f"{spec.environment}/{spec.stratum}", spec.scene_index)
             self.built = env.build(scene, spec.plan, stage_rng(srng, "build"))
+            dress_sky(scene, stage_rng(srng, "sky"))
             self.key = key
             self.build_s = time.perf_counter() - t
         return self.built

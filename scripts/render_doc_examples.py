@@ -35,11 +35,11 @@ def accepted_example(env: str, seed: int, samples: int, limit: int = 200) -> pip
     one can flatter a borderline term, so only the final verdict counts)."""
     for index in range(limit):
         spec = pipeline.plan_frame(env, seed, "random", index)
-        verdict = pipeline.run_frame(spec, render=False).record["verdict"]
+        verdict = pipeline.run_frame(spec, render=False, cache=pipeline.SHARED_CACHE).record["verdict"]
         if verdict == "pending":
-            verdict = pipeline.run_frame(spec, render=True, samples=2).record["verdict"]
+            verdict = pipeline.run_frame(spec, render=True, samples=2, cache=pipeline.SHARED_CACHE).record["verdict"]
         if verdict == "accept":
-            result = pipeline.run_frame(spec, render=True, samples=samples, denoise=True)
+            result = pipeline.run_frame(spec, render=True, samples=samples, denoise=True, cache=pipeline.SHARED_CACHE)
             if result.record["verdict"] == "accept":
                 return result
     raise SystemExit(f"no acceptable {env} frame in the first {limit}")
@@ -54,7 +54,7 @@ def wide_roof_view(out: Path, samples: int) -> None:
     from mathutils import Matrix
 
     spec = pipeline.plan_frame("rail_attachment", 0, "random", 0)
-    pipeline.run_frame(spec, render=False)
+    pipeline.run_frame(spec, render=False, cache=pipeline.SHARED_CACHE)
     plan = spec.plan
     center = plan.frame.to_world([(plan.array_u0 + plan.array_u1) / 2, plan.slope_length_m * 0.4, 0])
     scene = bpy.context.scene
@@ -88,7 +88,8 @@ def main() -> None:
     for env in args.env.split(","):
         if env in picks:
             spec = pipeline.plan_frame(env, args.seed, "random", int(picks[env]))
-            result = pipeline.run_frame(spec, render=True, samples=args.samples, denoise=True)
+            result = pipeline.run_frame(spec, render=True, samples=args.samples, denoise=True,
+                                        cache=pipeline.SHARED_CACHE)
         else:
             result = accepted_example(env, args.seed, args.samples)
         record = result.record

@@ -64,8 +64,28 @@ def bump_normal(nodes, links, bsdf, height, strength: float | None = None, dista
     return bump
 
 
+def weathered(nodes, links, color, scale: float = 1.2, spread: tuple[float, float] = (0.88, 1.07)):
+    """`color` (a socket) under metre-sized blotches of weathering: granule loss and grime darken it, sun
+    bleaching and dust lighten it, by factors in `spread`; the pattern follows the object's own coordinates."""
+    coord = nodes.new("ShaderNodeTexCoord")
+    noise = nodes.new("ShaderNodeTexNoise")
+    noise.inputs["Scale"].default_value = scale
+    noise.inputs["Detail"].default_value = 3.0
+    links.new(coord.outputs["Object"], noise.inputs["Vector"])
+    factor = nodes.new("ShaderNodeMapRange")
+    factor.inputs["From Min"].default_value, factor.inputs["From Max"].default_value = 0.35, 0.65
+    factor.inputs["To Min"].default_value, factor.inputs["To Max"].default_value = spread
+    links.new(noise.outputs["Fac"], factor.inputs["Value"])
+    scaled = nodes.new("ShaderNodeVectorMath")
+    scaled.operation = "SCALE"
+    links.new(color, scaled.inputs[0])
+    links.new(factor.outputs["Result"], scaled.inputs["Scale"])
+    return scaled.outputs["Vector"]
+
+
 def shingle(name: str, color, shade_attribute: str = "tab_shade"):
-    """Asphalt shingle granules: per-tab shade (a face attribute) times fine granule noise, with bump."""
+    """Asphalt shingle granules: per-tab shade (a face attribute) times fine granule noise, with bump, under
+    metre-sized weathering blotches."""
     mat, nodes, links, bsdf = new_material(name)
     attr = nodes.new("ShaderNodeAttribute")
     attr.attribute_name = shade_attribute
@@ -76,7 +96,7 @@ def shingle(name: str, color, shade_attribute: str = "tab_shade"):
     dark = tuple(c * 0.6 for c in color)
     light = tuple(min(1.0, c * 1.6) for c in color)
     ramp = color_ramp(nodes, links, shade, [(0.2, dark), (0.5, color), (0.8, light)])
-    links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
+    links.new(weathered(nodes, links, ramp.outputs["Color"]), compat.principled_input(bsdf, "Base Color"))
     compat.principled_input(bsdf, "Roughness").default_value = 0.95
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.2
     bump_normal(nodes, links, bsdf, noise.outputs["Fac"], 0.6, 0.002)
@@ -134,23 +154,82 @@ def brick(name: str, color):
     return mat
 
 
+# The cell grid's gaps are 2 mm wide: from a few metres away that is under a pixel, and a sub-pixel white line
+# on near-black cells is what a few samples and the denoiser turn into bright dots where lines cross. The
+# shader widens a gap to at least one pixel's footprint at its distance (a 1600 px frame through the main
+# camera: 1/1155 rad a pixel) and fades it by the same ratio, so a gap keeps the light it reflects on average
+# but never gets thinner than a pixel.
+CELL_GAP_M = 0.002
+PIXEL_ANGLE_RAD = 1.0 / 1155.0
+
+
 def module_glass(name: str, cell_m: float = 0.166):
-    """A solar module's face: dark blue cells in a grid (white gaps), under low-roughness glass."""
+    """A solar module's face: dark blue cells in a grid of white gaps (widened and faded to a pixel with
+    distance), under textured anti-reflective glass (a softer, dimmer sun glint than plain glass) with a film
+    of dust, heavier along the lower frame where rain leaves it."""
     mat, nodes, links, bsdf = new_material(name)
     coord = nodes.new("ShaderNodeTexCoord")
+    distance = nodes.new("ShaderNodeCameraData").outputs["View Distance"]
+    footprint = nodes.new("ShaderNodeMath")
+    footprint.operation = "MULTIPLY"
+    footprint.inputs[1].default_value = PIXEL_ANGLE_RAD
+    links.new(distance, footprint.inputs[0])
+    gap = nodes.new("ShaderNodeMath")
+    gap.operation = "MAXIMUM"
+    gap.inputs[1].default_value = CELL_GAP_M
+    links.new(footprint.outputs[0], gap.inputs[0])
+    keep = nodes.new("ShaderNodeMath")  # the share of the widened gap's light that a true-width gap gives
+    keep.operation = "DIVIDE"
+    keep.inputs[0].default_value = CELL_GAP_M
+    links.new(gap.outputs[0], keep.inputs[1])
+    cell, gap_color = (0.01, 0.015, 0.04), (0.18, 0.18, 0.19)
+    gap_mix = nodes.new("ShaderNodeMix")
+    gap_mix.data_type = "RGBA"
+    gap_mix.inputs[6].default_value = (*cell, 1.0)
+    gap_mix.inputs[7].default_value = (*gap_color, 1.0)
+    links.new(keep.outputs[0], gap_mix.inputs["Factor"])
     tex = nodes.new("ShaderNodeTexBrick")
     tex.offset = 0.0
-    tex.inputs["Color1"].default_value = (0.01, 0.015, 0.04, 1.0)
+    tex.inputs["Color1"].default_value = (*cell, 1.0)
     tex.inputs["Color2"].default_value = (0.012, 0.018, 0.045, 1.0)
-    tex.inputs["Mortar"].default_value = (0.18, 0.18, 0.19, 1.0)
+    links.new(gap_mix.outputs[2], tex.inputs["Mortar"])
     tex.inputs["Scale"].default_value = 1.0
-    tex.inputs["Mortar Size"].default_value = 0.002
+    links.new(gap.outputs[0], tex.inputs["Mortar Size"])
     tex.inputs["Brick Width"].default_value = cell_m
     tex.inputs["Row Height"].default_value = cell_m
     links.new(coord.outputs["Object"], tex.inputs["Vector"])
-    links.new(tex.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
-    compat.principled_input(bsdf, "Roughness").default_value = 0.08
-    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.6
+
+    # dust: a patchy film everywhere, thicker within a hand's width of the lower frame (local y = 0 there)
+    patches = nodes.new("ShaderNodeTexNoise")
+    patches.inputs["Scale"].default_value = 4.0
+    patches.inputs["Detail"].default_value = 4.0
+    links.new(coord.outputs["Object"], patches.inputs["Vector"])
+    height = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(coord.outputs["Object"], height.inputs[0])
+    edge = nodes.new("ShaderNodeMapRange")
+    edge.interpolation_type = "SMOOTHSTEP"
+    edge.inputs["From Min"].default_value, edge.inputs["From Max"].default_value = 0.12, 0.035
+    edge.inputs["To Max"].default_value = 0.3
+    links.new(height.outputs["Y"], edge.inputs["Value"])
+    film = nodes.new("ShaderNodeMapRange")
+    film.inputs["From Min"].default_value, film.inputs["From Max"].default_value = 0.35, 0.75
+    film.inputs["To Min"].default_value, film.inputs["To Max"].default_value = 0.008, 0.045
+    links.new(patches.outputs["Fac"], film.inputs["Value"])
+    dust = nodes.new("ShaderNodeMath")
+    dust.operation = "MAXIMUM"
+    links.new(film.outputs["Result"], dust.inputs[0])
+    links.new(edge.outputs["Result"], dust.inputs[1])
+    dusty = nodes.new("ShaderNodeMix")
+    dusty.data_type = "RGBA"
+    dusty.inputs[7].default_value = (0.36, 0.33, 0.29, 1.0)
+    links.new(dust.outputs[0], dusty.inputs["Factor"])
+    links.new(tex.outputs["Color"], dusty.inputs[6])
+    links.new(dusty.outputs[2], compat.principled_input(bsdf, "Base Color"))
+    rough = nodes.new("ShaderNodeMapRange")
+    rough.inputs["To Min"].default_value, rough.inputs["To Max"].default_value = 0.12, 0.5
+    links.new(dust.outputs[0], rough.inputs["Value"])
+    links.new(rough.outputs["Result"], compat.principled_input(bsdf, "Roughness"))
+    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.35
     mat.diffuse_color = (0.02, 0.03, 0.07, 1.0)
     return mat
 

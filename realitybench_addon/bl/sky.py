@@ -1,6 +1,6 @@
 """The sky and the sun of an outdoor scene: a Hosek-Wilkie sky whose sun sits exactly where the sun lamp
-shines from, so shadows and the sky's bright spot agree. The lamp is named RB_Sun (the scene cache
-checks for it to know a scene is built)."""
+shines from, so shadows and the sky's bright spot agree, and the scene's clouds (`core/clouds.py`) laid
+over it. The lamp is named RB_Sun (the scene cache checks for it to know a scene is built)."""
 from __future__ import annotations
 
 import math
@@ -9,9 +9,14 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
+from ..core.clouds import NOISE_DETAIL, NOISE_ROUGHNESS, NOISE_SD, CloudPlan, draw_clouds, fade_ranges
 from . import materials as mats
 
 SUN = "RB_Sun"
+# A cloud's brightness relative to the sky 8 degrees above the horizon on the sun's side: (gain towards the sun,
+# gain away from it); measured on renders, cumulus read 1.3-1.8x brighter than the blue between them.
+CLOUD_GAIN = (1.4, 2.6)
+CLOUD_WHITENESS = 0.75
 
 
 def sun_direction(elevation_deg: float, azimuth_deg: float) -> np.ndarray:
@@ -40,3 +45,114 @@ def add_sky_and_sun(scene, direction: np.ndarray, strength: float, *, sky_streng
     sun_obj.matrix_world = sun_matrix(direction)
     scene.collection.objects.link(sun_obj)
     return sun_obj
+
+
+def _math(nodes, links, operation: str, *operands):
+    """A math node over `operands` (sockets or numbers, in input order); returns its output."""
+    node = nodes.new("ShaderNodeMath")
+    node.operation = operation
+    for socket, value in zip(node.inputs, operands):
+        if value is None:
+            continue
+        if isinstance(value, (int, float)):
+            socket.default_value = float(value)
+        else:
+            links.new(value, socket)
+    return node.outputs[0]
+
+
+def _smoothstep(nodes, links, value, edge0: float, edge1: float):
+    node = nodes.new("ShaderNodeMapRange")
+    node.interpolation_type = "SMOOTHSTEP"
+    node.inputs["From Min"].default_value, node.inputs["From Max"].default_value = edge0, edge1
+    links.new(value, node.inputs["Value"])
+    return node.outputs["Result"]
+
+
+def add_clouds(world, plan: CloudPlan, sun_dir) -> None:
+    """Lay `plan`'s clouds over `world`'s sky (a no-op for a clear sky). A cloud's colour is the sky's own
+    near the horizon on the sun's side, brightened, so low suns give warm clouds; thick cores are darker
+    (`plan.shade`), and the sky shows through where `core.clouds.layer_weight` fades the layer out."""
+    if not plan.visible:
+        return
+    nodes, links = world.node_tree.nodes, world.node_tree.links
+    sky = next(n for n in nodes if n.bl_idname == "ShaderNodeTexSky")
+    background = nodes["Background"]
+    sun = np.asarray(sun_dir, float) / np.linalg.norm(sun_dir)
+
+    direction = nodes.new("ShaderNodeTexCoord").outputs["Generated"]  # a world's Generated is the view direction
+    z = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(direction, z.inputs[0])
+    # where the view ray meets the deck: direction * altitude / z (z floored so the horizon stays finite)
+    reach = _math(nodes, links, "DIVIDE", plan.altitude_m, _math(nodes, links, "MAXIMUM", z.outputs["Z"], 0.03))
+    deck = nodes.new("ShaderNodeVectorMath")
+    deck.operation = "SCALE"
+    links.new(direction, deck.inputs[0])
+    links.new(reach, deck.inputs["Scale"])
+    mapping = nodes.new("ShaderNodeMapping")
+    mapping.inputs["Location"].default_value = plan.offset_m[:2] + (0.0,)
+    mapping.inputs["Rotation"].default_value = (0.0, 0.0, math.radians(plan.wind_deg))
+    mapping.inputs["Scale"].default_value = (1.0 / (plan.cell_m * plan.stretch), 1.0 / plan.cell_m, 1.0 / plan.cell_m)
+    links.new(deck.outputs["Vector"], mapping.inputs["Vector"])
+    noise = nodes.new("ShaderNodeTexNoise")
+    noise.noise_dimensions = "4D"
+    noise.inputs["W"].default_value = plan.offset_m[2] / plan.cell_m
+    noise.inputs["Scale"].default_value = 1.0
+    noise.inputs["Detail"].default_value = NOISE_DETAIL
+    noise.inputs["Roughness"].default_value = NOISE_ROUGHNESS
+    links.new(mapping.outputs["Vector"], noise.inputs["Vector"])
+    lo, hi = plan.density_ramp()
+    density = _smoothstep(nodes, links, noise.outputs["Fac"], lo, hi)
+    core = _smoothstep(nodes, links, noise.outputs["Fac"], hi, hi + 3.0 * NOISE_SD)
+
+    (z0, z1), (c0, c1) = fade_ranges()
+    toward_sun = nodes.new("ShaderNodeVectorMath")
+    toward_sun.operation = "DOT_PRODUCT"
+    links.new(direction, toward_sun.inputs[0])
+    toward_sun.inputs[1].default_value = tuple(float(c) for c in sun)
+    weight = _math(nodes, links, "MULTIPLY", _smoothstep(nodes, links, z.outputs["Z"], z0, z1),
+                   _smoothstep(nodes, links, toward_sun.outputs["Value"], c0, c1))
+    coverage = _math(nodes, links, "MULTIPLY", density, weight)
+
+    # the cloud's light: the sky's colour low on the sun's side, lit more towards the sun, darker in thick cores
+    lit_sky = nodes.new("ShaderNodeTexSky")
+    for attr in ("sky_type", "turbidity"):
+        setattr(lit_sky, attr, getattr(sky, attr))
+    lit_sky.sun_direction = sky.sun_direction
+    horizontal = np.array([sun[0], sun[1], 0.0])
+    horizontal = horizontal / max(np.linalg.norm(horizontal), 1e-6)
+    low = horizontal * math.cos(math.radians(8.0)) + np.array([0.0, 0.0, math.sin(math.radians(8.0))])
+    lit_sky.inputs["Vector"].default_value = tuple(float(c) for c in low)
+    white = nodes.new("ShaderNodeMix")  # sunlit water droplets are nearly white: keep a little of the sky's tint
+    white.data_type = "RGBA"
+    white.inputs["Factor"].default_value = CLOUD_WHITENESS
+    gray = nodes.new("ShaderNodeRGBToBW")
+    links.new(lit_sky.outputs["Color"], gray.inputs[0])
+    links.new(lit_sky.outputs["Color"], white.inputs[6])
+    links.new(gray.outputs[0], white.inputs[7])
+    forward = _smoothstep(nodes, links, toward_sun.outputs["Value"], 0.0, 1.0)
+    light = _math(nodes, links, "MULTIPLY", _math(nodes, links, "MULTIPLY_ADD", forward, *CLOUD_GAIN),
+                  _math(nodes, links, "MULTIPLY_ADD", core, -plan.shade, 1.0))
+    cloud = nodes.new("ShaderNodeVectorMath")
+    cloud.operation = "SCALE"
+    links.new(white.outputs[2], cloud.inputs[0])
+    links.new(light, cloud.inputs["Scale"])
+    mix = nodes.new("ShaderNodeMix")
+    mix.data_type = "RGBA"
+    links.new(coverage, mix.inputs["Factor"])
+    links.new(sky.outputs["Color"], mix.inputs[6])
+    links.new(cloud.outputs["Vector"], mix.inputs[7])
+    links.new(mix.outputs[2], background.inputs["Color"])
+
+
+def dress_sky(scene, rng: np.random.Generator) -> CloudPlan | None:
+    """Draw the clouds of a built scene from `rng` and lay them over its sky, with the sun where the scene's
+    RB_Sun lamp shines from; None for a scene without that sky (the clouds are never drawn then)."""
+    sun_obj = bpy.data.objects.get(SUN)
+    world = scene.world
+    if sun_obj is None or world is None or world.node_tree is None or \
+            not any(n.bl_idname == "ShaderNodeTexSky" for n in world.node_tree.nodes):
+        return None
+    plan = draw_clouds(rng)
+    add_clouds(world, plan, np.array(sun_obj.matrix_world.col[2][:3]))  # a sun lamp shines along its local -Z
+    return plan
