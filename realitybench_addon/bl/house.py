@@ -1,6 +1,6 @@
 """Build a `HousePlan` in Blender: every roof plane re-covered with the roof scene's 3-tab shingle
 courses (clipped to the plane's polygon), ridge and hip caps, fascia and rake boards, roof deck,
-walls (lap siding or brick) and a chimney.
+walls (lap siding or brick, weathered: `bl.facade.weather`) and a chimney.
 
 Object names (stable, one object per part for the whole house):
   HouseShingles, HouseRoofDeck, HouseRidgeCaps, HouseFascia, HouseWalls, HouseChimney
@@ -14,6 +14,7 @@ import numpy as np
 from ..core.house import (HousePlan, RoofPlane, TRIM_EDGES, cap_polygons, chimney_polygons, fan_triangles,
                           roof_planes, wall_polygons)
 from ..core.roof import BRICK_COLORS, SHINGLE_COLORS, SIDING_COLORS
+from . import facade
 from . import materials as mats
 from .meshes import mesh_object
 from .roof import SHINGLE_THICKNESS, shingle_courses
@@ -91,6 +92,7 @@ def build_house(scene, house: HousePlan, rng: np.random.Generator) -> BuiltHouse
         wall = mats.lap_siding("RB_HouseSiding", SIDING_COLORS[house.wall_color])
     else:
         wall = mats.brick("RB_HouseBrick", BRICK_COLORS[house.brick_color])
+    facade.weather(wall, seed=int(house.main.length_m * 7919) % 100003)  # splash dirt, rain streaks, a tint
 
     verts, quads, shades, offset = [], [], [], 0
     for plane in roof_planes(house):

@@ -13,6 +13,9 @@ import numpy as np
 
 from ..core.roof import (BRICK_COLORS, FLASHING_TOP, FOOT_PLATE_LENGTH, FOOT_PLATE_THICKNESS, RAIL_HALF_WIDTH,
                          SHINGLE_COLORS, SIDING_COLORS, WALL_INSET_M, RoofFrame, RoofPlan, bolt_spot_uvh)
+from ..core.facade import WallFrame, footprint_details, local_boxes
+from ..core.vegetation import conifer_tree, deciduous_tree, merge_plants, shrub
+from . import facade, vegetation
 from . import materials as mats
 from .meshes import boxes, curve_object, mesh_object, ngon_object, prism
 from .sky import add_sky_and_sun, sun_direction
@@ -127,9 +130,7 @@ def build_roof_scene(scene, plan: RoofPlan, rng: np.random.Generator) -> BuiltRo
     _build_attachments(scene, plan, built)
     _build_wires(scene, plan, built)
 
-    ground = mats.principled("RB_Lawn", (0.09, 0.13, 0.05), roughness=1.0, specular=0.1)
-    gv, gq = boxes([-400, -400, -0.05], [400 + L, 400 + 2 * ridge_y, 0.0])  # far enough that its edge is below the horizon
-    mesh_object("Ground", gv, gq, col, materials=[ground])
+    _build_yard(scene, plan, ridge_y)
     return built
 
 
@@ -155,16 +156,80 @@ def _build_house(scene, plan: RoofPlan, ridge_y: float, ridge_z: float) -> None:
     else:
         faces += [(3, 0, 4, 7), (1, 2, 6, 5)]
     ngon_object("HouseWalls", verts, faces, col, materials=[wall])
-    # two windows on the eave wall, dark glass in white trim
-    glass = mats.principled("RB_WindowGlass", (0.02, 0.025, 0.03), roughness=0.05, specular=0.8)
-    trim = bpy.data.materials.get("RB_Trim")
-    width = x1 - x0
-    for i, fx in enumerate((0.25, 0.7)):
-        cx = x0 + fx * width
-        tv, tq = boxes([cx - 0.55, y0 - 0.03, 0.85], [cx + 0.55, y0 + 0.0, 2.15])
-        mesh_object(f"WindowTrim{i}", tv, tq, col, materials=[trim])
-        gv, gq = boxes([cx - 0.48, y0 - 0.035, 0.92], [cx + 0.48, y0 - 0.03, 2.08])
-        mesh_object(f"WindowGlass{i}", gv, gq, col, materials=[glass])
+    _build_facade(scene, plan, wall, x0, x1, y0, y1)
+
+
+def _plan_seed(plan: RoofPlan) -> int:
+    """A seed for cosmetic choices fixed by the plan's own numbers (no draws from the scene's generator, so
+    everything drawn after the house stays as it was)."""
+    return int(plan.eave_length_m * 7919 + plan.ladder_u * 104729 + plan.pitch_deg * 1299709) % (2 ** 31)
+
+
+def _build_facade(scene, plan: RoofPlan, wall, x0: float, x1: float, y0: float, y1: float) -> None:
+    """Windows with casings and sills, a door, corner boards, a foundation strip, gutters and downspouts on the
+    house, the siding weathered; the ladder's span of the eave wall is kept clear of windows."""
+    col = scene.collection
+    seed = _plan_seed(plan)
+    facade.weather(wall, seed)
+    p = math.radians(plan.pitch_deg)
+    over = plan.overhang_m
+    corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    gutter_z = plan.eave_height_m - over * math.sin(p) - 0.01
+    details = footprint_details(corners, plan.eave_height_m, seed=seed,
+                                gutter_edges=(0, 2) if plan.style == "gable" else (0,),
+                                gutter_projection_m=y0 + over * math.cos(p) + 0.025, gutter_z=gutter_z,
+                                door_edge=0, avoid=[(0, plan.ladder_u - x0, 0.45)], corner_boards=plan.siding == "lap")
+    details["foundation"] = [local_boxes(WallFrame.from_edge(corners[e], corners[(e + 1) % 4]),
+                                         [-0.02, 0.0, -0.05], [np.hypot(*np.subtract(corners[(e + 1) % 4], corners[e]))
+                                                               + 0.02, 0.02, 0.2]) for e in range(4)]
+    door_colors = [(0.25, 0.04, 0.03), (0.03, 0.07, 0.12), (0.7, 0.7, 0.68), (0.05, 0.1, 0.06)]
+    materials = {"glass": facade.window_glass_material("RB_HouseWindowGlass", seed=seed),
+                 "frame": facade.trim_material("RB_HouseWindowTrim", (0.78, 0.78, 0.76), seed=seed),
+                 "door": facade.trim_material("RB_HouseDoor", door_colors[seed % len(door_colors)], seed=seed + 1,
+                                              roughness=0.4),
+                 "gutter": facade.gutter_material("RB_HouseGutter"),
+                 "foundation": mats.principled("RB_HouseFoundation", (0.36, 0.35, 0.33), roughness=0.95)}
+    facade.weather(materials["foundation"], seed, ground_dirt_m=0.25, streaks=0.3)
+    facade.add_details(col, "House", details, materials)
+
+
+def _build_yard(scene, plan: RoofPlan, ridge_y: float) -> None:
+    """The lawn (mown stripes, patches, dry spots), shrubs along the walls and a few trees on the side away
+    from the sun, so that their shadows never fall on the house or the array."""
+    col = scene.collection
+    L = plan.eave_length_m
+    depth = 2 * ridge_y if plan.style == "gable" else ridge_y
+    seed = _plan_seed(plan)
+    rng = np.random.default_rng(seed)
+    lawn = vegetation.lawn_material("RB_Lawn", (0.085, 0.125, 0.045), stripe_azimuth_deg=float(rng.uniform(0, 180)),
+                                    seed=seed, stripe_center=(L / 2, depth / 2), stripe_radius_m=18.0)
+    # far enough that its edge is below the horizon
+    gv, gq = boxes([-400, -400, -0.05], [400 + L, 400 + 2 * ridge_y, 0.0])
+    mesh_object("Ground", gv, gq, col, materials=[lawn])
+    plants = []
+    # foundation shrubs: in front of the gable walls and the back wall (the eave wall has the ladder and door)
+    spots = [(WALL_INSET_M - 0.75, WALL_INSET_M + 0.8 + t * (depth - 1.6)) for t in (0.15, 0.55, 0.9)]
+    spots += [(L - WALL_INSET_M + 0.75, WALL_INSET_M + 0.8 + t * (depth - 1.6)) for t in (0.2, 0.7)]
+    spots += [(WALL_INSET_M + 1.0 + t * (L - 2.0), depth - WALL_INSET_M + 0.75) for t in (0.1, 0.45, 0.8)]
+    for k, (x, y) in enumerate(spots):
+        if rng.random() < 0.75:
+            plants.append(shrub(x, y, 0.0, rng.uniform(0.45, 0.7), rng.uniform(0.6, 1.1), seed + 31 * k))
+    sun = math.radians(plan.sun_azimuth_deg)  # azimuth 0 is -Y, 90 is +X (bl.sky.sun_direction)
+    centre = np.array([L / 2, depth / 2])
+    away = -np.array([math.sin(sun), -math.cos(sun)])
+    for k in range(int(rng.integers(2, 4))):
+        ang = math.atan2(away[1], away[0]) + rng.uniform(-1.1, 1.1)
+        dist = max(L, depth) / 2 + rng.uniform(7.0, 16.0)
+        x, y = centre + dist * np.array([math.cos(ang), math.sin(ang)])
+        height = rng.uniform(6.5, 11.0)
+        if rng.random() < 0.7:
+            plants.append(deciduous_tree(x, y, 0.0, height, height * rng.uniform(0.28, 0.36), height * 0.3,
+                                         seed + 97 * k))
+        else:
+            plants.append(conifer_tree(x, y, 0.0, height, height * 0.22, 0.6, seed + 97 * k))
+    if plants:
+        vegetation.add_plants(col, "Yard", merge_plants(plants), vegetation.leaf_material("RB_YardLeaves"),
+                              vegetation.bark_material("RB_YardBark"))
 
 
 def _build_chimney(scene, plan: RoofPlan, frame: RoofFrame) -> None:

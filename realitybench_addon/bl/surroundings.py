@@ -1,16 +1,18 @@
 """Build a `SurroundingsPlan` in Blender from `core.surroundings_meshes.surroundings_parts` (the same
 triangles the analytic skyline uses), with procedural materials: fields and woods on the hills fading into haze with
-distance, a mown lawn, asphalt, leafy and needled crowns, bark, siding and roofing, poles.
+distance, a mown lawn with dry spots, worn asphalt with a faded centre line, leafy and needled crowns, bark,
+weathered siding and roofing, glazed windows in casings, doors and gutters (`bl.facade`), poles.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..core.surroundings import SurroundingsPlan
 from ..core.surroundings_meshes import surroundings_parts
-from . import compat
+from . import compat, facade, vegetation
 from . import materials as mats
 from .meshes import mesh_object
 
@@ -67,46 +69,59 @@ def _noisy(name: str, stops, scale: float, *, attribute: str | None = None, roug
     return mat
 
 
-def _crown(name: str, stops, clump_scale: float):
-    """Foliage: a per-tree shade (face attribute) and broad noise pick the green; Voronoi cells make
-    leaf clumps, darker in the gaps between them, with a strong bump."""
-    mat, nodes, links, bsdf = mats.new_material(name)
-    coord = nodes.new("ShaderNodeTexCoord")
-    attr = nodes.new("ShaderNodeAttribute")
-    attr.attribute_name = "tree_shade"
-    noise = nodes.new("ShaderNodeTexNoise")
-    noise.inputs["Scale"].default_value = 0.9
-    noise.inputs["Detail"].default_value = 4.0
-    links.new(coord.outputs["Object"], noise.inputs["Vector"])
-    tree_shade = mats.weighted_sum(nodes, links, attr.outputs["Fac"], noise.outputs["Fac"], 0.55)
-    ramp = mats.color_ramp(nodes, links, tree_shade, stops)
-    cells = nodes.new("ShaderNodeTexVoronoi")
-    cells.inputs["Scale"].default_value = clump_scale
-    links.new(coord.outputs["Object"], cells.inputs["Vector"])
-    gaps = nodes.new("ShaderNodeMapRange")  # distance to the clump centre: 0 (centre) .. ~1 (gap)
-    gaps.inputs["From Min"].default_value = 0.0
-    gaps.inputs["From Max"].default_value = 1.0
-    gaps.inputs["To Min"].default_value = 1.15
-    gaps.inputs["To Max"].default_value = 0.35
-    links.new(cells.outputs["Distance"], gaps.inputs["Value"])
-    shade = nodes.new("ShaderNodeMix")
-    shade.data_type = "RGBA"
-    shade.blend_type = "MULTIPLY"
-    shade.inputs["Factor"].default_value = 1.0
-    links.new(ramp.outputs["Color"], shade.inputs[6])
-    combine = nodes.new("ShaderNodeCombineColor")
-    for channel in ("Red", "Green", "Blue"):
-        links.new(gaps.outputs["Result"], combine.inputs[channel])
-    links.new(combine.outputs["Color"], shade.inputs[7])
-    links.new(shade.outputs[2], compat.principled_input(bsdf, "Base Color"))
-    invert = nodes.new("ShaderNodeMath")
-    invert.operation = "SUBTRACT"
-    invert.inputs[0].default_value = 1.0
-    links.new(cells.outputs["Distance"], invert.inputs[1])
-    mats.bump_normal(nodes, links, bsdf, invert.outputs[0], 0.55, 0.3)
+def _road(plan: SurroundingsPlan):
+    """Asphalt: fine aggregate noise, darker worn wheel tracks, patched and lighter crumbling edges, and a faded
+    dashed yellow centre line, all placed in the road's own coordinates (along, across) from the plan."""
+    road = plan.road
+    mat, nodes, links, bsdf = mats.new_material("RB_Asphalt")
+    coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
+    a = math.radians(road.azimuth_deg)
+
+    def dot(direction):
+        node = nodes.new("ShaderNodeVectorMath")
+        node.operation = "DOT_PRODUCT"
+        node.inputs[1].default_value = direction
+        links.new(coord, node.inputs[0])
+        return node.outputs["Value"]
+
+    def math_node(op, a_socket, b_value):
+        node = nodes.new("ShaderNodeMath")
+        node.operation = op
+        links.new(a_socket, node.inputs[0])
+        node.inputs[1].default_value = b_value
+        return node.outputs[0]
+
+    along = dot((math.cos(a), math.sin(a), 0.0))
+    across = math_node("ABSOLUTE", math_node("SUBTRACT", dot((-math.sin(a), math.cos(a), 0.0)),
+                                                          road.offset_m), 0.0)
+    grain = facade._noise(nodes, links, coord, 9.0, 3.0)
+    patches = facade._noise(nodes, links, coord, 0.25, 3.0)
+    base = mats.color_ramp(nodes, links, mats.weighted_sum(nodes, links, grain, patches, 0.5),
+                           [(0.3, (0.04, 0.04, 0.042)), (0.55, (0.07, 0.068, 0.066)),
+                            (0.75, (0.095, 0.092, 0.088))]).outputs["Color"]
+    tracks = facade._map_range(nodes, links, math_node("ABSOLUTE", math_node("SUBTRACT", across,
+                                                                                 road.width_m / 4), 0.0),
+                               0.25, 0.55, 0.35, 0.0)
+    color = facade._mix_rgb(nodes, links, tracks, base, (0.03, 0.03, 0.031))
+    edge = facade._map_range(nodes, links, across, road.width_m / 2 - 0.45, road.width_m / 2 - 0.05, 0.0, 0.5)
+    color = facade._mix_rgb(nodes, links, edge, color, (0.14, 0.13, 0.115))
+    dashes = facade._map_range(nodes, links, math_node("FRACT", math_node("DIVIDE", along, 9.0), 0.0), 0.38, 0.4,
+                               1.0, 0.0)
+    on_line = facade._map_range(nodes, links, across, 0.07, 0.055, 0.0, 1.0)
+    line = math_node("MULTIPLY", on_line, 1.0)
+    line_node = line.node
+    links.new(dashes, line_node.inputs[1])
+    faded = facade._map_range(nodes, links, facade._noise(nodes, links, coord, 1.8, 3.0), 0.3, 0.7, 0.2, 0.7)
+    amount = nodes.new("ShaderNodeMath")
+    amount.operation = "MULTIPLY"
+    links.new(line, amount.inputs[0])
+    links.new(faded, amount.inputs[1])
+    color = facade._mix_rgb(nodes, links, amount.outputs[0], color, (0.45, 0.36, 0.1))
+    links.new(color, compat.principled_input(bsdf, "Base Color"))
+    mats.bump_normal(nodes, links, bsdf, grain, 0.15)
     compat.principled_input(bsdf, "Roughness").default_value = 0.85
-    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.25
-    mat.diffuse_color = (*stops[len(stops) // 2][1], 1.0)
+    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.35
+    mat.diffuse_color = (0.06, 0.06, 0.06, 1.0)
     return mat
 
 
@@ -120,22 +135,23 @@ def _materials(plan: SurroundingsPlan) -> dict:
         "terrain": _noisy("RB_Terrain", [(0.35, forest), (0.5, _scaled(forest, 1.3)), (0.58, field_c),
                                          (0.8, _scaled(field_c, 1.25))], 0.012, detail=6.0, bump=0.25,
                           roughness=0.95, haze_from_m=120.0),
-        "lawn": _noisy("RB_Lawn", [(0.25, _scaled(lawn, 0.7)), (0.45, lawn), (0.6, _scaled(lawn, 1.15)),
-                                   (0.8, _scaled((lawn[0] * 1.3, lawn[1] * 1.1, lawn[2]), 1.2))], 0.09,
-                       detail=10.0, bump=0.1, roughness=0.95, specular=0.15),
-        "asphalt": _noisy("RB_Asphalt", [(0.3, (0.045, 0.045, 0.048)), (0.7, (0.075, 0.075, 0.078))], 8.0,
-                          bump=0.1, roughness=0.85),
-        "deciduous": _crown("RB_LeafCrown", [(0.2, (0.03, 0.06, 0.014)), (0.45, (0.055, 0.095, 0.02)),
-                                             (0.7, (0.085, 0.12, 0.03)), (0.92, (0.12, 0.13, 0.04))], 1.5),
-        "conifer": _crown("RB_NeedleCrown", [(0.2, (0.014, 0.032, 0.016)), (0.55, (0.028, 0.055, 0.026)),
-                                             (0.9, (0.05, 0.075, 0.035))], 3.5),
-        "bark": mats.principled("RB_Bark", (0.07, 0.05, 0.035), roughness=0.95, specular=0.2),
-        "window": mats.principled("RB_NeighbourGlass", (0.02, 0.025, 0.03), roughness=0.08, specular=0.8),
+        "lawn": vegetation.lawn_material("RB_Lawn", lawn, stripe_azimuth_deg=plan.road.azimuth_deg, dry=0.4),
+        "asphalt": _road(plan),
+        "deciduous": vegetation.leaf_material("RB_LeafCrown", vegetation.LEAF_GREENS, leaf_scale=5.0,
+                                              shade_attribute="tree_shade"),
+        "conifer": vegetation.leaf_material("RB_NeedleCrown", vegetation.NEEDLE_GREENS, leaf_scale=9.0,
+                                            shade_attribute="tree_shade"),
+        "bark": vegetation.bark_material("RB_Bark"),
+        "window": facade.window_glass_material("RB_NeighbourGlass", seed=len(plan.buildings)),
+        "trim": facade.trim_material("RB_NeighbourTrim", (0.8, 0.8, 0.78)),
+        "door": facade.trim_material("RB_NeighbourDoor", (0.22, 0.08, 0.05), roughness=0.4),
+        "gutter": facade.gutter_material("RB_NeighbourGutter"),
         "wood": mats.principled("RB_PoleWood", (0.16, 0.12, 0.08), roughness=0.9, specular=0.2),
     }
     for i, b in enumerate(plan.buildings):
         brick = b.wall_color[0] > 2 * b.wall_color[1]  # the red of the wall palette is brick; the rest is siding
         out[f"wall{i}"] = (mats.brick if brick else mats.lap_siding)(f"RB_NeighbourWall{i:02d}", b.wall_color)
+        facade.weather(out[f"wall{i}"], seed=i * 7 + 3)  # splash dirt, streaks, a tint of its own
         out[f"roof{i}"] = _noisy(f"RB_NeighbourRoof{i:02d}", [(0.3, _scaled(b.roof_color, 0.75)),
                                                                (0.7, _scaled(b.roof_color, 1.25))], 6.0, bump=0.2,
                                  roughness=0.9)

@@ -8,7 +8,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from .facade import footprint_details, quads_to_triangles
+from .facade import merge as facade_merge
 from .geometry import ring_sphere_triangles
+from .vegetation import deciduous_tree
 from .house import fan_triangles, wing_planes, wing_walls
 from .noise import hash01
 from .surroundings import (TERRAIN_RINGS, TERRAIN_SEGMENTS, Building, Pole, Road, SurroundingsPlan, Terrain, Tree,
@@ -53,6 +56,8 @@ def ground_mesh(t: Terrain) -> tuple[np.ndarray, np.ndarray]:
 
 CROWN_SEGMENTS = 12
 FAR_TREE_M = 120.0
+NEAR_TREE_M = 70.0  # closer deciduous trees are built of leaf clusters on branches
+NEAR_TREE_CLUSTERS = 8
 CROWN_RINGS = 7
 
 
@@ -133,6 +138,19 @@ def trunk_mesh(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
     return _prism(tree.x, tree.y, tree.base_z - 0.5, tree.base_z + top, radius, radius * 0.7, 6)
 
 
+def tree_meshes(tree: Tree) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """(crown mesh, per-triangle shade, wood mesh) of a tree. Deciduous trees within NEAR_TREE_M of the house
+    are leaf clusters on branches (`core.vegetation.deciduous_tree`, in the same envelope as the lumpy crown);
+    further out a lumpy crown on a trunk is all a photo resolves."""
+    if tree.kind == "deciduous" and math.hypot(tree.x, tree.y) < NEAR_TREE_M:
+        plant = deciduous_tree(tree.x, tree.y, tree.base_z, tree.height_m, tree.crown_radius_m, tree.crown_base_m,
+                               tree.seed, clusters=NEAR_TREE_CLUSTERS, cluster_rings=4, cluster_segments=7)
+        shade = np.clip(tree.shade + 0.5 * (plant["leaf_shade"] - plant["leaf_shade"].mean()), 0.0, 1.0)
+        return plant["leaves"], shade, plant["wood"]
+    crown = crown_mesh(tree)
+    return crown, np.full(len(crown[1]), tree.shade), trunk_mesh(tree)
+
+
 def _box(lo, hi) -> list[np.ndarray]:
     (x0, y0, z0), (x1, y1, z1) = lo, hi
     c = np.array([[x, y, z] for z in (z0, z1) for y in (y0, y1) for x in (x0, x1)], float)
@@ -152,25 +170,33 @@ def pole_mesh(pole: Pole) -> tuple[np.ndarray, np.ndarray]:
 
 
 def building_polygons(b: Building) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
-    """(walls, roof, windows) of a neighbouring building as world polygons."""
+    """(walls, roof, windows) of a neighbouring building as world polygons (windows: the glass panes' fronts;
+    `building_details` gives the panes' full boxes with their casings, doors and gutters)."""
     w = b.wing
     walls = list(wing_walls(w))
     roof = [p.world_polygon() for p in wing_planes(w)]
-    windows = []
-    # windows on the long walls: dark panes 3 cm proud of the wall
-    n_win = max(1, int(w.length_m / 3.2))
-    storeys = 2 if w.eave_z > 4.5 else 1
-    for side in (-1, 1):
-        for k in range(n_win):
-            x = -w.length_m / 2 + (k + 0.5) * w.length_m / n_win
-            for s in range(storeys):
-                z0 = 0.9 + 2.7 * s
-                y = side * (w.width_m / 2 + 0.03)
-                quad = np.array([(x - 0.5, y, z0), (x + 0.5, y, z0), (x + 0.5, y, z0 + 1.2), (x - 0.5, y, z0 + 1.2)])
-                if side > 0:
-                    quad = quad[::-1]
-                windows.append(w.to_world(quad))
+    windows = [v[q[0]] for v, q in building_details(b)["glass"]]  # each pane's outer face (+d)
     return walls, roof, windows
+
+
+def building_details(b: Building) -> dict[str, list]:
+    """Facade details of a neighbouring building (`core.facade.footprint_details`): window panes in plain casings
+    (no muntins or sills: they are tens of metres away), a door on one long wall, corner boards, and gutters
+    under the eaves. Seeded by the building's own numbers."""
+    w = b.wing
+    hl, hw = w.length_m / 2, w.width_m / 2
+    corners = w.to_world([(-hl, -hw, 0.0), (hl, -hw, 0.0), (hl, hw, 0.0), (-hl, hw, 0.0)])[:, :2]
+    seed = int(abs(w.center[0]) * 1000 + abs(w.center[1]) * 7919 + w.length_m * 104729) % (2 ** 31)
+    eaves = (0, 2) if w.roof in ("gable", "hip", "gambrel", "saltbox") else (0,)
+    drop = w.overhang_m * math.tan(math.radians(w.pitch_deg))
+    details = footprint_details(corners, w.eave_z, seed=seed, gutter_edges=eaves,
+                                gutter_projection_m=w.overhang_m + 0.02, gutter_z=w.eave_z - drop - 0.01,
+                                door_edge=0 if seed % 2 else 2, muntins=False, corner_boards=False, pitch_m=3.4)
+    # fewer edges for the analytic skyline: no box faces lying on the wall, and each pane as its front face alone
+    details = {kind: [(v, q.reshape(-1, 6, 4)[:, [0, 1, 3, 4, 5]].reshape(-1, 4)) for v, q in parts]
+               for kind, parts in details.items()}
+    details["glass"] = [(v, q.reshape(-1, 5, 4)[:, 2]) for v, q in details["glass"]]
+    return details
 
 
 def road_mesh(road: Road, flat_radius: float) -> tuple[np.ndarray, np.ndarray]:
@@ -196,7 +222,8 @@ class Part:
     """One mesh of the surroundings: its triangles and what it is made of."""
 
     name: str
-    kind: str  # terrain | ground | road | crown | trunk | building_walls | building_roof | window | pole
+    kind: str  # terrain | ground | road | crown | trunk | building_walls | building_roof | window | window_frame
+    #            | door | gutter | pole
     vertices: np.ndarray
     triangles: np.ndarray
     material: str
@@ -220,21 +247,26 @@ def surroundings_parts(plan: SurroundingsPlan) -> tuple[Part, ...]:
     parts = [Part("Terrain", "terrain", *terrain_mesh(plan.terrain), "terrain"),
              Part("Ground", "ground", *ground_mesh(plan.terrain), "lawn"),
              Part("Road", "road", *road_mesh(plan.road, plan.terrain.flat_radius_m), "asphalt")]
+    meshes = {t: tree_meshes(t) for t in plan.trees}
     for kind in ("deciduous", "conifer"):
         trees = [t for t in plan.trees if t.kind == kind]
         if not trees:
             continue
-        meshes = [crown_mesh(t) for t in trees]
-        v, tri = _merge(meshes)
-        shade = np.concatenate([np.full(len(m[1]), t.shade) for t, m in zip(trees, meshes)])
+        v, tri = _merge([meshes[t][0] for t in trees])
+        shade = np.concatenate([meshes[t][1] for t in trees])
         parts.append(Part(f"Crowns_{kind}", "crown", v, tri, kind, shade))
     if plan.trees:
-        parts.append(Part("Trunks", "trunk", *_merge([trunk_mesh(t) for t in plan.trees]), "bark"))
+        parts.append(Part("Trunks", "trunk", *_merge([meshes[t][2] for t in plan.trees]), "bark"))
     for i, b in enumerate(plan.buildings):
-        walls, roof, windows = building_polygons(b)
+        walls, roof, _ = building_polygons(b)
         parts.append(Part(f"Neighbour{i:02d}_Walls", "building_walls", *fan_triangles(walls), f"wall{i}"))
         parts.append(Part(f"Neighbour{i:02d}_Roof", "building_roof", *fan_triangles(roof), f"roof{i}"))
-        parts.append(Part(f"Neighbour{i:02d}_Windows", "window", *fan_triangles(windows), "window"))
+        details = building_details(b)
+        for kind, part_kind, material in (("glass", "window", "window"), ("frame", "window_frame", "trim"),
+                                          ("door", "door", "door"), ("gutter", "gutter", "gutter")):
+            v, q = facade_merge(details[kind])
+            if len(q):
+                parts.append(Part(f"Neighbour{i:02d}_{kind.title()}", part_kind, v, quads_to_triangles(q), material))
     if plan.poles:
         parts.append(Part("Poles", "pole", *_merge([pole_mesh(p) for p in plan.poles]), "wood"))
     return tuple(parts)

@@ -1,0 +1,164 @@
+"""Realism of houses, vegetation and ground (issue 20): facade details and plants are deterministic, stay where
+they belong, keep modest triangle budgets, and never change what the analytic skyline measures."""
+import math
+
+import numpy as np
+import pytest
+
+from realitybench_addon.core import facade as cf
+from realitybench_addon.core import vegetation as cv
+
+
+def _normals(v, q):
+    v = np.asarray(v)
+    return np.cross(v[q[:, 1]] - v[q[:, 0]], v[q[:, 2]] - v[q[:, 0]])
+
+
+@pytest.mark.parametrize("p0,p1", [((0, 0), (6, 0)), ((3, 1), (3, 9)), ((5, 5), (-2, 7))])
+def test_window_sits_on_its_wall_within_its_span_and_faces_out(p0, p1):
+    wall = cf.WallFrame.from_edge(p0, p1)
+    parts = cf.window(wall, 2.0, 0.9, 1.0, 1.3)
+    out = np.array([*wall.outward, 0.0])
+    along = np.array([*wall.along, 0.0])
+    origin = np.asarray(wall.origin)
+    for name, (v, q) in parts.items():
+        d = (v - origin) @ out
+        a = (v - origin) @ along
+        assert d.min() >= -1e-9 and d.max() <= cf.FRAME_DEPTH_M + cf.SILL_DEPTH_M + 1e-9, name
+        assert a.min() >= 2.0 - 0.5 - 0.2 and a.max() <= 2.0 + 0.5 + 0.2, name
+        assert v[:, 2].min() >= 0.9 - 0.2 and v[:, 2].max() <= 0.9 + 1.3 + 0.1, name
+    v, q = parts["glass"]
+    n = _normals(v, q)
+    centre = v.mean(0)
+    face_centres = v[q].mean(1)
+    assert np.all(np.einsum("ij,ij->i", n, face_centres - centre) > 0)  # every box face points outwards
+    assert abs(n[3] @ out) > 0 and n[3] @ out > 0
+
+
+def test_footprint_details_are_deterministic_and_keep_the_ladder_span_clear():
+    corners = [(0, 0), (10, 0), (10, 7), (0, 7)]
+    kw = dict(seed=5, gutter_edges=(0, 2), gutter_projection_m=0.6, door_edge=0, avoid=[(0, 3.0, 0.45)])
+    a = cf.footprint_details(corners, 3.0, **kw)
+    b = cf.footprint_details(corners, 3.0, **kw)
+    for kind in a:
+        assert len(a[kind]) == len(b[kind])
+        for (va, qa), (vb, qb) in zip(a[kind], b[kind]):
+            assert np.array_equal(va, vb) and np.array_equal(qa, qb)
+    assert len(a["door"]) == 1 and len(a["glass"]) >= 4 and len(a["gutter"]) == 4
+    for v, _ in a["glass"]:  # no pane on the eave wall (y = 0) within the ladder's span
+        if np.allclose(v[:, 1].max(), 0.0, atol=0.1) or v[:, 1].max() <= 0.0:
+            assert v[:, 0].max() < 3.0 - 0.45 or v[:, 0].min() > 3.0 + 0.45
+    inside = [v for parts in a.values() for v, _ in parts]
+    allv = np.concatenate(inside)
+    assert allv[:, 0].min() > -0.8 and allv[:, 0].max() < 10.8 and allv[:, 2].max() <= 3.0 + 1e-9
+    assert cf.count_faces(a) < 1200
+
+
+@pytest.mark.parametrize("seed", [1, 7, 42])
+def test_trees_are_deterministic_inside_their_envelope_and_modest(seed):
+    t1 = cv.deciduous_tree(3.0, -2.0, 0.5, 9.0, 3.0, 2.5, seed)
+    t2 = cv.deciduous_tree(3.0, -2.0, 0.5, 9.0, 3.0, 2.5, seed)
+    for key in ("wood", "leaves"):
+        assert np.array_equal(t1[key][0], t2[key][0]) and np.array_equal(t1[key][1], t2[key][1])
+    lv, lt = t1["leaves"]
+    assert lv[:, 2].max() <= 0.5 + 9.0 + 0.05 and lv[:, 2].min() >= 0.5 + 2.5 - 0.3
+    assert np.hypot(lv[:, 0] - 3.0, lv[:, 1] + 2.0).max() <= 3.0 * 1.25
+    assert len(t1["leaf_shade"]) == len(lt) and len(lt) + len(t1["wood"][1]) < 2000
+    c = cv.conifer_tree(0, 0, 0, 12, 2.5, 1.0, seed)
+    assert c["leaves"][0][:, 2].max() <= 12.0 + 1e-9 and len(c["leaves"][1]) < 400
+    s = cv.shrub(1, 1, 0, 0.6, 0.9, seed)
+    assert s["leaves"][0][:, 2].max() <= 1.2 and len(s["leaves"][1]) <= 5 * 64
+    assert cv.deciduous_tree(3.0, -2.0, 0.5, 9.0, 3.0, 2.5, seed + 1)["leaves"][0].shape != lv.shape or \
+        not np.array_equal(cv.deciduous_tree(3.0, -2.0, 0.5, 9.0, 3.0, 2.5, seed + 1)["leaves"][0], lv)
+
+
+def _surroundings(index):
+    from realitybench_addon import pipeline
+
+    return pipeline.plan_frame("horizon_peak", 0, "random", index).plan
+
+
+@pytest.mark.parametrize("index", [0, 9, 23])
+def test_facade_details_never_set_the_skyline_and_keep_the_edge_budget(index):
+    from realitybench_addon.core import skyline as sk
+    from realitybench_addon.core.surroundings_meshes import skyline_edges, surroundings_parts
+
+    plan = _surroundings(index)
+    a, b, top = skyline_edges(plan.surroundings)
+    details = {"window", "window_frame", "door", "gutter"}
+    parts = surroundings_parts(plan.surroundings)
+    detail_tris = sum(len(p.triangles) for p in parts if p.kind in details)
+    other_tris = sum(len(p.triangles) for p in parts if p.kind not in details)
+    assert detail_tris < 0.12 * other_tris  # the skyline's cost grows with its edges: modest additions only
+    # every detail lies against a wall below the building's roof: dropping them changes no skyline point
+    detail_points = np.concatenate([p.vertices for p in parts if p.kind in details])
+    eye = plan.station.eye
+    key = {tuple(np.round(x, 9)) for x in detail_points}
+    keep = np.array([not (tuple(np.round(x, 9)) in key and tuple(np.round(y, 9)) in key) for x, y in zip(a, b)])
+    without = (a[keep], b[keep], top[keep])
+    for yaw in range(0, 360, 15):
+        with_all = sk.skyline_point(eye, float(yaw), (a, b, top))
+        with_none = sk.skyline_point(eye, float(yaw), without)
+        assert np.allclose(np.nan_to_num(np.asarray(with_all, float)), np.nan_to_num(np.asarray(with_none, float)))
+
+
+def test_neighbour_windows_have_casings_doors_and_gutters_within_reach_of_their_walls():
+    from realitybench_addon.core.surroundings_meshes import building_details
+
+    plan = _surroundings(0).surroundings
+    assert plan.buildings
+    for b in plan.buildings:
+        w = b.wing
+        d = building_details(b)
+        assert d["glass"] and d["frame"] and d["door"]
+        margin = w.overhang_m + 0.2
+        for parts in d.values():
+            for v, _ in parts:
+                local = w.to_local(v)
+                assert np.abs(local[:, 0]).max() <= w.length_m / 2 + margin
+                assert np.abs(local[:, 1]).max() <= w.width_m / 2 + margin
+                assert local[:, 2].max() <= w.eave_z + 1e-6
+        assert math.isfinite(cf.count_faces(d))
+
+
+# Geometric terms of a few roof-scene frames, measured with the code before any realism work (/tmp/before):
+# the new facade, yard, shrubs and trees must leave every target and its occlusion as they were.
+BEFORE = {
+    ("rail_attachment", 5): ({"flashing_present": True, "lag_present": True},
+                             {"attachment_unoccluded": 0.991751, "bolt_spot_unoccluded": 1.0,
+                              "attachment_bbox": 0.024118, "camera_distance": 1.398713}),
+    ("wire_adequacy", 3): ({"touching": True}, {"wire_unoccluded": 0.817808, "camera_distance": 1.873419}),
+    ("slope_gauge", 2): ({"on_module": True, "reading_deg": 26.3},
+                         {"display_unoccluded": 0.993377, "digit_height_px": 14.058836, "gauge_yaw": 7.451444}),
+}
+
+
+@pytest.mark.parametrize("env,index", list(BEFORE))
+def test_roof_scene_targets_and_terms_are_as_before(env, index):
+    from realitybench_addon import pipeline
+
+    record = pipeline.run_frame(pipeline.plan_frame(env, 0, "random", index), render=False,
+                                cache=pipeline.SHARED_CACHE).record
+    truth, values = BEFORE[(env, index)]
+    assert record["ground_truth"] == truth
+    terms = {t["name"]: t["value"] for t in record["terms"]}
+    for name, value in values.items():
+        assert terms[name] == pytest.approx(value, abs=1e-5), name
+
+
+def test_yard_trees_stand_away_from_the_sun_and_the_house_has_its_details():
+    import bpy
+
+    from realitybench_addon import pipeline
+
+    spec = pipeline.plan_frame("rail_attachment", 0, "random", 0)
+    pipeline.run_frame(spec, render=False, cache=pipeline.SHARED_CACHE)
+    plan = spec.plan
+    for name in ("House_Glass", "House_Frame", "House_Door", "House_Gutter", "House_Foundation", "Yard_Leaves"):
+        assert bpy.data.objects.get(name) is not None, name
+    sun = math.radians(plan.sun_azimuth_deg)  # towards the sun: azimuth 0 is -Y, 90 is +X
+    towards_sun = np.array([math.sin(sun), -math.cos(sun)])
+    mesh = bpy.data.objects["Yard_Wood"].data
+    trunks = np.array([v.co[:2] for v in mesh.vertices if v.co[2] > 3.0])  # tree wood only (shrubs have none)
+    centre = np.array([plan.eave_length_m / 2, plan.slope_length_m / 2])
+    assert len(trunks) and np.all((trunks - centre) @ towards_sun < 0)
