@@ -1,6 +1,7 @@
-"""Build a `LotPlan` in Blender: asphalt with painted stalls, curbs, a sidewalk and lawn, the building
-edge, light poles, trees, the sky with its sun (`RB_Sun`, aligned with the sky's sun), and every
-parked vehicle with its plates.
+"""Build a `LotPlan` in Blender: worn asphalt with repair patches and painted stalls, curbs, a sidewalk
+and lawn, the building's front (framed windows, doors, gutter), light poles, trees and shrubs, the sky
+with its sun (`RB_Sun`, aligned with the sky's sun), and every parked vehicle with its plates. Ground
+materials come from `lot_ground`, facade and plant materials from `facade` and `vegetation`.
 
 Cars are `Car<i>_<part>` (Car0 is the subject); plates `Car<i>_plate_<end>` on
 `Car<i>_plate_mount_<end>`. After building, `intersecting_pairs` checks the built meshes: a car
@@ -17,11 +18,14 @@ import numpy as np
 from mathutils import Matrix
 from mathutils.bvhtree import BVHTree
 
-from ..core.parking_lot import CURB_HEIGHT_M, CURB_WIDTH_M, LotPlan, SceneIntersection, tree_mesh
+from ..core import facade as core_facade
+from ..core.facade import WallFrame
+from ..core.parking_lot import (CURB_HEIGHT_M, CURB_WIDTH_M, PATCH_HEIGHT_M, LotPlan, SceneIntersection,
+                                 asphalt_patches, facade_layout, layout_seed, shrub_plants, tree_plants)
 from ..core.plate import PLATE_PX_PER_MM, plate_texture
 from ..core.vehicle_details import MOUNT_SIZE_M, PLATE_SIZE_M
 from ..core.vehicle_geometry import vehicle_geometry
-from . import compat
+from . import compat, facade, lot_ground, vegetation
 from . import materials as mats
 from .meshes import boxes, mesh_object, textured_quad
 from .scene_data import world_triangles
@@ -58,30 +62,6 @@ def _sun_matrix(direction: np.ndarray) -> Matrix:
     m = np.eye(4)
     m[:3, 0], m[:3, 1], m[:3, 2] = x, np.cross(z, x), z
     return Matrix(m.tolist())
-
-
-def asphalt(name: str, shade: float):
-    """Worn asphalt: dark grey aggregate noise with patches, rough."""
-    mat, nodes, links, bsdf = mats.new_material(name)
-    coord = nodes.new("ShaderNodeTexCoord")
-    fine = nodes.new("ShaderNodeTexNoise")
-    fine.inputs["Scale"].default_value = 60.0
-    fine.inputs["Detail"].default_value = 6.0
-    links.new(coord.outputs["Object"], fine.inputs["Vector"])
-    patch = nodes.new("ShaderNodeTexNoise")
-    patch.inputs["Scale"].default_value = 0.15
-    patch.inputs["Detail"].default_value = 3.0
-    links.new(coord.outputs["Object"], patch.inputs["Vector"])
-    mix = mats.weighted_sum(nodes, links, fine.outputs["Fac"], patch.outputs["Fac"], 0.5)
-    base = 0.055 * shade
-    ramp = mats.color_ramp(nodes, links, mix, [(0.3, (base * 0.6,) * 3), (0.5, (base,) * 3),
-                                                     (0.75, (base * 1.6, base * 1.55, base * 1.5))])
-    links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
-    compat.principled_input(bsdf, "Roughness").default_value = 0.92
-    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.25
-    mats.bump_normal(nodes, links, bsdf, fine.outputs["Fac"], 0.25, 0.003)
-    mat.diffuse_color = (base, base, base, 1.0)
-    return mat
 
 
 def _noise_material(name: str, dark, light, scale: float, roughness: float = 0.9):
@@ -128,41 +108,7 @@ def build_lot(scene, plan: LotPlan, *, replace_parts: dict | None = None, extra_
     sun_obj.matrix_world = _sun_matrix(direction)
     col.objects.link(sun_obj)
 
-    # ground: asphalt, stall lines, curbs, sidewalk and lawn in front of the building, planted strip
-    gv, gq = boxes([-300, -300, -0.1], [300, 300, 0.0])
-    mesh_object("Asphalt", gv, gq, col, materials=[asphalt("RB_Asphalt", plan.asphalt_shade)])
-    built.ground.append("Asphalt")
-    paint = (0.75, 0.75, 0.72) if plan.line_color == "white" else (0.75, 0.55, 0.06)
-    line_mat = _noise_material("RB_StallPaint", tuple(c * 0.8 for c in paint), paint, 8.0, roughness=0.7)
-    lows, highs = [], []
-    W, D, A = plan.stall_width_m, plan.stall_depth_m, plan.aisle_width_m
-    for k in range(plan.stalls_per_row + 1):
-        x = plan.x0 + k * W
-        lows += [[x - 0.05, -D, 0.0], [x - 0.05, A, 0.0]]
-        highs += [[x + 0.05, -0.2, 0.003], [x + 0.05, A + D - 0.2 + 0.2, 0.003]]
-    lv, lq = boxes(np.array(lows), np.array(highs))
-    mesh_object("StallLines", lv, lq, col, materials=[line_mat])
-    built.ground.append("StallLines")
-    concrete = _noise_material("RB_Concrete", (0.36, 0.35, 0.33), (0.5, 0.49, 0.46), 3.0)
-    lawn = _noise_material("RB_Lawn", (0.05, 0.09, 0.025), (0.1, 0.16, 0.04), 4.0, roughness=1.0)
-    for curb in plan.curbs():
-        lo = [curb.x - curb.half_l, curb.y - curb.half_w, 0.0]
-        hi = [curb.x + curb.half_l, curb.y + curb.half_w, CURB_HEIGHT_M]
-        v, q = boxes(lo, hi)
-        mesh_object(curb.owner, v, q, col, materials=[concrete])
-        built.scenery.append(curb.owner)
-    xa, xb = plan.x0 - 40.0, plan.x1 + 40.0
-    head_a = plan.row_a_head_y - CURB_WIDTH_M
-    front = plan.building_front_y
-    walk_v, walk_q = boxes([xa, head_a - 2.0, 0.0], [xb, head_a, CURB_HEIGHT_M - 0.01])
-    mesh_object("Sidewalk", walk_v, walk_q, col, materials=[concrete])
-    lawn_v, lawn_q = boxes([xa, front, 0.0], [xb, head_a - 2.0, CURB_HEIGHT_M - 0.02])
-    mesh_object("LawnFront", lawn_v, lawn_q, col, materials=[lawn])
-    head_b = plan.row_b_head_y + CURB_WIDTH_M
-    strip_v, strip_q = boxes([xa, head_b, 0.0], [xb, head_b + 8.0, CURB_HEIGHT_M - 0.02])
-    mesh_object("PlantedStrip", strip_v, strip_q, col, materials=[lawn])
-    built.ground += ["Sidewalk", "LawnFront", "PlantedStrip"]
-
+    _build_ground(scene, plan, built)
     _build_building(scene, plan, built)
     _build_poles(scene, plan, built)
     _build_trees(scene, plan, built)
@@ -178,6 +124,51 @@ def build_lot(scene, plan: LotPlan, *, replace_parts: dict | None = None, extra_
         if pairs:
             raise SceneIntersection(f"cars intersect: {pairs}")
     return built
+
+
+def _build_ground(scene, plan: LotPlan, built: BuiltLot) -> None:
+    """Asphalt with repair patches, worn stall lines, curbs, a jointed sidewalk and lawn in front of the
+    building, and the planted strip behind row B (materials: `lot_ground`)."""
+    col = scene.collection
+    gv, gq = boxes([-300, -300, -0.1], [300, 300, 0.0])
+    mesh_object("Asphalt", gv, gq, col, materials=[lot_ground.asphalt("RB_Asphalt", plan)])
+    built.ground.append("Asphalt")
+    for k, patch in enumerate(asphalt_patches(plan)):
+        pv, pq = boxes([patch.x0, patch.y0, 0.0], [patch.x1, patch.y1, PATCH_HEIGHT_M])
+        mesh_object(f"AsphaltPatch{k}", pv, pq, col,
+                    materials=[lot_ground.patch_asphalt(f"RB_AsphaltPatch{k}", plan, patch.age)])
+        built.ground.append(f"AsphaltPatch{k}")
+    paint = (0.75, 0.75, 0.72) if plan.line_color == "white" else (0.75, 0.55, 0.06)
+    line_mat = lot_ground.stall_paint("RB_StallPaint", paint, plan)
+    lows, highs = [], []
+    W, D, A = plan.stall_width_m, plan.stall_depth_m, plan.aisle_width_m
+    for k in range(plan.stalls_per_row + 1):
+        x = plan.x0 + k * W
+        lows += [[x - 0.05, -D, 0.0], [x - 0.05, A, 0.0]]
+        highs += [[x + 0.05, -0.2, 0.003], [x + 0.05, A + D - 0.2 + 0.2, 0.003]]
+    lv, lq = boxes(np.array(lows), np.array(highs))
+    mesh_object("StallLines", lv, lq, col, materials=[line_mat])
+    built.ground.append("StallLines")
+    concrete = lot_ground.curb_concrete("RB_Concrete")  # the poles' bases take it by name
+    walk = lot_ground.sidewalk_concrete("RB_Sidewalk")
+    lawn = vegetation.lawn_material("RB_Lawn", (0.075, 0.125, 0.032), seed=layout_seed(plan))
+    for curb in plan.curbs():
+        lo = [curb.x - curb.half_l, curb.y - curb.half_w, 0.0]
+        hi = [curb.x + curb.half_l, curb.y + curb.half_w, CURB_HEIGHT_M]
+        v, q = boxes(lo, hi)
+        mesh_object(curb.owner, v, q, col, materials=[concrete])
+        built.scenery.append(curb.owner)
+    xa, xb = plan.x0 - 40.0, plan.x1 + 40.0
+    head_a = plan.row_a_head_y - CURB_WIDTH_M
+    front = plan.building_front_y
+    walk_v, walk_q = boxes([xa, head_a - 2.0, 0.0], [xb, head_a, CURB_HEIGHT_M - 0.01])
+    mesh_object("Sidewalk", walk_v, walk_q, col, materials=[walk])
+    lawn_v, lawn_q = boxes([xa, front, 0.0], [xb, head_a - 2.0, CURB_HEIGHT_M - 0.02])
+    mesh_object("LawnFront", lawn_v, lawn_q, col, materials=[lawn])
+    head_b = plan.row_b_head_y + CURB_WIDTH_M
+    strip_v, strip_q = boxes([xa, head_b, 0.0], [xb, head_b + 8.0, CURB_HEIGHT_M - 0.02])
+    mesh_object("PlantedStrip", strip_v, strip_q, col, materials=[lawn])
+    built.ground += ["Sidewalk", "LawnFront", "PlantedStrip"]
 
 
 def _build_plates(scene, plan: LotPlan, i: int, bv: BuiltVehicle, built: BuiltLot) -> None:
@@ -207,8 +198,12 @@ def _build_plates(scene, plan: LotPlan, i: int, bv: BuiltVehicle, built: BuiltLo
 
 
 def _build_building(scene, plan: LotPlan, built: BuiltLot) -> None:
+    """The building's front toward the lot: a weathered wall with framed storefront windows (sky reflections
+    over a dim interior or blinds), roll-up bay doors and personnel doors in casings, a coping, a gutter and
+    downspouts (`core.facade` geometry, `bl.facade` materials)."""
     col = scene.collection
     box = plan.building_box()
+    seed = layout_seed(plan)
     if plan.building_finish == "brick":
         wall = mats.brick("RB_BuildingWall", plan.building_color)
     elif plan.building_finish == "stucco":
@@ -216,32 +211,42 @@ def _build_building(scene, plan: LotPlan, built: BuiltLot) -> None:
         wall = _noise_material("RB_BuildingWall", tuple(x * 0.85 for x in c), c, 12.0)
     else:
         wall = mats.lap_siding("RB_BuildingWall", plan.building_color, board_m=0.6)
+    facade.weather(wall, seed, ground_dirt_m=0.6, streaks=0.8)
     v, q = boxes([box.x - box.half_l, box.y - box.half_w, 0.0], [box.x + box.half_l, box.y + box.half_w, box.z1])
     mesh_object("Building", v, q, col, materials=[wall])
     built.scenery.append("Building")
     y = plan.building_front_y
-    glass = mats.principled("RB_StoreGlass", (0.02, 0.025, 0.03), roughness=0.05, specular=0.8)
-    door = mats.lap_siding("RB_BayDoor", (0.6, 0.6, 0.58), board_m=0.25)
+    front = WallFrame.from_edge((box.x + box.half_l, y), (box.x - box.half_l, y))  # outward +Y, a = x0 - x
+    a_of = box.x + box.half_l  # a = a_of - x
+    layout = facade_layout(plan)
+    parts = {"glass": [], "frame": [], "bay": [], "leaf": [], "gutter": []}
+    for x, width, sill, height in layout.windows:
+        w = core_facade.window(front, a_of - x, sill, width, height, mullions=1 if width < 2.0 else 2)
+        parts["glass"].append(w["glass"])
+        parts["frame"] += [w["frame"], w["sill"]]
+    for x, width, height in layout.bays:
+        d = core_facade.door(front, a_of - x, width=width, height=height)
+        parts["bay"].append(d["leaf"])
+        parts["frame"].append(d["frame"])
+    for x in layout.doors:
+        d = core_facade.door(front, a_of - x, height=2.1)
+        parts["leaf"].append(d["leaf"])
+        parts["frame"].append(d["frame"])
+    gutter = core_facade.gutter(front, 0.0, 2 * box.half_l, box.z1 - 0.05, projection_m=0.06,
+                                downspout_at=tuple(a_of - x for x in layout.downspouts))
+    parts["gutter"] += list(gutter.values())
+    trim_rgb = (0.78, 0.77, 0.73) if plan.building_finish == "brick" else (0.18, 0.19, 0.2)
+    materials = {"glass": facade.window_glass_material("RB_StoreGlass", seed=seed, blinds_share=0.5),
+                 "frame": facade.trim_material("RB_StoreTrim", trim_rgb, seed=seed),
+                 "bay": mats.lap_siding("RB_BayDoor", (0.6, 0.6, 0.58), board_m=0.25),
+                 "leaf": facade.trim_material("RB_ServiceDoor", (0.32, 0.34, 0.36), seed=seed + 1, roughness=0.4),
+                 "gutter": facade.gutter_material("RB_Gutter", (0.7, 0.7, 0.68))}
+    facade.weather(materials["bay"], seed + 2, ground_dirt_m=0.4, streaks=0.6)
+    built.scenery += facade.add_details(col, "Building", parts, materials)
     trim = mats.principled("RB_Coping", (0.3, 0.3, 0.3), roughness=0.5)
-    lows, highs = [], []
-    x = plan.x0 - 6.0
-    k = 0
-    while x < plan.x1 + 6.0:
-        if k % 3 == 1:
-            bay_lo, bay_hi = [x, y - 0.02, 0.0], [x + 3.6, y + 0.0, min(3.8, box.z1 - 1.0)]
-            bv, bq = boxes(bay_lo, bay_hi)
-            mesh_object(f"BayDoor{k}", bv, bq, col, materials=[door])
-            built.scenery.append(f"BayDoor{k}")
-        else:
-            lows.append([x + 0.3, y - 0.02, 1.0])
-            highs.append([x + 3.3, y, min(2.6, box.z1 - 1.2)])
-        x += 4.4
-        k += 1
-    wv, wq = boxes(np.array(lows), np.array(highs))
-    mesh_object("BuildingWindows", wv, wq, col, materials=[glass])
     cv, cq = boxes([box.x - box.half_l, y - 0.08, box.z1], [box.x + box.half_l, y + 0.3, box.z1 + 0.25])
     mesh_object("BuildingCoping", cv, cq, col, materials=[trim])
-    built.scenery += ["BuildingWindows", "BuildingCoping"]
+    built.scenery.append("BuildingCoping")
 
 
 def _build_poles(scene, plan: LotPlan, built: BuiltLot) -> None:
@@ -287,14 +292,17 @@ def _cylinder(center, radius, z0, z1, sides):
 
 
 def _build_trees(scene, plan: LotPlan, built: BuiltLot) -> None:
+    """Trees with trunks, branches and leaf clusters, and the shrubs on the lawn and the planted strip
+    (`core.parking_lot.tree_plants` / `shrub_plants`; materials from `bl.vegetation`)."""
     col = scene.collection
-    bark = mats.principled("RB_Bark", (0.06, 0.045, 0.03), roughness=0.9)
-    leaves = _noise_material("RB_Leaves", (0.02, 0.05, 0.012), (0.06, 0.11, 0.025), 2.5, roughness=0.85)
-    for i, t in enumerate(plan.trees):
-        tv, tt, cv, ct = tree_mesh(t)
-        mesh_object(f"Tree{i}_Trunk", tv, tt, col, materials=[bark])
-        mesh_object(f"Tree{i}_Crown", cv, ct, col, materials=[leaves], smooth=True)
-        built.scenery += [f"Tree{i}_Trunk", f"Tree{i}_Crown"]
+    bark = vegetation.bark_material("RB_Bark")
+    leaves = vegetation.leaf_material("RB_Leaves")
+    for i, plant in enumerate(tree_plants(plan)):
+        built.scenery += vegetation.add_plants(col, f"Tree{i}", plant, leaves, bark)
+    plants = shrub_plants(plan)
+    if len(plants["leaves"][1]):
+        shrub_leaves = vegetation.leaf_material("RB_ShrubLeaves", leaf_scale=14.0)
+        built.scenery += vegetation.add_plants(col, "Shrubs", plants, shrub_leaves, bark)
 
 
 def _bvh(names: list[str], depsgraph) -> BVHTree | None:

@@ -24,6 +24,7 @@ from typing import Optional
 
 import numpy as np
 
+from . import vegetation
 from .geometry import ring_sphere_triangles
 from .plate import PlatePlan, draw_plate
 from .vehicle import BODY_STYLES, VehiclePlan, draw_vehicle
@@ -391,3 +392,155 @@ def tree_mesh(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
                    zc - tree.crown_radius_m * math.cos(phi)] for j in range(seg)]
     verts.append([tree.x, tree.y, tree.height_m])
     return tv, np.array(tt), np.array(verts), ring_sphere_triangles(rings, seg)
+
+
+# --- ground features and shrubs (issue 20): derived from the plan, never drawn from the scene's stream ----------
+# They take their randomness from a seed made of plan values, so adding them leaves every other draw (cars,
+# poles, trees, poses) exactly as it was.
+
+SIDEWALK_JOINT_M = 1.5  # sidewalk slabs: a tooled joint every 1.5 m along the walk
+PATCH_HEIGHT_M = 0.002  # a patch of newer asphalt lies this far above the old surface (under the 3 mm paint)
+SHRUB_WALL_GAP_M = 0.15  # foundation shrubs stand this far in front of the building wall
+
+
+@dataclass(frozen=True)
+class GroundPatch:
+    """A rectangle of newer, darker asphalt laid over the old surface (a utility cut or pothole repair)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    age: float  # 0 = fresh and black, 1 = weathered almost to the old surface's grey
+
+
+@dataclass(frozen=True)
+class Shrub:
+    """A rounded shrub: footprint radius, height, its own seed for branches and leaf clusters."""
+
+    x: float
+    y: float
+    radius_m: float
+    height_m: float
+    seed: int
+
+    def box(self, owner: str) -> Box:
+        return Box(self.x, self.y, self.radius_m, self.radius_m, 0.0, 0.0, self.height_m, owner)
+
+
+def layout_seed(plan: LotPlan) -> int:
+    """A seed that is a pure function of the plan (the trees' own seeds and the row's start)."""
+    words = [t.seed for t in plan.trees[:6]] + [int(round(abs(plan.x0) * 1e6)) % (2 ** 31)]
+    return int(np.random.SeedSequence(words).generate_state(1)[0])
+
+
+def asphalt_patches(plan: LotPlan) -> list[GroundPatch]:
+    """Two to five repair patches: long cuts across the aisle and squarish ones inside stalls."""
+    rng = np.random.default_rng([layout_seed(plan), 1])
+    out = []
+    for _ in range(int(rng.integers(2, 6))):
+        if rng.random() < 0.5:  # a trench across the aisle, sometimes into the stalls
+            x = float(rng.uniform(plan.x0, plan.x1))
+            w = float(rng.uniform(0.6, 1.4))
+            y0 = float(rng.uniform(-1.5, 1.0))
+            y1 = float(min(plan.aisle_width_m + rng.uniform(-1.0, 1.5), plan.row_b_head_y - 0.3))
+            out.append(GroundPatch(x - w / 2, y0, x + w / 2, y1, float(rng.uniform(0.0, 1.0))))
+        else:  # a squarish repair anywhere on the paved area
+            x = float(rng.uniform(plan.x0, plan.x1))
+            y = float(rng.uniform(plan.row_a_head_y + 1.0, plan.row_b_head_y - 1.0))
+            hx, hy = float(rng.uniform(0.5, 1.6)), float(rng.uniform(0.5, 1.6))
+            out.append(GroundPatch(x - hx, y - hy, x + hx, y + hy, float(rng.uniform(0.0, 1.0))))
+    return out
+
+
+def shrubs(plan: LotPlan) -> list[Shrub]:
+    """Foundation shrubs along the building's front wall and a loose row at the back of the planted strip,
+    clear of tree trunks, poles and each other."""
+    rng = np.random.default_rng([layout_seed(plan), 2])
+    front = plan.building_front_y
+    strip_back = plan.row_b_head_y + CURB_WIDTH_M + 8.0
+    out: list[Shrub] = []
+    keep_out = [(t.x, t.y, t.trunk_radius_m + 0.2) for t in plan.trees]
+    keep_out += [(p.x, p.y, POLE_BASE_RADIUS_M + 0.2) for p in plan.poles]
+    facade = facade_layout(plan)  # doors, bay doors and downspouts stay clear
+    wall_clear = [(x, 0.8) for x in facade.doors] + [(x, w / 2 + 0.3) for x, w, _ in facade.bays]
+    wall_clear += [(x, 0.3) for x in facade.downspouts]
+    spots = []
+    x = plan.x0 - 8.0 + float(rng.uniform(0.0, 2.0))
+    while x < plan.x1 + 8.0:  # along the wall: shrubs in small groups with gaps
+        r = float(rng.uniform(0.4, 0.7))
+        if rng.random() < 0.7 and not any(abs(x - cx) < half + r for cx, half in wall_clear):
+            spots.append((x, front + SHRUB_WALL_GAP_M + r, r, float(rng.uniform(0.6, 1.1))))
+        x += 2 * r + float(rng.uniform(0.1, 1.8))
+    x = plan.x0 - 6.0 + float(rng.uniform(0.0, 3.0))
+    while x < plan.x1 + 6.0:  # the back of the planted strip, beyond its trees
+        r = float(rng.uniform(0.5, 0.9))
+        if rng.random() < 0.6:
+            spots.append((x, strip_back - r - float(rng.uniform(0.2, 1.2)), r, float(rng.uniform(0.7, 1.4))))
+        x += 2 * r + float(rng.uniform(0.5, 3.0))
+    for sx, sy, r, h in spots:
+        if any(math.hypot(sx - kx, sy - ky) < r + kr for kx, ky, kr in keep_out):
+            continue
+        out.append(Shrub(sx, sy, r, h, int(rng.integers(0, 2 ** 31 - 1))))
+        keep_out.append((sx, sy, r))
+    return out
+
+
+@dataclass(frozen=True)
+class FacadeLayout:
+    """What the building shows the lot along its front wall (x positions, metres): storefront windows
+    (centre, width, sill, height), bay doors (centre, width, height), personnel doors (centre) and downspouts."""
+
+    windows: tuple[tuple[float, float, float, float], ...]
+    bays: tuple[tuple[float, float, float], ...]
+    doors: tuple[float, ...]
+    downspouts: tuple[float, ...]
+
+
+def facade_layout(plan: LotPlan) -> FacadeLayout:
+    """The units of the old flat facade (a 4.4 m pitch from x0 - 6: every third a bay door, the others a
+    window), now with a personnel door beside the first window after each bay and downspouts in the gaps."""
+    box = plan.building_box()
+    windows, bays, doors, spouts = [], [], [], []
+    x, k = plan.x0 - 6.0, 0
+    top = min(2.6, box.z1 - 1.2)
+    while x < plan.x1 + 6.0:
+        if k % 3 == 1:
+            bays.append((x + 1.8, 3.6, min(3.8, box.z1 - 1.0)))
+        elif k % 3 == 2:  # a door and a narrower window where the old window was
+            doors.append(x + 0.85)
+            windows.append((x + 2.45, 1.7, 1.0, top - 1.0))
+        else:
+            windows.append((x + 1.8, 3.0, 1.0, top - 1.0))
+        if k % 4 == 0:
+            spouts.append(x + 3.85)
+        x += 4.4
+        k += 1
+    return FacadeLayout(tuple(windows), tuple(bays), tuple(doors), tuple(spouts))
+
+
+FAR_TREE_M = 30.0  # trees further than this from the lot's middle are built coarser (some as conifers)
+
+
+def tree_plants(plan: LotPlan) -> list[dict]:
+    """One `core.vegetation` plant per tree of the plan, inside the tree's own envelope (height, crown radius,
+    crown from height - 2 crown radii up): broadleaf near the lot, far ones coarser and every third a conifer."""
+    out = []
+    for t in plan.trees:
+        far = math.hypot(t.x - (plan.x0 + plan.x1) / 2, t.y - plan.aisle_width_m / 2) > FAR_TREE_M
+        crown_base = t.height_m - 2 * t.crown_radius_m
+        if far and t.seed % 3 == 0:
+            out.append(vegetation.conifer_tree(t.x, t.y, 0.0, t.height_m, 0.8 * t.crown_radius_m, 0.5 * crown_base,
+                                               t.seed))
+        elif far:
+            out.append(vegetation.deciduous_tree(t.x, t.y, 0.0, t.height_m, t.crown_radius_m, crown_base, t.seed,
+                                                 cluster_rings=4, cluster_segments=6))
+        else:
+            out.append(vegetation.deciduous_tree(t.x, t.y, 0.0, t.height_m, t.crown_radius_m, crown_base, t.seed))
+    return out
+
+
+def shrub_plants(plan: LotPlan) -> dict:
+    """Every shrub of `shrubs(plan)` as one merged `core.vegetation` plant, standing on the lawn's top."""
+    return vegetation.merge_plants([vegetation.shrub(b.x, b.y, CURB_HEIGHT_M - 0.02, b.radius_m, b.height_m, b.seed)
+                                    for b in shrubs(plan)])

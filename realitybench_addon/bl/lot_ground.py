@@ -1,0 +1,273 @@
+"""Worn ground materials of the parking lot (issue 20): asphalt with aggregate, tyre-polished lanes, cracks and
+oil stains; repair patches; faded, chipped stall paint; curbs chipped and dirty at the base; a sidewalk with
+tooled joints. (Grass, leaves and bark come from `bl.vegetation`.)
+
+Everything is a node pattern over object coordinates (the lot's ground objects sit at the world origin, so
+these are world metres); stains and lanes follow the plan's stall grid. No geometry moves: bump only.
+"""
+from __future__ import annotations
+
+from ..core.parking_lot import SIDEWALK_JOINT_M, LotPlan
+from . import compat
+from . import materials as mats
+
+
+class NodeGraph:
+    """Terse node building: every method returns an output socket; operands are sockets or numbers."""
+
+    def __init__(self, nodes, links):
+        self.nodes, self.links = nodes, links
+        coord = nodes.new("ShaderNodeTexCoord")
+        self.position = coord.outputs["Object"]
+        xyz = nodes.new("ShaderNodeSeparateXYZ")
+        links.new(self.position, xyz.inputs[0])
+        self.x, self.y, self.z = xyz.outputs["X"], xyz.outputs["Y"], xyz.outputs["Z"]
+
+    def feed(self, socket, value) -> None:
+        if isinstance(value, (int, float)):
+            socket.default_value = float(value)
+        else:
+            self.links.new(value, socket)
+
+    def math(self, operation: str, a, b=0.0, c=0.0):
+        node = self.nodes.new("ShaderNodeMath")
+        node.operation = operation
+        for socket, value in zip(node.inputs, (a, b, c)):
+            self.feed(socket, value)
+        return node.outputs[0]
+
+    def smooth(self, value, lo: float, hi: float, to_lo: float = 0.0, to_hi: float = 1.0):
+        """`value` mapped from [lo, hi] to [to_lo, to_hi] with a smoothstep, clamped."""
+        node = self.nodes.new("ShaderNodeMapRange")
+        node.interpolation_type = "SMOOTHSTEP"
+        node.clamp = True
+        for name, v in (("Value", value), ("From Min", lo), ("From Max", hi), ("To Min", to_lo), ("To Max", to_hi)):
+            self.feed(node.inputs[name], v)
+        return node.outputs["Result"]
+
+    def noise(self, scale: float, detail: float = 2.0, vector=None, roughness: float = 0.5, flat: bool = False):
+        """Perlin noise; `flat`: 2D over x, y (half the work: for the ground, which is flat)."""
+        node = self.nodes.new("ShaderNodeTexNoise")
+        if flat:
+            node.noise_dimensions = "2D"
+        node.inputs["Scale"].default_value = scale
+        node.inputs["Detail"].default_value = detail
+        node.inputs["Roughness"].default_value = roughness
+        self.links.new(vector if vector is not None else self.position, node.inputs["Vector"])
+        return node.outputs["Fac"]
+
+    def edge_distance(self, scale: float, vector=None):
+        """Distance to the nearest Voronoi cell edge (in cell units): crack networks."""
+        node = self.nodes.new("ShaderNodeTexVoronoi")
+        node.voronoi_dimensions = "2D"  # the ground is flat
+        node.feature = "DISTANCE_TO_EDGE"
+        node.inputs["Scale"].default_value = scale
+        self.links.new(vector if vector is not None else self.position, node.inputs["Vector"])
+        return node.outputs["Distance"]
+
+    def cell_random(self, vector):
+        """A repeatable random value per integer cell of `vector` (white noise of the floored coordinates)."""
+        node = self.nodes.new("ShaderNodeTexWhiteNoise")
+        node.noise_dimensions = "2D"
+        self.links.new(vector, node.inputs["Vector"])
+        return node.outputs["Value"]
+
+    def vector(self, x, y, z=0.0):
+        node = self.nodes.new("ShaderNodeCombineXYZ")
+        for socket, v in zip(node.inputs, (x, y, z)):
+            self.feed(socket, v)
+        return node.outputs[0]
+
+    def warp(self, scale: float, amount: float):
+        """The position pushed around by a smooth 2D noise field (wiggly cracks, ragged stains)."""
+        node = self.nodes.new("ShaderNodeTexNoise")
+        node.noise_dimensions = "2D"
+        node.inputs["Scale"].default_value = scale
+        node.inputs["Detail"].default_value = 0.0  # one octave: three channels of it are read
+        self.links.new(self.position, node.inputs["Vector"])
+        shift = self.nodes.new("ShaderNodeVectorMath")
+        shift.operation = "MULTIPLY_ADD"
+        self.links.new(node.outputs["Color"], shift.inputs[0])
+        shift.inputs[1].default_value = (amount,) * 3
+        self.links.new(self.position, shift.inputs[2])
+        return shift.outputs[0]
+
+    def mix(self, factor, a, b):
+        """Colour a where factor = 0, b where 1 (each a socket or an RGB tuple)."""
+        node = self.nodes.new("ShaderNodeMix")
+        node.data_type = "RGBA"
+        self.feed(node.inputs["Factor"], factor)
+        for socket, v in ((node.inputs[6], a), (node.inputs[7], b)):
+            if isinstance(v, tuple):
+                socket.default_value = (*v, 1.0)
+            else:
+                self.links.new(v, socket)
+        return node.outputs[2]
+
+    def ramp(self, factor, stops):
+        return mats.color_ramp(self.nodes, self.links, factor, stops).outputs["Color"]
+
+
+def _finish(mat, g: NodeGraph, bsdf, color, roughness, height, bump_strength: float, bump_distance: float,
+            fallback_rgb) -> None:
+    g.links.new(color, compat.principled_input(bsdf, "Base Color"))
+    g.feed(compat.principled_input(bsdf, "Roughness"), roughness)
+    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.3
+    mats.bump_normal(g.nodes, g.links, bsdf, height, bump_strength, bump_distance)
+    mat.diffuse_color = (*fallback_rgb, 1.0)
+
+
+def _aggregate(g: NodeGraph, base: float, drift=None):
+    """(colour, stones) of bare asphalt: stones in binder, mottled at two broad scales (`drift`: a shared
+    broad noise, made here when not given)."""
+    stones = g.noise(140.0, 1.0, flat=True)
+    drift = drift if drift is not None else g.noise(0.12, 3.0, flat=True)
+    blotch = g.noise(0.6, 2.0, flat=True)
+    tone = g.math("MULTIPLY_ADD", drift, 0.55, g.math("MULTIPLY", blotch, 0.45))
+    # dark binder, and light stone faces only at the noise's peaks (small sharp speckles, not blotches)
+    color = g.ramp(stones, [(0.38, (base * 0.72, base * 0.72, base * 0.75)), (0.56, (base,) * 3),
+                            (0.64, (base * 1.55, base * 1.52, base * 1.46))])
+    shade = g.ramp(tone, [(0.3, (0.7,) * 3), (0.5, (0.95, 0.95, 0.94)), (0.7, (1.3, 1.27, 1.22))])
+    mult = g.nodes.new("ShaderNodeMix")
+    mult.data_type = "RGBA"
+    mult.blend_type = "MULTIPLY"
+    mult.inputs["Factor"].default_value = 1.0
+    g.links.new(color, mult.inputs[6])
+    g.links.new(shade, mult.inputs[7])
+    return mult.outputs[2], stones
+
+
+def asphalt(name: str, plan: LotPlan):
+    """The lot's asphalt: aggregate, lighter tyre-polished wheel tracks down the aisle with a dark drip line
+    between them, broken crack networks where the pavement is tired (tar-sealed ones where it was kept up),
+    and an oil stain in the middle of about half the stalls."""
+    mat, nodes, links, bsdf = mats.new_material(name)
+    g = NodeGraph(nodes, links)
+    base = 0.06 * plan.asphalt_shade
+    drift = g.noise(0.12, 2.0, flat=True)  # broad: which areas are tired, which were sealed
+    color, stones = _aggregate(g, base, drift)
+    warped = g.warp(0.8, 0.45)  # ragged stains, wiggly cracks
+    wxyz = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(warped, wxyz.inputs[0])
+    ragged = g.noise(2.2, 1.0, warped, flat=True)
+
+    # tyre-polished wheel tracks of cars driving down the aisle, a drip line of oil between them
+    mid = plan.aisle_width_m / 2
+    off_mid = g.math("ABSOLUTE", g.math("SUBTRACT", wxyz.outputs["Y"], mid))
+    track = g.smooth(g.math("ABSOLUTE", g.math("SUBTRACT", off_mid, 0.8)), 0.55, 0.1)
+    drip = g.math("MULTIPLY", g.smooth(off_mid, 0.35, 0.05), g.smooth(ragged, 0.35, 0.6))
+    color = g.mix(g.math("MULTIPLY", track, 0.3), color, (base * 1.8, base * 1.78, base * 1.74))
+    color = g.mix(g.math("MULTIPLY", drip, 0.45), color, (base * 0.45,) * 3)
+    roughness = g.math("MULTIPLY_ADD", track, -0.2, 0.9)
+
+    # oil stains: a ragged dark blob in the middle of some stalls (which ones: per-stall white noise)
+    stall_index = g.math("DIVIDE", g.math("SUBTRACT", g.x, plan.x0), plan.stall_width_m)
+    stall_warped = g.math("DIVIDE", g.math("SUBTRACT", wxyz.outputs["X"], plan.x0), plan.stall_width_m)
+    across = g.math("MULTIPLY", g.math("SUBTRACT", g.math("FRACT", stall_warped), 0.5), plan.stall_width_m)
+    inside = g.math("MULTIPLY", g.math("GREATER_THAN", stall_index, 0.0),
+                    g.math("LESS_THAN", stall_index, float(plan.stalls_per_row)))
+    stain = None
+    for row, centre in ((1.0, plan.row_a_head_y + 0.55 * plan.stall_depth_m),
+                        (7.0, plan.row_b_head_y - 0.55 * plan.stall_depth_m)):
+        along = g.math("SUBTRACT", wxyz.outputs["Y"], centre)
+        r = g.math("SQRT", g.math("ADD", g.math("POWER", g.math("DIVIDE", across, 0.5), 2.0),
+                                  g.math("POWER", g.math("DIVIDE", along, 0.85), 2.0)))
+        which = g.cell_random(g.vector(g.math("FLOOR", stall_index), row, 0.0))
+        blob = g.math("MULTIPLY", g.smooth(r, 1.0, 0.3), g.smooth(which, 0.45, 0.95, 0.0, 0.9))
+        stain = blob if stain is None else g.math("MAXIMUM", stain, blob)
+    stain = g.math("MULTIPLY", g.math("MULTIPLY", stain, inside), g.smooth(ragged, 0.2, 0.65, 0.45, 1.0))
+    color = g.mix(stain, color, (base * 0.35, base * 0.33, base * 0.32))
+    roughness = g.math("MULTIPLY_ADD", stain, -0.4, roughness)
+
+    # cracks: Voronoi edges of the warped ground, broken into pieces, where the pavement is tired; where it
+    # was kept up the same network is filled with wider bands of glossy black tar (one Voronoi for both)
+    edge = g.edge_distance(0.3, warped)
+    crack = g.math("LESS_THAN", edge, g.math("MULTIPLY_ADD", ragged, 0.004, 0.0004))
+    crack = g.math("MULTIPLY", g.math("MULTIPLY", crack, g.smooth(ragged, 0.36, 0.44)), g.smooth(drift, 0.5, 0.56))
+    color = g.mix(crack, color, (base * 0.2,) * 3)
+    sealed = g.math("MULTIPLY", g.math("LESS_THAN", edge, 0.01), g.smooth(drift, 0.4, 0.35))
+    color = g.mix(sealed, color, (0.014, 0.014, 0.015))
+    roughness = g.math("MULTIPLY_ADD", sealed, -0.45, roughness)
+
+    # the bump reads only the stones: a bump evaluates its height three times, cracks would triple their cost
+    _finish(mat, g, bsdf, color, roughness, stones, 0.3, 0.004, (base,) * 3)
+    return mat
+
+
+def patch_asphalt(name: str, plan: LotPlan, age: float):
+    """Newer asphalt of a repair: darker, finer, smoother the younger it is."""
+    mat, nodes, links, bsdf = mats.new_material(name)
+    g = NodeGraph(nodes, links)
+    base = 0.06 * plan.asphalt_shade * (0.45 + 0.5 * age)
+    color, grain = _aggregate(g, base)
+    _finish(mat, g, bsdf, color, 0.8 + 0.1 * age, grain, 0.18, 0.003, (base,) * 3)
+    return mat
+
+
+def stall_paint(name: str, rgb, plan: LotPlan):
+    """Stall lines: faded paint broken up by noise into chips of bare asphalt, worn most where tyres cross
+    the line ends at the aisle."""
+    mat, nodes, links, bsdf = mats.new_material(name)
+    g = NodeGraph(nodes, links)
+    faded = tuple(0.5 * c + 0.08 for c in rgb)
+    fade = g.noise(0.6, 2.0, flat=True)
+    paint = g.mix(g.smooth(fade, 0.35, 0.7), tuple(0.36 * c + 0.06 for c in rgb), faded)
+    # wear: more chipping within ~1.5 m of either aisle edge, where wheels roll over the lines
+    to_aisle = g.math("MINIMUM", g.math("ABSOLUTE", g.y), g.math("ABSOLUTE", g.math("SUBTRACT", g.y,
+                                                                                    plan.aisle_width_m)))
+    wear = g.smooth(to_aisle, 1.6, 0.0, 0.0, 0.22)
+    chips = g.noise(28.0, 6.0, roughness=0.65, flat=True)
+    threshold = g.math("SUBTRACT", g.smooth(fade, 0.3, 0.7, 0.66, 0.55), wear)
+    bare = g.math("GREATER_THAN", chips, threshold)
+    base = 0.06 * plan.asphalt_shade
+    asphalt_rgb = g.ramp(g.noise(140.0, 2.0, flat=True), [(0.35, (base * 0.6,) * 3), (0.65, (base * 1.5,) * 3)])
+    color = g.mix(bare, paint, asphalt_rgb)
+    roughness = g.math("MULTIPLY_ADD", bare, 0.2, 0.7)
+    _finish(mat, g, bsdf, color, roughness, chips, 0.15, 0.002, faded)
+    return mat
+
+
+def _concrete_tone(g: NodeGraph, light):
+    dark = tuple(0.72 * c for c in light)
+    tone = g.math("MULTIPLY_ADD", g.noise(1.2, 3.0), 0.6, g.math("MULTIPLY", g.noise(9.0, 4.0), 0.4))
+    return g.ramp(tone, [(0.35, dark), (0.7, light)]), tone
+
+
+def _base_dirt(g: NodeGraph, color, top_m: float):
+    """Brownish grime in the bottom `top_m` of a kerb or slab, ragged along its top."""
+    dirt = g.smooth(g.math("MULTIPLY_ADD", g.noise(6.0, 3.0), 0.04, g.z), top_m + 0.02, 0.0, 0.0, 0.8)
+    return g.mix(dirt, color, (0.13, 0.115, 0.09))
+
+
+def curb_concrete(name: str):
+    """Curbs (and pole bases): concrete with darker chipped spots and dirt along the base."""
+    mat, nodes, links, bsdf = mats.new_material(name)
+    g = NodeGraph(nodes, links)
+    light = (0.5, 0.49, 0.46)
+    color, tone = _concrete_tone(g, light)
+    chips = g.math("GREATER_THAN", g.noise(14.0, 5.0, roughness=0.7), 0.68)
+    color = g.mix(g.math("MULTIPLY", chips, 0.7), color, (0.24, 0.23, 0.21))
+    color = _base_dirt(g, color, 0.05)
+    height = g.math("SUBTRACT", tone, g.math("MULTIPLY", chips, 0.5))
+    _finish(mat, g, bsdf, color, 0.9, height, 0.35, 0.01, light)
+    return mat
+
+
+def sidewalk_concrete(name: str):
+    """Sidewalk slabs: broom-finished concrete, tooled joints every `SIDEWALK_JOINT_M`, blotchy stains."""
+    mat, nodes, links, bsdf = mats.new_material(name)
+    g = NodeGraph(nodes, links)
+    light = (0.55, 0.54, 0.5)
+    color, tone = _concrete_tone(g, light)
+    broom = g.noise(1.0, 2.0, g.vector(g.math("MULTIPLY", g.x, 2.0), g.math("MULTIPLY", g.y, 60.0), g.z))
+    offset = g.math("SUBTRACT", g.math("FRACT", g.math("DIVIDE", g.x, SIDEWALK_JOINT_M)), 0.5)
+    joint = g.smooth(g.math("MULTIPLY", g.math("ABSOLUTE", offset), SIDEWALK_JOINT_M), 0.5 * SIDEWALK_JOINT_M,
+                     0.5 * SIDEWALK_JOINT_M - 0.008)
+    color = g.mix(g.math("MULTIPLY", joint, 0.8), color, (0.12, 0.115, 0.1))
+    stains = g.smooth(g.noise(0.45, 3.0), 0.58, 0.72, 0.0, 0.35)
+    color = g.mix(stains, color, (0.28, 0.27, 0.25))
+    color = _base_dirt(g, color, 0.04)
+    height = g.math("SUBTRACT", g.math("MULTIPLY_ADD", broom, 0.3, g.math("MULTIPLY", tone, 0.7)),
+                    g.math("MULTIPLY", joint, 1.5))
+    _finish(mat, g, bsdf, color, 0.88, height, 0.3, 0.006, light)
+    return mat

@@ -1,0 +1,165 @@
+"""Issue 20, the parking lot's ground, building and vegetation: the new layout (repair patches, shrubs, the
+facade's units, the trees' plants) is a pure function of the plan, stays clear of cars and scenery, keeps to
+a triangle budget, and changes no draw, pose or measured term of the lot environments.
+
+Reference values were computed with the code before the realism work (a checkout of main before issue 20).
+"""
+import math
+
+import numpy as np
+import pytest
+
+from realitybench_addon import pipeline
+from realitybench_addon.core.parking_lot import (CURB_WIDTH_M, FacadeLayout, asphalt_patches, boxes_overlap, car_boxes,
+                                                 draw_lot, facade_layout, shrub_plants, shrubs, tree_plants)
+from realitybench_addon.envs.lot_poses import inside_box
+
+SEEDS = range(12)
+
+# plan_frame(env, 0, "random", index) before issue 20: pose (position, aim), subject (x, y, heading), car count
+BEFORE = {
+    ("car_view", 5): ([1.737873, 7.06227, 1.333757, 9.209283, -2.121927, 0.948388], [-10.46675, -2.835307, 90.626053],
+                      9),
+    ("car_plate", 13): ([1.488136, -6.461033, 1.43722, 2.112445, -5.857147, 0.468923],
+                        [1.980277, -3.275148, -88.66255], 11),
+    ("damage_view", 31): ([6.272352, -4.42181, 0.569334, 5.343372, -4.079071, 0.677682],
+                          [4.413922, -3.10865, -88.303775], 10),
+    ("ro_board", 0): ([0.111719, 2.175487, 1.322823, -0.129399, -0.508852, 1.294024], [0.567694, -2.742147, -90.814995],
+                      12),
+}
+# measured terms of those frames before issue 20 (geometry only, no render)
+BEFORE_TERMS = {
+    ("car_view", 5): {"angle_off_face": 38.43928145602828, "camera_distance": 3.24333377023785},
+    ("car_plate", 13): {"glyph_px_min": 84.55641517629488, "state_glyph_px_min": 24.340091124283504,
+                        "glyphs_visible": 1.0},
+    ("damage_view", 31): {"damage_unoccluded": 1.0, "view_angle": 23.770568602321703,
+                          "neighbour_panel_in_frame": 0.7059602649006622},
+    ("ro_board", 0): {"glyph_px_min": 26.57509724200186},  # board_unoccluded: the technician's body (not here)
+}
+
+
+def lot(seed):
+    return draw_lot(np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("env, index", sorted(BEFORE))
+def test_plans_and_poses_are_as_before(env, index):
+    spec = pipeline.plan_frame(env, 0, "random", index)
+    pose, subject, cars = BEFORE[(env, index)]
+    s = spec.plan.lot.subject
+    assert np.allclose([*spec.pose.position, *spec.pose.aim], pose, atol=1e-5)
+    assert np.allclose([s.x, s.y, s.heading_deg], subject, atol=1e-5)
+    assert len(spec.plan.lot.cars) == cars
+
+
+def test_layout_is_a_pure_function_of_the_plan():
+    for seed in (0, 5):
+        a, b = lot(seed), lot(seed)
+        assert asphalt_patches(a) == asphalt_patches(b)
+        assert shrubs(a) == shrubs(b)
+        assert facade_layout(a) == facade_layout(b)
+        for pa, pb in zip(tree_plants(a), tree_plants(b)):
+            for part in ("wood", "leaves"):
+                assert np.array_equal(pa[part][0], pb[part][0]) and np.array_equal(pa[part][1], pb[part][1])
+        sa, sb = shrub_plants(a), shrub_plants(b)
+        assert np.array_equal(sa["leaves"][0], sb["leaves"][0]) and np.array_equal(sa["leaf_shade"], sb["leaf_shade"])
+    assert shrubs(lot(0)) != shrubs(lot(1))
+
+
+def test_patches_lie_on_the_paved_area():
+    for seed in SEEDS:
+        plan = lot(seed)
+        patches = asphalt_patches(plan)
+        assert 2 <= len(patches) <= 5
+        for p in patches:
+            assert p.x0 < p.x1 and p.y0 < p.y1 and 0.0 <= p.age <= 1.0
+            assert plan.row_a_head_y <= p.y0 and p.y1 <= plan.row_b_head_y
+            assert plan.x0 - 2.0 <= p.x0 and p.x1 <= plan.x1 + 2.0
+
+
+def test_shrubs_stand_on_the_lawns_clear_of_cars_and_scenery():
+    for seed in SEEDS:
+        plan = lot(seed)
+        bushes = shrubs(plan)
+        assert bushes, "every lot has some shrubs"
+        facade = facade_layout(plan)
+        cars = [b for i, c in enumerate(plan.cars) for b in car_boxes(c, f"Car{i}")]
+        standing = [b for b in plan.scenery_boxes() if not (b.owner.startswith("Tree") and b.z0 > 0.0)]
+        lawn = (plan.building_front_y, plan.row_a_head_y - CURB_WIDTH_M - 2.0)
+        strip = (plan.row_b_head_y + CURB_WIDTH_M, plan.row_b_head_y + CURB_WIDTH_M + 8.0)
+        for k, s in enumerate(bushes):
+            box = s.box(f"Shrub{k}")
+            assert not any(boxes_overlap(box, c) for c in cars)
+            assert not any(boxes_overlap(box, b) for b in standing if b.owner != "Building")
+            assert any(lo <= s.y - s.radius_m and s.y + s.radius_m <= hi for lo, hi in (lawn, strip))
+            assert s.y - s.radius_m > plan.building_front_y  # in front of the wall, never in it
+            assert 0.3 < s.radius_m < 1.0 and 0.5 < s.height_m < 1.5
+            if s.y < 0:  # at the wall: doors, bay doors and downspouts stay clear
+                assert all(abs(s.x - x) >= s.radius_m + 0.8 for x in facade.doors)
+                assert all(abs(s.x - x) >= s.radius_m + w / 2 + 0.3 for x, w, _ in facade.bays)
+        for a, b in zip(bushes, bushes[1:]):
+            assert math.hypot(a.x - b.x, a.y - b.y) >= max(a.radius_m, b.radius_m) or abs(a.y - b.y) > 3.0
+
+
+def test_facade_keeps_the_old_units_and_nothing_overlaps():
+    for seed in SEEDS:
+        plan = lot(seed)
+        f = facade_layout(plan)
+        assert isinstance(f, FacadeLayout)
+        units = int(np.ceil((plan.x1 + 6.0 - (plan.x0 - 6.0)) / 4.4))
+        assert len(f.bays) + len(f.windows) == units  # a door shares its unit with a narrower window
+        spans = [(x - w / 2 - 0.1, x + w / 2 + 0.1) for x, w, _, _ in f.windows]
+        spans += [(x - w / 2 - 0.1, x + w / 2 + 0.1) for x, w, _ in f.bays]
+        spans += [(x - 0.56, x + 0.56) for x in f.doors]  # a 0.92 m door and its casing
+        spans.sort()
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+        top = min(2.6, plan.building_height_m - 1.2)
+        assert all(sill + h <= top + 1e-9 for _, _, sill, h in f.windows)
+
+
+def test_trees_stay_out_of_every_car():
+    for seed in SEEDS:
+        plan = lot(seed)
+        cars = [b for i, c in enumerate(plan.cars) for b in car_boxes(c, f"Car{i}")]
+        for plant in tree_plants(plan) + [shrub_plants(plan)]:
+            for part in ("wood", "leaves"):
+                v = plant[part][0]
+                for b in cars:
+                    near = v[(np.abs(v[:, 0] - b.x) < 6) & (np.abs(v[:, 1] - b.y) < 6)]
+                    assert not any(b.z0 <= p[2] <= b.z1 and inside_box(b, p[0], p[1]) for p in near)
+
+
+def test_vegetation_triangle_budget():
+    for seed in SEEDS:
+        plan = lot(seed)
+        plants = tree_plants(plan) + [shrub_plants(plan)]
+        triangles = sum(len(p[part][1]) for p in plants for part in ("wood", "leaves"))
+        assert triangles < 40_000, triangles
+
+
+def test_the_phone_is_never_inside_a_shrub():
+    for env in ("car_view", "car_plate", "damage_view", "ro_board"):
+        for index in range(0, 120, 7):
+            spec = pipeline.plan_frame(env, 0, "random", index)
+            x, y, z = spec.pose.position
+            for s in shrubs(spec.plan.lot):
+                assert math.hypot(x - s.x, y - s.y) > s.radius_m + 0.1 or z > s.height_m + 0.3
+
+
+@pytest.mark.slow
+def test_built_lots_do_not_intersect_and_terms_are_as_before():
+    pytest.importorskip("bpy")
+    from realitybench_addon.bl.analytic import reset_scene
+    from realitybench_addon.bl.parking_lot import build_lot, intersecting_pairs
+
+    for seed in (0, 3, 7):
+        built = build_lot(reset_scene(), lot(seed))
+        assert intersecting_pairs(built) == []
+        names = set(built.scenery) | set(built.ground)
+        assert {"Shrubs_Leaves", "Building_Glass", "Building_Frame", "AsphaltPatch0", "Tree0_Leaves"} <= names
+    cache = pipeline.SceneCache()
+    for (env, index), terms in BEFORE_TERMS.items():
+        spec = pipeline.plan_frame(env, 0, "random", index)
+        m = pipeline.run_frame(spec, render=False, cache=cache).record["measurements"]
+        for name, value in terms.items():
+            assert m[name] == pytest.approx(value, rel=1e-9), (env, index, name)
