@@ -14,13 +14,16 @@ import numpy as np
 
 from ..core.vehicle import VehiclePlan
 from ..core.vehicle_geometry import vehicle_geometry
+from ..core.vehicle_interior import COSMETIC_PREFIX
 from ..core.vehicle_loft import Part
+from . import compat
 from . import materials as mats
 from .meshes import mesh_object
 
 SMOOTH_ANGLE_DEG = 32.0  # loft facets smooth up to this crease angle; sharper edges (caps, boxes) stay sharp
 FLAT_PARTS = ("headlights", "taillights", "lights_amber", "grille", "mirrors", "handles", "roof_rails",
               "trim_strips", "seats", "soft_top", "windshield_frame", "underbody", "bed")
+CABIN_SMOOTH_DEG = 75.0  # the cabin's rounded blocks are coarse: smooth them across their facets
 
 
 @dataclass
@@ -35,8 +38,9 @@ class BuiltVehicle:
 
     @property
     def body(self) -> list[str]:
-        """Every object of the vehicle (the whole car as a target)."""
-        return list(self.objects.values())
+        """Every object of the vehicle's outside (the whole car as a target): the cabin seen through the glass is
+        left out, so the car's surface samples are what they were before it was furnished."""
+        return [n for k, n in self.objects.items() if not k.startswith(COSMETIC_PREFIX)]
 
 
 def _set_input(bsdf, name: str, value) -> None:
@@ -45,32 +49,210 @@ def _set_input(bsdf, name: str, value) -> None:
         socket.default_value = value
 
 
+def _coat(bsdf, weight: float, roughness: float) -> None:
+    """A clear coat on any Blender we run on (4.0 renamed Clearcoat to Coat Weight)."""
+    _set_input(bsdf, "Coat Weight", weight)
+    _set_input(bsdf, "Clearcoat", weight)
+    _set_input(bsdf, "Coat Roughness", roughness)
+    _set_input(bsdf, "Clearcoat Roughness", roughness)
+
+
+def _math(nodes, links, op: str, a, b=None, c=None, *, clamp: bool = False):
+    """A Math node `op`(a, b, c); each is a socket, a number or None. Returns its output socket."""
+    node = nodes.new("ShaderNodeMath")
+    node.operation = op
+    node.use_clamp = clamp
+    for i, x in enumerate((a, b, c)):
+        if x is None:
+            continue
+        if isinstance(x, (int, float)):
+            node.inputs[i].default_value = x
+        else:
+            links.new(x, node.inputs[i])
+    return node.outputs[0]
+
+
+def _object_xyz(nodes, links):
+    coord = nodes.new("ShaderNodeTexCoord")
+    sep = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(coord.outputs["Object"], sep.inputs[0])
+    return coord, sep
+
+
 def paint_material(name: str, rgb, metallic: float):
-    """Car paint: a base coat (metallic flake as partial metalness) under a glossy clear coat."""
-    mat = mats.principled(name, tuple(rgb), roughness=0.32 if metallic > 0.3 else 0.22, metallic=0.55 * metallic,
-                          specular=0.5)
-    bsdf = mat.node_tree.nodes.get("Principled BSDF")
-    _set_input(bsdf, "Coat Weight", 1.0)
-    _set_input(bsdf, "Coat Roughness", 0.04)
+    """Car paint: a base coat (metallic flake as partial metalness) under a glossy clear coat, with a little
+    road dirt low on the body (object z is the height above the ground: the car's frame has its origin there)."""
+    rough = 0.32 if metallic > 0.3 else 0.22
+    mat = mats.principled(name, tuple(rgb), roughness=rough, metallic=0.55 * metallic, specular=0.5)
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    bsdf = nodes.get("Principled BSDF")
+    _coat(bsdf, 1.0, 0.03)
+    coord, sep = _object_xyz(nodes, links)
+    # 1 at the sills, 0 from DIRT_TOP_M up
+    low = _math(nodes, links, "MULTIPLY_ADD", sep.outputs["Z"], -1.0 / DIRT_FADE_M, DIRT_TOP_M / DIRT_FADE_M,
+                clamp=True)
+    noise = nodes.new("ShaderNodeTexNoise")
+    noise.inputs["Scale"].default_value = 7.0
+    noise.inputs["Detail"].default_value = 4.0
+    links.new(coord.outputs["Object"], noise.inputs["Vector"])
+    splash = _math(nodes, links, "MULTIPLY_ADD", noise.outputs["Fac"], 2.6, -0.6)
+    dirt = _math(nodes, links, "MULTIPLY", _math(nodes, links, "POWER", low, 1.6), splash, clamp=True)
+    dirt = _math(nodes, links, "MULTIPLY", dirt, 0.9)
+    ramp = mats.color_ramp(nodes, links, dirt, [(0.0, tuple(rgb)), (1.0, DIRT_RGB)])
+    links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
+    links.new(_math(nodes, links, "MULTIPLY_ADD", dirt, 0.6, rough), compat.principled_input(bsdf, "Roughness"))
+    coat_socket = bsdf.inputs.get("Coat Weight") or bsdf.inputs.get("Clearcoat")
+    if coat_socket is not None:  # dirt dulls the clear coat
+        links.new(_math(nodes, links, "MULTIPLY_ADD", dirt, -1.0, 1.0), coat_socket)
     return mat
 
 
+DIRT_TOP_M = 0.6  # road dirt fades out by this height
+DIRT_FADE_M = 0.42
+DIRT_RGB = (0.075, 0.062, 0.048)
+
 # Shared materials: key -> (colour, roughness, metallic, specular)
 SHARED = {
-    "glass": ((0.012, 0.014, 0.018), 0.03, 0.0, 0.9),
     "trim": ((0.018, 0.018, 0.02), 0.55, 0.0, 0.3),
     "chassis": ((0.012, 0.012, 0.012), 0.9, 0.0, 0.1),
     "inner": ((0.004, 0.004, 0.004), 1.0, 0.0, 0.0),
-    "tyre": ((0.018, 0.018, 0.018), 0.75, 0.0, 0.25),
     "wheel_dark": ((0.02, 0.02, 0.022), 0.6, 0.3, 0.3),
     "wheel_metal": ((0.55, 0.56, 0.58), 0.28, 1.0, 0.5),
-    "headlight": ((0.75, 0.76, 0.78), 0.08, 0.9, 0.8),
-    "indicator": ((0.8, 0.3, 0.02), 0.2, 0.0, 0.6),
-    "taillight": ((0.45, 0.008, 0.01), 0.12, 0.0, 0.7),
     "interior": ((0.03, 0.03, 0.032), 0.85, 0.0, 0.2),
-    "seat": ((0.05, 0.045, 0.04), 0.7, 0.0, 0.3),
+    "seat": ((0.045, 0.042, 0.04), 0.8, 0.0, 0.3),
+    "dash": ((0.02, 0.02, 0.022), 0.55, 0.0, 0.35),
+    "wheel_rim": ((0.012, 0.012, 0.013), 0.4, 0.0, 0.4),
     "softtop": ((0.015, 0.015, 0.017), 0.95, 0.0, 0.1),
     "bedliner": ((0.025, 0.025, 0.027), 0.9, 0.0, 0.15),
+}
+
+
+def glass_material(name: str, tint=(0.5, 0.53, 0.53)):
+    """Window glass: see-through (tinted, no refraction: a single pane) with a Fresnel-weighted mirror."""
+    mat, nodes, links, bsdf = mats.new_material(name)
+    nodes.remove(bsdf)
+    see = nodes.new("ShaderNodeBsdfTransparent")
+    see.inputs["Color"].default_value = (*tint, 1.0)
+    mirror = nodes.new("ShaderNodeBsdfGlossy")
+    mirror.inputs["Roughness"].default_value = 0.02
+    fresnel = nodes.new("ShaderNodeFresnel")
+    fresnel.inputs["IOR"].default_value = 1.52
+    mix = nodes.new("ShaderNodeMixShader")
+    links.new(fresnel.outputs["Fac"], mix.inputs["Fac"])
+    links.new(see.outputs["BSDF"], mix.inputs[1])
+    links.new(mirror.outputs["BSDF"], mix.inputs[2])
+    links.new(mix.outputs["Shader"], nodes.get("Material Output").inputs["Surface"])
+    mat.diffuse_color = (0.05, 0.06, 0.07, 1.0)
+    return mat
+
+
+def clear_material(name: str):
+    """Fully see-through: the inner shell behind the glass (still geometry for ray casts, invisible in renders)."""
+    mat, nodes, links, bsdf = mats.new_material(name)
+    nodes.remove(bsdf)
+    see = nodes.new("ShaderNodeBsdfTransparent")
+    links.new(see.outputs["BSDF"], nodes.get("Material Output").inputs["Surface"])
+    return mat
+
+
+def lamp_material(name: str, lens_rgb, reflector_rgb, cell_m: float):
+    """A lamp without emission: a glossy clear lens (the coat) over a faceted reflector (Voronoi bowls whose
+    centres are bright, their rims dark housing)."""
+    mat = mats.principled(name, reflector_rgb, roughness=0.18, metallic=0.9, specular=0.8)
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    bsdf = nodes.get("Principled BSDF")
+    _coat(bsdf, 1.0, 0.0)
+    _set_input(bsdf, "Coat Tint", (*lens_rgb, 1.0))
+    coord = nodes.new("ShaderNodeTexCoord")
+    cells = nodes.new("ShaderNodeTexVoronoi")
+    cells.inputs["Scale"].default_value = 1.0 / cell_m
+    links.new(coord.outputs["Object"], cells.inputs["Vector"])
+    dark = tuple(c * 0.3 for c in reflector_rgb)  # the housing between the bowls
+    ramp = mats.color_ramp(nodes, links, cells.outputs["Distance"],
+                           [(0.0, reflector_rgb), (0.75, tuple(0.7 * c for c in reflector_rgb)), (1.0, dark)])
+    links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
+    mats.bump_normal(nodes, links, bsdf, cells.outputs["Distance"], strength=0.3, distance=0.01)
+    return mat
+
+
+def grille_material(name: str, slats: bool):
+    """A grille: horizontal slats (trucks, SUVs, vans: satin grey) or a fine black mesh (cars), procedural on
+    the car frame's (y, z) with dark holes between."""
+    color = (0.09, 0.09, 0.095) if slats else (0.02, 0.02, 0.022)
+    mat = mats.principled(name, color, roughness=0.35 if slats else 0.5, metallic=0.6 if slats else 0.0)
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    bsdf = nodes.get("Principled BSDF")
+    coord, sep = _object_xyz(nodes, links)
+    if slats:
+        band = _math(nodes, links, "FRACT", _math(nodes, links, "DIVIDE", sep.outputs["Z"], 0.05))
+        ramp = mats.color_ramp(nodes, links, band, [(0.0, (0.003, 0.003, 0.003)), (0.3, (0.003, 0.003, 0.003)),
+                                                    (0.36, color), (1.0, tuple(0.6 * c for c in color))])
+        height = band
+    else:
+        tex = nodes.new("ShaderNodeTexBrick")
+        tex.offset = 0.5
+        tex.inputs["Color1"].default_value = (0.002, 0.002, 0.002, 1.0)
+        tex.inputs["Color2"].default_value = (0.004, 0.004, 0.004, 1.0)
+        tex.inputs["Mortar"].default_value = (*color, 1.0)
+        tex.inputs["Scale"].default_value = 1.0
+        tex.inputs["Mortar Size"].default_value = 0.005
+        tex.inputs["Brick Width"].default_value = 0.034
+        tex.inputs["Row Height"].default_value = 0.017
+        combine = nodes.new("ShaderNodeCombineXYZ")
+        links.new(sep.outputs["Y"], combine.inputs["X"])
+        links.new(sep.outputs["Z"], combine.inputs["Y"])
+        links.new(combine.outputs["Vector"], tex.inputs["Vector"])
+        ramp = tex
+        height = tex.outputs["Fac"]
+    links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
+    mats.bump_normal(nodes, links, bsdf, height, strength=0.8, distance=0.01)
+    return mat
+
+
+def tyre_material(name: str):
+    """Rubber: a tread of transverse grooves round the running surface, a matt sidewall whose outer edge
+    bends away (a rounded shoulder). The tyres' UVs are (cos, sin) of the angle round the axle times the
+    radius over the tyre radius (`core.vehicle_details.tyre_uv`); the object-space normal tells the
+    sidewall (along y) from the tread."""
+    mat = mats.principled(name, (0.02, 0.02, 0.02), roughness=0.8, specular=0.25)
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    bsdf = nodes.get("Principled BSDF")
+    coord = nodes.new("ShaderNodeTexCoord")
+    uv = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(coord.outputs["UV"], uv.inputs[0])
+    normal = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(coord.outputs["Normal"], normal.inputs[0])
+    side = _math(nodes, links, "GREATER_THAN", _math(nodes, links, "ABSOLUTE", normal.outputs["Y"]), 0.5)
+    angle = _math(nodes, links, "ARCTAN2", uv.outputs["Y"], uv.outputs["X"])
+    r2 = _math(nodes, links, "ADD", _math(nodes, links, "MULTIPLY", uv.outputs["X"], uv.outputs["X"]),
+               _math(nodes, links, "MULTIPLY", uv.outputs["Y"], uv.outputs["Y"]))
+    r = _math(nodes, links, "SQRT", r2)
+    grooves = _math(nodes, links, "GREATER_THAN", _math(nodes, links, "SINE",
+                                                       _math(nodes, links, "MULTIPLY", angle, TREAD_BLOCKS)), 0.55)
+    tread = _math(nodes, links, "MULTIPLY", _math(nodes, links, "SUBTRACT", 1.0, side), grooves)
+    shoulder = _math(nodes, links, "MAXIMUM", _math(nodes, links, "SUBTRACT", r, 0.86), 0.0)
+    bulge = _math(nodes, links, "MULTIPLY", side, _math(nodes, links, "MULTIPLY", shoulder, shoulder))
+    height = _math(nodes, links, "SUBTRACT", _math(nodes, links, "MULTIPLY", bulge, -40.0), tread)
+    mats.bump_normal(nodes, links, bsdf, height, strength=0.7, distance=0.01)
+    ramp = mats.color_ramp(nodes, links, _math(nodes, links, "ADD", side, _math(nodes, links, "MULTIPLY", tread, 2)),
+                           [(0.0, (0.022, 0.022, 0.022)), (0.5, (0.03, 0.029, 0.028)), (1.0, (0.008, 0.008, 0.008))])
+    links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
+    links.new(_math(nodes, links, "MULTIPLY_ADD", side, -0.2, 0.85), compat.principled_input(bsdf, "Roughness"))
+    return mat
+
+
+TREAD_BLOCKS = 36.0  # transverse grooves round the tyre
+
+# Materials with their own node graphs: key -> builder(name)
+SPECIAL = {
+    "glass": glass_material,
+    "inner_clear": clear_material,
+    "headlight": lambda n: lamp_material(n, (0.95, 0.97, 1.0), (0.7, 0.71, 0.73), 0.11),
+    "indicator": lambda n: lamp_material(n, (1.0, 0.45, 0.05), (0.7, 0.3, 0.03), 0.04),
+    "taillight": lambda n: lamp_material(n, (1.0, 0.05, 0.05), (0.4, 0.012, 0.015), 0.08),
+    "grille_slats": lambda n: grille_material(n, True),
+    "grille_mesh": lambda n: grille_material(n, False),
+    "tyre": tyre_material,
 }
 
 
@@ -78,21 +260,23 @@ def shared_material(key: str):
     name = f"RB_Car_{key}"
     mat = bpy.data.materials.get(name)
     if mat is None:
+        if key in SPECIAL:
+            return SPECIAL[key](name)
         color, rough, metal, spec = SHARED[key]
         mat = mats.principled(name, color, roughness=rough, metallic=metal, specular=spec)
     return mat
 
 
 def part_object(name: str, part: Part, collection, matrix, materials: dict, *, smooth: bool = True,
-                uv: np.ndarray | None = None):
+                uv: np.ndarray | None = None, sharp_deg: float | None = None):
     obj = mesh_object(name, part.vertices, part.triangles, collection, matrix=matrix,
                       materials=[materials[m] for m in part.materials], face_materials=part.face_material,
                       smooth=smooth)
     if smooth and hasattr(obj.data, "set_sharp_from_angle"):
-        obj.data.set_sharp_from_angle(angle=math.radians(SMOOTH_ANGLE_DEG))
+        obj.data.set_sharp_from_angle(angle=math.radians(sharp_deg or SMOOTH_ANGLE_DEG))
     elif smooth and hasattr(obj.data, "use_auto_smooth"):  # Blender < 4.1
         obj.data.use_auto_smooth = True
-        obj.data.auto_smooth_angle = math.radians(SMOOTH_ANGLE_DEG)
+        obj.data.auto_smooth_angle = math.radians(sharp_deg or SMOOTH_ANGLE_DEG)
     if uv is not None:
         layer = obj.data.uv_layers.new(name="UVMap")
         loops = part.triangles.ravel()
@@ -108,7 +292,7 @@ def build_vehicle(scene, plan: VehiclePlan, prefix: str, matrix: np.ndarray, *, 
     panel re-meshed finely, split into its damaged and undamaged faces)."""
     col = scene.collection
     geometry = vehicle_geometry(plan)
-    materials = {key: shared_material(key) for key in SHARED}
+    materials = {key: shared_material(key) for key in (*SHARED, *SPECIAL)}
     materials["paint"] = paint_material(f"{prefix}_Paint", plan.paint_rgb, plan.metallic)
     materials.update(extra_materials or {})
     built = BuiltVehicle(prefix, plan, np.asarray(matrix, float))
@@ -118,7 +302,8 @@ def build_vehicle(scene, plan: VehiclePlan, prefix: str, matrix: np.ndarray, *, 
                 obj = part_object(f"{prefix}_{suffix}", sub, col, matrix, materials, uv=uv)
                 built.objects[suffix] = obj.name
             continue
-        obj = part_object(f"{prefix}_{name}", part, col, matrix, materials, smooth=name not in FLAT_PARTS)
+        obj = part_object(f"{prefix}_{name}", part, col, matrix, materials, smooth=name not in FLAT_PARTS,
+                          uv=part.uv, sharp_deg=CABIN_SMOOTH_DEG if name.startswith(COSMETIC_PREFIX) else None)
         built.objects[name] = obj.name
     return built
 

@@ -81,12 +81,13 @@ def add_details(plan: VehiclePlan, prof: Profile, seams: dict, zones: dict, b: P
              "indicator")
     zb_front = float(prof.z_bottom(0.0))
     if upright:  # a tall grille between the headlights
-        _box(b, "grille", (xf - 0.01, -0.5 * wf, max(zb_front + 0.15, p.crease - 0.12)), (xf + 0.008, 0.5 * wf, hl_z1),
-             "trim")
+        grille_bottom = max(zb_front + 0.15, p.crease - 0.12)
+        _box(b, "grille", (xf - 0.01, -0.5 * wf, grille_bottom), (xf + 0.008, 0.5 * wf, hl_z1), "grille_slats")
     else:  # a grille between the headlights and an intake low in the bumper
-        _box(b, "grille", (xf - 0.01, -0.42 * wf, p.crease - 0.03), (xf + 0.008, 0.42 * wf, hl_z1 - 0.03), "trim")
-        _box(b, "grille", (xf - 0.01, -0.34 * wf, zb_front + 0.07), (xf + 0.008, 0.34 * wf,
-                                                                     max(zb_front + 0.12, p.crease - 0.2)), "trim")
+        _box(b, "grille", (xf - 0.01, -0.42 * wf, p.crease - 0.03), (xf + 0.008, 0.42 * wf, hl_z1 - 0.03),
+             "grille_mesh")
+        intake_top = max(zb_front + 0.12, p.crease - 0.2)
+        _box(b, "grille", (xf - 0.01, -0.34 * wf, zb_front + 0.07), (xf + 0.008, 0.34 * wf, intake_top), "grille_mesh")
     # rear: tail lights (tall ones at the corners of hatches and vans)
     top_rear = float(prof.sections([L], form="bed" if p.bed else "body")[0, 4, 1])
     if p.name in ("suv", "van", "minivan", "crossover", "wagon"):
@@ -193,3 +194,12 @@ def _convertible_details(p: StyleProfile, prof: Profile, b: PartBuilder) -> None
         _box(b, "seats", (back_x - 0.1, yc - 0.13, p.belt + 0.19), (back_x - 0.02, yc + 0.13, p.belt + 0.36), "seat")
     xs = L / 2 - p.deck
     _box(b, "soft_top", (xs, -0.42 * p.width, p.belt - 0.08), (xs + 0.32, 0.42 * p.width, p.belt + 0.11), "softtop")
+
+
+def tyre_uv(plan: VehiclePlan, vertices: np.ndarray) -> np.ndarray:
+    """Per-vertex UVs of the tyres for their material: (cos, sin) of the angle round the nearest axle times the
+    distance from it over the tyre radius (no seam: the angle is taken back with atan2 in the shader)."""
+    centres = np.array(plan.wheel_centers())
+    nearest = np.argmin(np.linalg.norm(vertices[:, None, :] - centres[None], axis=2), axis=1)
+    rel = vertices - centres[nearest]
+    return np.column_stack([rel[:, 0], rel[:, 2]]) / plan.profile.tyre_radius

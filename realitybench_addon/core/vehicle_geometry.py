@@ -7,7 +7,8 @@ from functools import lru_cache
 import numpy as np
 
 from .vehicle import INNER_INSET_M, SEAM_GAP_M, SIDES, VehiclePlan
-from .vehicle_details import add_details, plate_mounts_of
+from .vehicle_details import add_details, plate_mounts_of, tyre_uv
+from .vehicle_interior import add_interior
 from .vehicle_loft import (CANT, GREENHOUSE, LOWER, N_POINTS, RING, RING_EDGES, ROCKER, ROOF, ROOF_EDGE, SHOULDER,
                            UNDERSIDE, UPPER, PartBuilder, Profile, VehicleGeometry, loft_ring, loft_stations)
 from .vehicle_panels import BED_GAP_M, FaceClassifier, body_panels, door_seams, side_zones
@@ -63,8 +64,9 @@ def vehicle_geometry(plan: VehiclePlan) -> VehicleGeometry:
                     if inset:
                         skip = e == UNDERSIDE or (form == "bed" and e > SHOULDER) or \
                             (p.open_top and prof.cockpit(dm) and e >= GREENHOUSE)
-                        if not skip:
-                            b.add_quads("inner", quad[None], "inner")
+                        if not skip:  # behind the glass the shell is see-through: the cabin shows
+                            behind_glass = classify(form, dm, e, side)[1] == "glass"
+                            b.add_quads("inner", quad[None], "inner_clear" if behind_glass else "inner")
                         continue
                     name, mat = classify(form, dm, e, side)
                     labels[(si, i, r)] = name
@@ -91,7 +93,9 @@ def vehicle_geometry(plan: VehiclePlan) -> VehicleGeometry:
                     quad = quad[::-1]
                 b.add_quads(low if k < 3 else up, quad[None], "paint")
     add_details(plan, prof, seams, zones, b)
+    add_interior(plan, prof, seams, b)  # last: the parts before it (the targets) are as they were
     parts = b.parts()
+    parts["tyres"].uv = tyre_uv(plan, parts["tyres"].vertices)  # the tread and sidewall pattern's coordinates
     panels = body_panels(parts, labels, zones, p)
     return VehicleGeometry(parts, panels, plate_mounts_of(p, prof), segments, seams, zones, loft)
 
