@@ -1,6 +1,6 @@
 """The repair-order board (pure): an RO number, a VIN with a valid check digit, a date, written by
 hand on a dry-erase board that a technician holds near the car; the board drawn at true size
-with the layout of everything written on it; the technician's body as simple meshes.
+with the layout of everything written on it; the technician holding it (a person from core/person.py).
 
 VIN: 17 characters from digits and capitals without I, O and Q; position 9 is the check
 digit (ISO 3779 / US 49 CFR 565): transliterate letters (A-H = 1-8, J-N = 1-5, P = 7, R = 9,
@@ -16,7 +16,7 @@ import numpy as np
 
 from . import lettering
 from .lettering import TextLayout, TextRow
-from .geometry import ring_sphere_triangles
+from .person import GripFrame, Look, draw_look, person_parts
 
 VIN_CHARS = "0123456789ABCDEFGHJKLMNPRSTUVWXYZ"
 _TRANSLIT = {**{str(d): d for d in range(10)},
@@ -165,27 +165,11 @@ def board_texture(board: BoardPlan, px_per_mm: float = BOARD_PX_PER_MM) -> tuple
 
 
 # ---------------------------------------------------------------------------------------------
-# The technician holding the board: boxes and an ellipsoid head, in world coordinates.
+# The technician holding the board: a smooth person (core/person.py) whose hands grip the board's top corners.
 
 TECH_HALF_SIZE_M = (0.3, 0.32)  # footprint (along the facing, across), arms and board included
-
-
-def _oriented_box(p0, p1, width: float, depth: float) -> np.ndarray:
-    """A box from p0 to p1 (its long axis), `width` x `depth` across: (6, 4, 3) outward quads."""
-    p0, p1 = np.asarray(p0, float), np.asarray(p1, float)
-    axis = p1 - p0
-    axis /= np.linalg.norm(axis)
-    ref = np.array([0.0, 0.0, 1.0]) if abs(axis[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
-    a = np.cross(axis, ref)
-    a /= np.linalg.norm(a)
-    b = np.cross(axis, a)
-    corners = []
-    for p in (p0, p1):
-        for sa, sb in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
-            corners.append(p + sa * a * width / 2 + sb * b * depth / 2)
-    c = np.array(corners)
-    faces = [(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)]
-    return c[np.array(faces)]
+BOARD_FRAME_M = 0.012  # the frame's rim round the written face and its depth behind it
+PERSON_STREAM = 20  # the person's look comes from the board's seed and this (no draw from the scene's stream)
 
 
 def _board_box(board: BoardPlan, x0: float, x1: float, y0: float, y1: float, z0: float, z1: float) -> np.ndarray:
@@ -205,50 +189,30 @@ def grip_boxes(board: BoardPlan) -> list[tuple[float, float, float, float]]:
             (-bw / 2 - GRIP_OVER_FRONT_M, bh / 2 - GRIP_LOW_M, -bw / 2 + GRIP_OVER_FRONT_M, bh / 2 + GRIP_TOP_M)]
 
 
-def _ellipsoid(center, radii, rings: int = 8, seg: int = 12) -> tuple[np.ndarray, np.ndarray]:
-    verts = [[center[0], center[1], center[2] - radii[2]]]
-    for i in range(1, rings):
-        phi = math.pi * i / rings
-        for j in range(seg):
-            th = 2 * math.pi * j / seg
-            verts.append([center[0] + radii[0] * math.sin(phi) * math.cos(th),
-                          center[1] + radii[1] * math.sin(phi) * math.sin(th), center[2] - radii[2] * math.cos(phi)])
-    verts.append([center[0], center[1], center[2] + radii[2]])
-    return np.array(verts), ring_sphere_triangles(rings, seg)
+def technician_look(board: BoardPlan) -> Look:
+    """What the technician wears and how they stand: drawn from a stream of the board's own seed, so a
+    board always comes with the same person and no other draw of the scene moves."""
+    return draw_look(np.random.default_rng([board.seed, PERSON_STREAM]))
+
+
+def board_grips(board: BoardPlan) -> tuple[GripFrame, GripFrame]:
+    """The two hands' grips (the holder's left hand, at the reader's right, first), matching grip_boxes:
+    fingers over the face at most GRIP_OVER_FRONT_M in from each side edge and GRIP_LOW_M below the top."""
+    _, right, up, normal = board.frame
+    bw, bh = BOARD_SIZE_M
+    return tuple(GripFrame(board.to_world(s * bw / 2, bh / 2), s * right, up, normal, GRIP_OVER_FRONT_M, GRIP_LOW_M,
+                           BOARD_FRAME_M) for s in (1, -1))
 
 
 def technician_parts(board: BoardPlan) -> dict[str, list]:
-    """Material key -> list of quads (k, 4, 3) or (verts, tris): the technician's clothes, skin, and the
-    board's frame, all in world coordinates."""
-    a = math.radians(board.facing_deg)
-    fwd = np.array([math.cos(a), math.sin(a), 0.0])
-    left = np.array([-math.sin(a), math.cos(a), 0.0])
-    feet = np.array([*board.feet_xy, 0.0])
-    up = np.array([0.0, 0.0, 1.0])
-
-    def at(f, l, z):
-        return feet + f * fwd + l * left + z * up
-
-    center, right, bup, normal = board.frame
+    """Material key -> meshes, all in world coordinates: the technician's skin, clothes (shirt, trousers,
+    boots; vest, stripe, gloves, cap, hair as worn) as (vertices, triangles), and the board's frame as
+    (6, 4, 3) quads. The hands (core/person.gripping_hand) are in "gloves" when worn, else in "skin"."""
     bw, bh = BOARD_SIZE_M
-    out: dict[str, list] = {"pants": [], "shirt": [], "skin": [], "frame": [], "shoes": []}
-    for s in (1, -1):
-        out["pants"].append(_oriented_box(at(0, s * 0.1, 0.08), at(0, s * 0.1, 0.9), 0.15, 0.17))
-        out["shoes"].append(_oriented_box(at(0.04, s * 0.1, 0.0), at(0.04, s * 0.1, 0.08), 0.12, 0.27))
-        shoulder = at(0.0, s * 0.23, 1.42)
-        elbow = at(0.12, s * 0.25, 1.12)
-        # s = +1: the holder's left hand, at the reader's right: it grips the side edge near the top corner,
-        # fingers over the written face (GRIP_OVER_FRONT_M of it), the thumb behind the board
-        x0, y0, x1, y1 = grip_boxes(board)[0 if s == 1 else 1]
-        hand = center + 0.5 * (x0 + x1) * right + 0.5 * (y0 + y1) * bup
-        out["shirt"].append(_oriented_box(shoulder, elbow, 0.1, 0.1))
-        out["shirt"].append(_oriented_box(elbow, hand - 0.03 * normal, 0.08, 0.08))
-        out["skin"].append(_board_box(board, x0, x1, y0, y1, -0.03, 0.012))
-    out["shirt"].append(_oriented_box(at(0, 0, 0.88), at(0, 0, 1.47), 0.44, 0.25))
-    out["skin"].append(_ellipsoid(at(0.0, 0.0, 1.61), (0.085, 0.075, 0.115)))
-    out["skin"].append(_oriented_box(at(0, 0, 1.45), at(0, 0, 1.52), 0.08, 0.08))
+    out = person_parts(technician_look(board), board.feet_xy, board.facing_deg, board_grips(board))
     # the board's frame: a thin slab behind the written face
-    out["frame"] = [_board_box(board, -bw / 2 - 0.012, bw / 2 + 0.012, -bh / 2 - 0.012, bh / 2 + 0.012, -0.012, -0.0005)]
+    f = BOARD_FRAME_M
+    out["frame"] = [_board_box(board, -bw / 2 - f, bw / 2 + f, -bh / 2 - f, bh / 2 + f, -f, -0.0005)]
     return out
 
 

@@ -1,0 +1,163 @@
+"""Materials and objects of a person (core/person.py): plain principled skin with a faint sheen and
+roughness variation (no subsurface: costly), fabric with a weave bump, a fluorescent hi-vis vest with
+retro-reflective stripes, leather boots, nitrile or work gloves, hair and a cap. Smooth shaded."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.person import Look
+from . import compat
+from . import materials as mats
+from .meshes import mesh_object
+
+
+def _set(bsdf, names: tuple[str, ...], value) -> None:
+    """Set the first of `names` the Principled BSDF has (sheen and coat sockets differ between 3.x and 4.x)."""
+    for name in names:
+        if name in bsdf.inputs:
+            bsdf.inputs[name].default_value = value
+            return
+
+
+def _noise(nodes, links, scale: float, detail: float = 2.0):
+    coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
+    noise = nodes.new("ShaderNodeTexNoise")
+    noise.inputs["Scale"].default_value = scale
+    noise.inputs["Detail"].default_value = detail
+    links.new(coord, noise.inputs["Vector"])
+    return noise.outputs["Fac"]
+
+
+def _range(nodes, links, socket, lo: float, hi: float):
+    """`socket` (0..1) mapped to lo..hi."""
+    node = nodes.new("ShaderNodeMapRange")
+    node.inputs["To Min"].default_value = lo
+    node.inputs["To Max"].default_value = hi
+    links.new(socket, node.inputs["Value"])
+    return node.outputs["Result"]
+
+
+def _tinted(nodes, links, color, socket, spread: float):
+    """The colour scaled by 1 -/+ spread as `socket` goes 0..1 (mottling), as a colour socket."""
+    ramp = mats.color_ramp(nodes, links, socket, [(0.2, tuple(c * (1 - spread) for c in color)),
+                                                  (0.8, tuple(min(c * (1 + spread), 1.0) for c in color))])
+    return ramp.outputs["Color"]
+
+
+def skin_material(name: str, color):
+    """Skin: blotchy tone and roughness (oilier and redder in places), a faint sheen, a pore-scale bump."""
+    mat, nodes, links, bsdf = mats.new_material(name)
+    blotch = _noise(nodes, links, 40.0, 3.0)
+    links.new(_tinted(nodes, links, color, blotch, 0.08), compat.principled_input(bsdf, "Base Color"))
+    links.new(_range(nodes, links, _noise(nodes, links, 25.0), 0.38, 0.62), compat.principled_input(bsdf, "Roughness"))
+    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.35
+    _set(bsdf, ("Sheen Weight", "Sheen"), 0.15)
+    mats.bump_normal(nodes, links, bsdf, _noise(nodes, links, 600.0, 1.0), 0.04, 0.001)
+    mat.diffuse_color = (*color, 1.0)
+    return mat
+
+
+def fabric_material(name: str, color, roughness: float = 0.85, weave_per_m: float = 2000.0, strength: float = 0.08):
+    """Cloth: a twill-like weave (two crossing bands) as a bump, a slight mottling, a sheen along the folds."""
+    mat, nodes, links, bsdf = mats.new_material(name)
+    coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
+    weave = []
+    for direction in ("X", "Y"):
+        wave = nodes.new("ShaderNodeTexWave")
+        wave.bands_direction = direction
+        wave.inputs["Scale"].default_value = weave_per_m / 10.0
+        links.new(coord, wave.inputs["Vector"])
+        weave.append(wave.outputs["Fac"])
+    mix = nodes.new("ShaderNodeMath")
+    mix.operation = "MULTIPLY"
+    links.new(weave[0], mix.inputs[0])
+    links.new(weave[1], mix.inputs[1])
+    mottled = _tinted(nodes, links, color, _noise(nodes, links, 12.0), 0.1)
+    links.new(mottled, compat.principled_input(bsdf, "Base Color"))
+    compat.principled_input(bsdf, "Roughness").default_value = roughness
+    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.3
+    _set(bsdf, ("Sheen Weight", "Sheen"), 0.4)
+    mats.bump_normal(nodes, links, bsdf, mix.outputs[0], strength, 0.002)
+    mat.diffuse_color = (*color, 1.0)
+    return mat
+
+
+def hi_vis_material(name: str, color):
+    """Fluorescent vest fabric: as saturated and bright as a pigment gets. No emission: an emissive mesh turns
+    into a light Cycles samples at every shading point (render time), for a glow the eye barely sees."""
+    return fabric_material(name, color, roughness=0.75, weave_per_m=1400.0, strength=0.07)
+
+
+def reflective_stripe_material(name: str):
+    """Retro-reflective tape: silver-grey, glossy, its glass-bead grain as a fine bump."""
+    mat, nodes, links, bsdf = mats.new_material(name)
+    compat.principled_input(bsdf, "Base Color").default_value = (0.55, 0.56, 0.57, 1.0)
+    compat.principled_input(bsdf, "Roughness").default_value = 0.3
+    compat.principled_input(bsdf, "Metallic").default_value = 0.6
+    mats.bump_normal(nodes, links, bsdf, _noise(nodes, links, 800.0, 1.0), 0.15, 0.001)
+    mat.diffuse_color = (0.55, 0.56, 0.57, 1.0)
+    return mat
+
+
+def leather_material(name: str, color):
+    mat, nodes, links, bsdf = mats.new_material(name)
+    mottled = _tinted(nodes, links, color, _noise(nodes, links, 30.0), 0.15)
+    links.new(mottled, compat.principled_input(bsdf, "Base Color"))
+    links.new(_range(nodes, links, _noise(nodes, links, 60.0), 0.35, 0.6), compat.principled_input(bsdf, "Roughness"))
+    mats.bump_normal(nodes, links, bsdf, _noise(nodes, links, 300.0, 2.0), 0.1, 0.002)
+    mat.diffuse_color = (*color, 1.0)
+    return mat
+
+
+def glove_material(name: str, look: Look):
+    if look.gloves == "work":
+        return fabric_material(name, look.glove_color, roughness=0.9, weave_per_m=1200.0, strength=0.3)
+    mat, nodes, links, bsdf = mats.new_material(name)  # nitrile: a thin, semi-glossy rubber
+    compat.principled_input(bsdf, "Base Color").default_value = (*look.glove_color, 1.0)
+    links.new(_range(nodes, links, _noise(nodes, links, 80.0), 0.3, 0.45), compat.principled_input(bsdf, "Roughness"))
+    mat.diffuse_color = (*look.glove_color, 1.0)
+    return mat
+
+
+def hair_material(name: str, color):
+    """Short hair: strands as fine bands running front to back, a sheen."""
+    mat, nodes, links, bsdf = mats.new_material(name)
+    coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
+    strands = nodes.new("ShaderNodeTexWave")
+    strands.bands_direction = "Y"
+    strands.inputs["Scale"].default_value = 150.0
+    strands.inputs["Distortion"].default_value = 4.0
+    links.new(coord, strands.inputs["Vector"])
+    links.new(_tinted(nodes, links, color, strands.outputs["Fac"], 0.3), compat.principled_input(bsdf, "Base Color"))
+    compat.principled_input(bsdf, "Roughness").default_value = 0.5
+    _set(bsdf, ("Sheen Weight", "Sheen"), 0.5)
+    mats.bump_normal(nodes, links, bsdf, strands.outputs["Fac"], 0.3, 0.002)
+    mat.diffuse_color = (*color, 1.0)
+    return mat
+
+
+def person_materials(prefix: str, look: Look, keys) -> dict:
+    """Material key (core/person.person_parts) -> material, for the keys given (what the person wears)."""
+    makers = {"skin": lambda name: skin_material(name, look.skin),
+              "shirt": lambda name: fabric_material(name, look.shirt),
+              "trousers": lambda name: fabric_material(name, look.trousers, roughness=0.9, weave_per_m=1500.0,
+                                                       strength=0.18),
+              "boots": lambda name: leather_material(name, look.boots),
+              "vest": lambda name: hi_vis_material(name, look.vest),
+              "stripe": reflective_stripe_material,
+              "gloves": lambda name: glove_material(name, look),
+              "cap": lambda name: fabric_material(name, look.hair_or_cap, roughness=0.8, weave_per_m=1500.0),
+              "hair": lambda name: hair_material(name, look.hair_or_cap),
+              "eyes": lambda name: mats.principled(name, (0.025, 0.018, 0.014), roughness=0.15, specular=0.6)}
+    return {key: makers[key](f"{prefix}_{key}") for key in keys}
+
+
+def build_person_object(name: str, meshes: list, collection, material):
+    """One smooth-shaded object from a list of (vertices, triangles)."""
+    verts, tris, offset = [], [], 0
+    for v, t in meshes:
+        verts.append(np.asarray(v))
+        tris.append(np.asarray(t) + offset)
+        offset += len(v)
+    return mesh_object(name, np.concatenate(verts), np.concatenate(tris), collection, materials=[material],
+                       smooth=True)

@@ -1,0 +1,137 @@
+"""The technician holding the RO board is a smooth person (issue 20): deterministic per board, a few thousand
+triangles, inside the footprint the lot places it with, hands over the written face only within
+`grip_boxes` (the thumb behind), no body part through the board, and the boards themselves unchanged."""
+import math
+
+import numpy as np
+import pytest
+
+from realitybench_addon.core import person
+from realitybench_addon.core.ro_board import (BOARD_FRAME_M, BOARD_SIZE_M, board_grips, draw_board, grip_boxes,
+                                              technician_footprint, technician_look, technician_parts)
+
+BOARDS = [draw_board(np.random.default_rng(seed), (1.5 * seed % 7, -2.0), 47.0 * seed % 360 - 180, "driver")
+          for seed in range(60)]
+
+
+def _person_meshes(parts):
+    return [(key, v, t) for key, meshes in parts.items() if key != "frame" for v, t in meshes]
+
+
+def _in_board_frame(board, points):
+    center, right, up, normal = board.frame
+    d = np.asarray(points) - center
+    return d @ right, d @ up, d @ normal
+
+
+def test_the_same_board_gives_the_same_person():
+    for board in BOARDS[:5]:
+        a, b = technician_parts(board), technician_parts(board)
+        assert a.keys() == b.keys()
+        for key in a:
+            for x, y in zip(a[key], b[key]):
+                for u, v in zip(x, y) if isinstance(x, tuple) else [(x, y)]:
+                    assert np.array_equal(u, v)
+
+
+def test_looks_vary_between_boards():
+    looks = [technician_look(board) for board in BOARDS]
+    assert {look.top for look in looks} == {"shirt", "vest"}
+    assert {look.gloves for look in looks} == {"", "nitrile", "work"}
+    assert {look.headwear for look in looks} == {"cap", "hair"}
+    assert {look.weight_leg for look in looks} == {1, -1}
+    assert len({look.skin for look in looks}) >= 4
+    assert max(abs(look.head_yaw_deg) for look in looks) > 10
+
+
+def test_a_few_thousand_smooth_triangles():
+    for board in BOARDS:
+        meshes = _person_meshes(technician_parts(board))
+        triangles = sum(len(t) for _, _, t in meshes)
+        assert 4000 < triangles < 8000, triangles
+        for _, v, t in meshes:
+            assert t.min() >= 0 and t.max() < len(v) and np.isfinite(v).all()
+
+
+def _signed_volume(v, t):
+    a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
+    return float(np.einsum("ij,ij->i", a - v.mean(0), np.cross(b - v.mean(0), c - v.mean(0))).sum() / 6)
+
+
+def test_closed_shapes_face_outwards():
+    parts = technician_parts(BOARDS[3])
+    for key in ("skin", "shirt", "trousers", "boots"):
+        for v, t in parts[key]:
+            assert _signed_volume(v, t) > 0, key
+
+
+def test_the_footprint_bounds_the_person():
+    for board in BOARDS:
+        box = technician_footprint(board)
+        a = math.radians(box.heading_deg)
+        along, across = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+        for key, v, _ in _person_meshes(technician_parts(board)):
+            d = v[:, :2] - [box.x, box.y]
+            assert np.abs(d @ along).max() <= box.half_l, key
+            assert np.abs(d @ across).max() <= box.half_w, key
+            assert v[:, 2].min() >= -1e-9 and v[:, 2].max() <= box.z1, key
+
+
+def test_only_the_fingers_cover_the_face_and_only_within_grip_boxes():
+    bw, bh = BOARD_SIZE_M
+    for board in BOARDS:
+        boxes = grip_boxes(board)
+        covering = {0: 0, 1: 0}
+        for key, v, _ in _person_meshes(technician_parts(board)):
+            x, y, z = _in_board_frame(board, v)
+            over = (np.abs(x) < bw / 2) & (np.abs(y) < bh / 2) & (z > 0)
+            for k, (x0, y0, x1, y1) in enumerate(boxes):
+                inside = over & (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
+                covering[k] += int(inside.sum())
+                over &= ~inside
+            assert not over.any(), (key, x[over], y[over])
+        assert min(covering.values()) > 20  # each hand's fingers do wrap onto the face
+
+
+def test_the_thumbs_press_on_the_back():
+    bw, bh = BOARD_SIZE_M
+    board = BOARDS[7]
+    for grip in board_grips(board):
+        v, _ = person.gripping_hand(grip)["hand"]
+        x, y, z = _in_board_frame(board, v)
+        behind = (np.abs(x) < bw / 2) & (np.abs(y) < bh / 2) & (z < -BOARD_FRAME_M)
+        assert behind.sum() > 10
+        assert z[behind].max() < -BOARD_FRAME_M and z[behind].min() > -BOARD_FRAME_M - 0.03  # touching, not far
+
+
+def test_no_body_part_passes_through_the_board():
+    """Away from the gripped corners, nothing of the person lies within the board's slab."""
+    bw, bh = BOARD_SIZE_M
+    f = BOARD_FRAME_M
+    for board in BOARDS:
+        x0, _, _, _ = grip_boxes(board)[0]
+        for key, v, _ in _person_meshes(technician_parts(board)):
+            x, y, z = _in_board_frame(board, v)
+            corner = (np.abs(x) > x0 - 0.005) & (y > bh / 2 - 0.06)
+            slab = (np.abs(x) < bw / 2 + f) & (np.abs(y) < bh / 2 + f) & (z > -f - 0.002) & (z < 0.002) & ~corner
+            assert not slab.any(), key
+
+
+# The boards (where the technician stands, the target's centre and what is written) as the code before the
+# person was built drew them (computed with the untouched checkout): planning is unchanged.
+BEFORE = {0: ("329196", "1HGKZL8X4LR490025", (3.131225, -3.025221), -38.222159, (3.415697, -3.249257, 1.245455)),
+          24: ("196058", "1GCYA0J32R6305891", (5.655279, -0.259126), 93.193523, (5.637562, 0.058415, 1.156206)),
+          31: ("941670", "1FMZ777RXKD381764", (-2.729099, -0.411205), 84.588233, (-2.694729, -0.048401, 1.109731)),
+          57: ("514288", "2HG2CN6Y7P8001888", (0.754656, -2.498576), 25.149568, (1.064431, -2.353139, 1.282785))}
+
+
+@pytest.mark.parametrize("index", sorted(BEFORE))
+def test_the_boards_are_where_they_were(index):
+    from realitybench_addon import pipeline
+
+    board = pipeline.plan_frame("ro_board", 101, "random", index).plan.board
+    ro, vin, feet, facing, center = BEFORE[index]
+    assert (board.ro, board.vin) == (ro, vin)
+    assert board.feet_xy == pytest.approx(feet, abs=1e-6)
+    assert board.facing_deg == pytest.approx(facing, abs=1e-6)
+    assert board.frame[0] == pytest.approx(center, abs=1e-6)
