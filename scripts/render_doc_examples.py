@@ -2,7 +2,9 @@
 reference size, plus a wide view of the roof scene.
 
 Run:  .venv/bin/python scripts/render_doc_examples.py [--env rail_attachment,...] [--samples 32]
-Full-size JPEGs go to out/examples/; docs get 800 px copies (docs/img/<env>.jpg).
+Full-size JPEGs go to out/examples/ (--out), with picks.json (each environment's frame index); docs get 800 px
+copies (docs/img/<env>.jpg) unless --no-docs. The same frames again, e.g. from a checkout of older code for a
+before/after comparison:  ... render_doc_examples.py --picks-from out/examples/picks.json --out DIR --no-docs
 """
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ def accepted_example(env: str, seed: int, samples: int, limit: int = 200) -> pip
     raise SystemExit(f"no acceptable {env} frame in the first {limit}")
 
 
-def wide_roof_view(out: Path, samples: int) -> None:
+def wide_roof_view(out: Path, samples: int, docs: bool = True) -> None:
     import bpy
 
     from realitybench_addon.bl.camera import look_at
@@ -68,7 +70,8 @@ def wide_roof_view(out: Path, samples: int) -> None:
     frame = render_frame(scene, camera, samples=samples, denoise=True)
     jpeg, _ = postprocess.process(frame.linear_rgb, postprocess.PostParams(exposure_key=0.18, jpeg_quality=92))
     (out / "roof_wide.jpg").write_bytes(jpeg)
-    small_copy(jpeg, ROOT / "docs" / "img" / "roof_wide.jpg")
+    if docs:
+        small_copy(jpeg, ROOT / "docs" / "img" / "roof_wide.jpg")
 
 
 def main() -> None:
@@ -80,11 +83,17 @@ def main() -> None:
     parser.add_argument("--pick", action="append", default=["tape_gap=24"], metavar="ENV=INDEX",
                         help="use this frame index for ENV instead of the first accepted one "
                              "(default: tape_gap=24, a typical crouching view)")
+    parser.add_argument("--picks-from", help="picks.json of an earlier run: render the same frames")
+    parser.add_argument("--out", default=str(ROOT / "out" / "examples"), help="folder for the full-size frames")
+    parser.add_argument("--no-docs", action="store_true", help="leave docs/img/ as it is")
     args = parser.parse_args()
-    out = ROOT / "out" / "examples"
+    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (ROOT / "docs" / "img").mkdir(parents=True, exist_ok=True)
     picks = dict(p.split("=", 1) for p in args.pick)
+    if args.picks_from:
+        picks.update(json.loads(Path(args.picks_from).read_text()))
+    chosen = {}
     for env in args.env.split(","):
         if env in picks:
             spec = pipeline.plan_frame(env, args.seed, "random", int(picks[env]))
@@ -93,12 +102,15 @@ def main() -> None:
         else:
             result = accepted_example(env, args.seed, args.samples)
         record = result.record
-        (out / record["file_name"]).write_bytes(result.jpeg)
+        chosen[env] = record["index"]
+        (out / f"{env}.jpg").write_bytes(result.jpeg)
         (out / f"{record['frame_id']}.json").write_text(json.dumps(record, indent=2, default=str))
-        small_copy(result.jpeg, ROOT / "docs" / "img" / f"{env}.jpg")
+        (out / "picks.json").write_text(json.dumps(chosen, indent=1))
+        if not args.no_docs:
+            small_copy(result.jpeg, ROOT / "docs" / "img" / f"{env}.jpg")
         print(f"{env}: {record['frame_id']} verdict {record['verdict']} truth {record['ground_truth']}")
     if not args.no_wide:
-        wide_roof_view(out, args.samples)
+        wide_roof_view(out, args.samples, docs=not args.no_docs)
         print("roof_wide: done")
 
 
