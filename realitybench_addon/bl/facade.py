@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.facade import merge
+from ..core.geometry import merge_meshes
 from . import compat
 from . import materials as mats
 from .meshes import mesh_object
@@ -164,7 +164,7 @@ def add_details(collection, name: str, meshes: dict, materials: dict) -> list[st
     coordinates, `materials` the kind to its material. Objects are named f"{name}_{Kind}"; returns the names."""
     names = []
     for kind, parts in meshes.items():
-        v, q = merge(parts)
+        v, q = merge_meshes(parts, 4)
         if len(v) == 0:
             continue
         obj_name = f"{name}_{kind.title()}"

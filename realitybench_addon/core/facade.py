@@ -126,20 +126,6 @@ def gutter(wall: WallFrame, a0: float, a1: float, z_top: float, *, projection_m:
     return out
 
 
-def merge(meshes) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenate (vertices, faces) pairs of one face size."""
-    verts, faces, offset = [], [], 0
-    for v, f in meshes:
-        if len(v) == 0:
-            continue
-        verts.append(np.asarray(v, float))
-        faces.append(np.asarray(f, int) + offset)
-        offset += len(v)
-    if not verts:
-        return np.zeros((0, 3)), np.zeros((0, 4), int)
-    return np.concatenate(verts), np.concatenate(faces)
-
-
 def quads_to_triangles(quads: np.ndarray) -> np.ndarray:
     quads = np.asarray(quads, int).reshape(-1, 4)
     return np.concatenate([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]])

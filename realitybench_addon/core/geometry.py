@@ -20,6 +20,20 @@ def triangle_areas(vertices: np.ndarray, triangles: np.ndarray) -> np.ndarray:
     return 0.5 * np.linalg.norm(np.cross(v[t[:, 1]] - v[t[:, 0]], v[t[:, 2]] - v[t[:, 0]]), axis=1)
 
 
+def merge_meshes(meshes, face_size: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """One mesh from (vertices, faces) pairs whose faces all have `face_size` corners; empty parts are skipped."""
+    verts, faces, offset = [], [], 0
+    for v, f in meshes:
+        if len(v) == 0:
+            continue
+        verts.append(np.asarray(v, float))
+        faces.append(np.asarray(f, int) + offset)
+        offset += len(v)
+    if not verts:
+        return np.zeros((0, 3)), np.zeros((0, face_size), int)
+    return np.concatenate(verts), np.concatenate(faces)
+
+
 def ring_sphere_triangles(rings: int, seg: int) -> np.ndarray:
     """Triangles of a closed sphere-like mesh laid out as [bottom pole, rings - 1 rings of `seg`
     vertices from the bottom up, top pole], facing outwards."""

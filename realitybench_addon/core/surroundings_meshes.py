@@ -9,8 +9,7 @@ from functools import lru_cache
 import numpy as np
 
 from .facade import footprint_details, quads_to_triangles
-from .facade import merge as facade_merge
-from .geometry import ring_sphere_triangles
+from .geometry import merge_meshes, ring_sphere_triangles
 from .vegetation import deciduous_tree
 from .house import fan_triangles, wing_planes, wing_walls
 from .noise import hash01
@@ -98,7 +97,7 @@ def crown_mesh(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
         blobs.append((cx + off * math.cos(ang), cy + off * math.sin(ang), zk0, min(zk1, z1), rk))
     meshes = [_lumpy_ellipsoid(bx, by, bz0, bz1, br, tree.seed + 17 * k) for k, (bx, by, bz0, bz1, br) in
               enumerate(blobs)]
-    return _merge(meshes)
+    return merge_meshes(meshes)
 
 
 _ELLIPSOID_TRIS = ring_sphere_triangles(CROWN_RINGS, CROWN_SEGMENTS)
@@ -230,17 +229,6 @@ class Part:
     face_shade: np.ndarray | None = None  # per-triangle value in [0, 1] (crowns: which tree shade)
 
 
-def _merge(meshes) -> tuple[np.ndarray, np.ndarray]:
-    verts, tris, offset = [], [], 0
-    for v, t in meshes:
-        verts.append(np.asarray(v, float))
-        tris.append(np.asarray(t, int) + offset)
-        offset += len(v)
-    if not verts:
-        return np.zeros((0, 3)), np.zeros((0, 3), int)
-    return np.concatenate(verts), np.concatenate(tris)
-
-
 @lru_cache(maxsize=4)
 def surroundings_parts(plan: SurroundingsPlan) -> tuple[Part, ...]:
     """Every mesh of the surroundings (merged per kind and material)."""
@@ -252,11 +240,11 @@ def surroundings_parts(plan: SurroundingsPlan) -> tuple[Part, ...]:
         trees = [t for t in plan.trees if t.kind == kind]
         if not trees:
             continue
-        v, tri = _merge([meshes[t][0] for t in trees])
+        v, tri = merge_meshes([meshes[t][0] for t in trees])
         shade = np.concatenate([meshes[t][1] for t in trees])
         parts.append(Part(f"Crowns_{kind}", "crown", v, tri, kind, shade))
     if plan.trees:
-        parts.append(Part("Trunks", "trunk", *_merge([meshes[t][2] for t in plan.trees]), "bark"))
+        parts.append(Part("Trunks", "trunk", *merge_meshes([meshes[t][2] for t in plan.trees]), "bark"))
     for i, b in enumerate(plan.buildings):
         walls, roof, _ = building_polygons(b)
         parts.append(Part(f"Neighbour{i:02d}_Walls", "building_walls", *fan_triangles(walls), f"wall{i}"))
@@ -264,11 +252,11 @@ def surroundings_parts(plan: SurroundingsPlan) -> tuple[Part, ...]:
         details = building_details(b)
         for kind, part_kind, material in (("glass", "window", "window"), ("frame", "window_frame", "trim"),
                                           ("door", "door", "door"), ("gutter", "gutter", "gutter")):
-            v, q = facade_merge(details[kind])
+            v, q = merge_meshes(details[kind], 4)
             if len(q):
                 parts.append(Part(f"Neighbour{i:02d}_{kind.title()}", part_kind, v, quads_to_triangles(q), material))
     if plan.poles:
-        parts.append(Part("Poles", "pole", *_merge([pole_mesh(p) for p in plan.poles]), "wood"))
+        parts.append(Part("Poles", "pole", *merge_meshes([pole_mesh(p) for p in plan.poles]), "wood"))
     return tuple(parts)
 
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .geometry import ring_sphere_triangles
+from .geometry import merge_meshes, ring_sphere_triangles
 
 CLUSTER_RINGS = 5
 CLUSTER_SEGMENTS = 8
@@ -53,17 +53,6 @@ def lumpy_cluster(center, radius: float, squash: float, rng: np.random.Generator
     ring = np.stack([c[0] + r * np.cos(a), c[1] + r * np.sin(a), c[2] + z], -1).reshape(-1, 3)
     verts = np.vstack([c + [0, 0, -radius * squash * 0.9], ring, c + [0, 0, radius * squash * 0.95]])
     return verts, _cluster_triangles(rings, seg)
-
-
-def _merge(meshes) -> tuple[np.ndarray, np.ndarray]:
-    verts, tris, offset = [], [], 0
-    for v, t in meshes:
-        verts.append(np.asarray(v, float))
-        tris.append(np.asarray(t, int) + offset)
-        offset += len(v)
-    if not verts:
-        return np.zeros((0, 3)), np.zeros((0, 3), int)
-    return np.concatenate(verts), np.concatenate(tris)
 
 
 def deciduous_tree(x: float, y: float, z: float, height: float, crown_radius: float, crown_base: float,
@@ -110,7 +99,7 @@ def deciduous_tree(x: float, y: float, z: float, height: float, crown_radius: fl
         end = fork + (c - fork) * 0.8
         if np.linalg.norm(end - start) > 0.2:
             wood.append(tapered_tube(start, end, r_trunk * 0.45, r_trunk * 0.15, 4))
-    return {"wood": _merge(wood), "leaves": _merge(leaves), "leaf_shade": np.concatenate(shade)}
+    return {"wood": merge_meshes(wood), "leaves": merge_meshes(leaves), "leaf_shade": np.concatenate(shade)}
 
 
 def conifer_tree(x: float, y: float, z: float, height: float, crown_radius: float, crown_base: float,
@@ -138,7 +127,7 @@ def conifer_tree(x: float, y: float, z: float, height: float, crown_radius: floa
         tris = np.concatenate([np.stack([j, j1, np.full(m, m)], -1), np.stack([j1, j, np.full(m, m + 1)], -1)])
         leaves.append((verts, tris))
         shade.append(np.full(len(tris), np.clip(tree_shade + rng.normal(0, 0.08), 0, 1)))
-    return {"wood": _merge(wood), "leaves": _merge(leaves), "leaf_shade": np.concatenate(shade)}
+    return {"wood": merge_meshes(wood), "leaves": merge_meshes(leaves), "leaf_shade": np.concatenate(shade)}
 
 
 def shrub(x: float, y: float, z: float, radius: float, height: float, seed: int) -> dict:
@@ -154,12 +143,12 @@ def shrub(x: float, y: float, z: float, radius: float, height: float, seed: int)
         c = [x + off * math.cos(ang), y + off * math.sin(ang), z + rc * sq * rng.uniform(0.55, 0.9)]
         leaves.append(lumpy_cluster(c, rc, sq, rng))
         shade.append(np.full(len(_CLUSTER_TRIS), np.clip(base_shade + rng.normal(0, 0.1), 0, 1)))
-    return {"wood": (np.zeros((0, 3)), np.zeros((0, 3), int)), "leaves": _merge(leaves),
+    return {"wood": (np.zeros((0, 3)), np.zeros((0, 3), int)), "leaves": merge_meshes(leaves),
             "leaf_shade": np.concatenate(shade)}
 
 
 def merge_plants(plants) -> dict:
     """Several trees/shrubs merged: one wood and one leaves mesh, and the leaf shades in order."""
     plants = list(plants)
-    return {"wood": _merge([p["wood"] for p in plants]), "leaves": _merge([p["leaves"] for p in plants]),
+    return {"wood": merge_meshes([p["wood"] for p in plants]), "leaves": merge_meshes([p["leaves"] for p in plants]),
             "leaf_shade": np.concatenate([p["leaf_shade"] for p in plants]) if plants else np.zeros(0)}
