@@ -92,7 +92,7 @@ def bpy():
 
 
 def _plan(coverage, **kw):
-    base = dict(kind="scattered", coverage=coverage, altitude_m=2000.0, cell_m=120.0, softness=0.02,
+    base = dict(kind="scattered", coverage=coverage, altitude_m=2000.0, cell_m=300.0, softness=0.02,
                 offset_m=(1234.0, -560.0, 77.0), stretch=1.0, wind_deg=0.0, shade=0.5)
     base.update(kw)
     return clouds.CloudPlan(**base)

@@ -3,7 +3,7 @@ soft they are, and where the pattern sits, drawn per scene from its own Generato
 stage), so the clouds vary from scene to scene and never shift any other draw.
 
 The clouds are a layer on a flat deck `altitude_m` above the camera: a view ray in direction d meets it at
-(d.x, d.y) * altitude / d.z, where the Blender world (`bl/sky.add_clouds`) evaluates a fractal noise whose
+(d.x, d.y) * altitude / d.z, where the Blender world (`bl/sky.add_clouds`) evaluates a 2D fractal noise whose
 value above `1 - coverage` is cloud. Near the horizon the deck is far away and its pattern shrinks to
 streaks, so the layer fades out below `HORIZON_FADE_DEG` (haze hides distant clouds in photos too), and it
 thins within `SUN_CLEAR_DEG` of the sun: the sun lamp always shines unshaded, so a cloud drawn over the
@@ -20,10 +20,10 @@ HORIZON_FADE_DEG = (2.0, 14.0)  # elevation where the layer starts to show, and 
 SUN_CLEAR_DEG = (1.5, 5.0)  # no cloud within the first angle of the sun, full clouds beyond the second
 KINDS = ("clear", "fair", "scattered", "broken")
 KIND_WEIGHTS = (0.12, 0.38, 0.35, 0.15)
-# Blender's 4D noise texture (detail 6, roughness 0.55) has values close to normal with this mean and spread
-# (measured over 65,536 directions, quantiles 0.6-0.9 within 0.002 of the normal's): a coverage c is then the
-# share of the pattern above mean + sd * z(1 - c).
-NOISE_MEAN, NOISE_SD = 0.5, 0.0666
+# Blender's 2D noise texture (detail 6, roughness 0.55) over the deck has values close to normal with this mean
+# and spread (measured on renders of clouds 300-1400 m across: quantiles 0.7 and 0.85 within 0.006 of the
+# normal's): a coverage c is then the share of the pattern above mean + sd * z(1 - c).
+NOISE_MEAN, NOISE_SD = 0.5, 0.087
 NOISE_DETAIL, NOISE_ROUGHNESS = 6.0, 0.55
 _COVERAGE = {"clear": (0.0, 0.0), "fair": (0.12, 0.25), "scattered": (0.25, 0.42), "broken": (0.42, 0.58)}
 
