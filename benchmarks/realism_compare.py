@@ -14,6 +14,8 @@
 4. Score:  .venv/bin/python benchmarks/realism_compare.py score /tmp/cmp/key.json answers/*.json
    prints, per environment and overall, the share of judgements preferring "after" (Wilson 95% interval)
    and the mean 1-5 rating of each side.
+Also: `sheets BEFORE AFTER --out docs/img` puts the docs' example frames (two runs of
+scripts/render_doc_examples.py, the second with --picks-from) side by side, before left.
 """
 from __future__ import annotations
 
@@ -48,7 +50,7 @@ def _frames(before: Path, after: Path, per_env: int) -> list[tuple[str, str, Pat
     return chosen
 
 
-def _side_by_side(left: Path, right: Path):
+def _side_by_side(left: Path, right: Path, labels=bp.SIDES):
     from PIL import Image, ImageDraw
 
     ims = []
@@ -63,9 +65,9 @@ def _side_by_side(left: Path, right: Path):
     sheet = Image.new("RGB", (w, h), (255, 255, 255))
     draw = ImageDraw.Draw(sheet)
     x = 0
-    for side, im in zip(bp.SIDES, ims):
+    for label, im in zip(labels, ims):
         sheet.paste(im, (x, LABEL_PX))
-        draw.text((x + im.width // 2 - 6, 8), side, fill=(0, 0, 0), font_size=24)
+        draw.text((x + im.width // 2 - 6 * len(label), 8), label, fill=(0, 0, 0), font_size=24)
         x += im.width + gap
     return sheet
 
@@ -87,6 +89,19 @@ def cmd_pairs(args) -> None:
     key.write_text(json.dumps(bp.pairs_to_key(pairs), indent=1))
     envs = sorted({p.environment for p in pairs})
     print(f"{len(pairs)} pairs from {len(envs)} environments in {out}; key in {key}")
+
+
+def cmd_sheets(args) -> None:
+    """docs/img/realism_<env>.jpg: each example frame before (left) and after (right), from two runs of
+    scripts/render_doc_examples.py (the second with --picks-from the first's picks.json)."""
+    before, after, out = Path(args.before), Path(args.after), Path(args.out)
+    names = sorted(p.name for p in after.glob("*.jpg") if (before / p.name).is_file())
+    if not names:
+        raise RealityBenchError(f"{before} and {after} share no example frame (ENV.jpg)")
+    out.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        _side_by_side(before / name, after / name, ("before", "after")).save(out / f"realism_{name}", quality=88)
+    print(f"{len(names)} before/after sheets in {out}")
 
 
 def cmd_score(args) -> None:
@@ -113,13 +128,17 @@ def main(argv=None) -> int:
     p.add_argument("--key", required=True, help="JSON key file (outside --out)")
     p.add_argument("--per-env", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
+    sh = sub.add_parser("sheets", help="before/after sheets of the docs' example frames")
+    sh.add_argument("before")
+    sh.add_argument("after")
+    sh.add_argument("--out", required=True)
     s = sub.add_parser("score", help="preference share and mean ratings per environment")
     s.add_argument("key")
     s.add_argument("answers", nargs="+")
     s.add_argument("--markdown", help="also write the table here")
     args = parser.parse_args(argv)
     try:
-        (cmd_pairs if args.command == "pairs" else cmd_score)(args)
+        {"pairs": cmd_pairs, "sheets": cmd_sheets, "score": cmd_score}[args.command](args)
     except RealityBenchError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -127,3 +127,31 @@ def test_script_makes_blind_pairs_and_scores_them(tmp_path):
     assert run.returncode == 2 and "answered twice" in run.stderr
     run = _script("score", tmp_path / "key.json", _write(tmp_path, "[", "bad.json"))
     assert run.returncode == 2 and run.stderr.startswith("error: ") and "Traceback" not in run.stderr
+
+
+def test_the_recorded_comparison_gives_the_table_in_docs(tmp_path):
+    """docs/realism.md's table is what the checked-in key and answers give."""
+    recorded = ROOT / "benchmarks" / "results" / "realism-blind-2026-11-30"
+    run = _script("score", recorded / "key.json", *sorted(recorded.glob("viewer*.json")),
+                  "--markdown", tmp_path / "table.md")
+    assert run.returncode == 0, run.stderr
+    table = (tmp_path / "table.md").read_text().strip()
+    assert "| all | 55 | 165 | 0.91 |" in table
+    assert table in (ROOT / "docs" / "realism.md").read_text()
+
+
+def test_sheets_put_each_example_before_left_and_after_right(tmp_path):
+    from PIL import Image
+
+    for which, shade in (("before", 10), ("after", 240)):
+        (tmp_path / which).mkdir()
+        for env in ("tape_gap", "ro_board"):
+            Image.new("RGB", (80, 60), (shade, 0, 0)).save(tmp_path / which / f"{env}.jpg")
+    Image.new("RGB", (80, 60)).save(tmp_path / "after" / "car_view.jpg")  # no before: no sheet
+    run = _script("sheets", tmp_path / "before", tmp_path / "after", "--out", tmp_path / "img")
+    assert run.returncode == 0, run.stderr
+    assert sorted(p.name for p in (tmp_path / "img").iterdir()) == ["realism_ro_board.jpg", "realism_tape_gap.jpg"]
+    with Image.open(tmp_path / "img" / "realism_tape_gap.jpg") as im:
+        assert im.getpixel((20, 60))[0] < 60 and im.getpixel((im.width - 20, 60))[0] > 200
+    run = _script("sheets", tmp_path / "img", tmp_path / "before", "--out", tmp_path / "x")
+    assert run.returncode == 2 and "share no example frame" in run.stderr
