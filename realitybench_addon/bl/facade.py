@@ -29,50 +29,6 @@ def _seeded(seed: int, n: int) -> np.ndarray:
     return np.random.default_rng(abs(int(seed)) + 7919).random(n)
 
 
-def _mix_rgb(nodes, links, factor, a, b, blend: str = "MIX"):
-    """A colour mix node (ShaderNodeMix, 3.4+): a where factor = 0, b where 1. `a`, `b` are sockets or RGB."""
-    mix = nodes.new("ShaderNodeMix")
-    mix.data_type = "RGBA"
-    mix.blend_type = blend
-    if isinstance(factor, (int, float)):
-        mix.inputs["Factor"].default_value = factor
-    else:
-        links.new(factor, mix.inputs["Factor"])
-    for socket, value in ((mix.inputs[6], a), (mix.inputs[7], b)):
-        if isinstance(value, (tuple, list)):
-            socket.default_value = (*value[:3], 1.0)
-        else:
-            links.new(value, socket)
-    return mix.outputs[2]
-
-
-def _map_range(nodes, links, value, from_min, from_max, to_min=0.0, to_max=1.0):
-    node = nodes.new("ShaderNodeMapRange")
-    node.clamp = True
-    node.inputs["From Min"].default_value = from_min
-    node.inputs["From Max"].default_value = from_max
-    node.inputs["To Min"].default_value = to_min
-    node.inputs["To Max"].default_value = to_max
-    links.new(value, node.inputs["Value"])
-    return node.outputs["Result"]
-
-
-def _noise(nodes, links, vector, scale: float, detail: float = 2.0):
-    noise = nodes.new("ShaderNodeTexNoise")
-    noise.inputs["Scale"].default_value = scale
-    noise.inputs["Detail"].default_value = detail
-    links.new(vector, noise.inputs["Vector"])
-    return noise.outputs["Fac"]
-
-
-def _scaled_vector(nodes, links, vector, scale):
-    node = nodes.new("ShaderNodeVectorMath")
-    node.operation = "MULTIPLY"
-    node.inputs[1].default_value = scale
-    links.new(vector, node.inputs[0])
-    return node.outputs["Vector"]
-
-
 def window_glass_material(name: str, *, seed: int = 0, interior=(0.035, 0.03, 0.026), blinds_share: float = 0.45,
                           roughness: float = 0.07):
     """Window glass: a glossy dielectric (it reflects the sky, roughness ~0.07 keeps the sun a soft hot spot,
@@ -84,9 +40,9 @@ def window_glass_material(name: str, *, seed: int = 0, interior=(0.035, 0.03, 0.
     sep = nodes.new("ShaderNodeSeparateXYZ")
     links.new(coord, sep.inputs[0])
     # the interior: a little lighter low down (a room's far wall, furniture) and varying from room to room
-    room = _noise(nodes, links, coord, 0.45 + 0.3 * r[0], 1.0)
+    room = mats.noise_fac(nodes, links, coord, 0.45 + 0.3 * r[0], 1.0)
     lit = tuple(c * 2.6 for c in interior)
-    color = _mix_rgb(nodes, links, _map_range(nodes, links, room, 0.35, 0.75), interior, lit)
+    color = mats.mix_rgb(nodes, links, mats.map_range(nodes, links, room, 0.35, 0.75), interior, lit)
     # blinds: slats 2.5 cm apart, in the windows whose broad noise is high
     slat = nodes.new("ShaderNodeMath")
     slat.operation = "FRACT"
@@ -95,16 +51,16 @@ def window_glass_material(name: str, *, seed: int = 0, interior=(0.035, 0.03, 0.
     per_slat.inputs[1].default_value = 0.025
     links.new(sep.outputs["Z"], per_slat.inputs[0])
     links.new(per_slat.outputs[0], slat.inputs[0])
-    slats = _map_range(nodes, links, slat.outputs[0], 0.72, 0.8, 1.0, 0.25)
-    which = _map_range(nodes, links, _noise(nodes, links, _scaled_vector(nodes, links, coord, (1.0, 1.0, 0.2)),
-                                            0.8 + 0.5 * r[1], 0.0), 0.62 - 0.3 * blinds_share,
-                       0.66 - 0.3 * blinds_share)
+    slats = mats.map_range(nodes, links, slat.outputs[0], 0.72, 0.8, 1.0, 0.25)
+    squashed = mats.scaled_vector(nodes, links, coord, (1.0, 1.0, 0.2))
+    which = mats.map_range(nodes, links, mats.noise_fac(nodes, links, squashed, 0.8 + 0.5 * r[1], 0.0),
+                           0.62 - 0.3 * blinds_share, 0.66 - 0.3 * blinds_share)
     blinds = nodes.new("ShaderNodeMath")
     blinds.operation = "MULTIPLY"
     links.new(slats, blinds.inputs[0])
     links.new(which, blinds.inputs[1])
     blind_color = (0.32, 0.3, 0.27) if r[2] < 0.6 else (0.3, 0.27, 0.22)
-    color = _mix_rgb(nodes, links, blinds.outputs[0], color, blind_color)
+    color = mats.mix_rgb(nodes, links, blinds.outputs[0], color, blind_color)
     links.new(color, compat.principled_input(bsdf, "Base Color"))
     compat.principled_input(bsdf, "Roughness").default_value = roughness
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.6
@@ -137,24 +93,24 @@ def weather(mat, seed: int, *, ground_dirt_m: float = 0.55, streaks: float = 1.0
     source = base.links[0].from_socket if base.is_linked else tuple(base.default_value)[:3]
     r = _seeded(seed, 4)
     gain = tuple(1.0 + tint * (2 * r[i] - 1) for i in range(3))
-    color = _mix_rgb(nodes, links, 1.0, source, gain, blend="MULTIPLY")
+    color = mats.mix_rgb(nodes, links, 1.0, source, gain, blend="MULTIPLY")
     coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
     sep = nodes.new("ShaderNodeSeparateXYZ")
     links.new(coord, sep.inputs[0])
-    wobble = _noise(nodes, links, coord, 1.3, 3.0)  # ragged upper edge of the splash band
+    wobble = mats.noise_fac(nodes, links, coord, 1.3, 3.0)  # ragged upper edge of the splash band
     height = nodes.new("ShaderNodeMath")
     height.operation = "MULTIPLY_ADD"
     height.inputs[1].default_value = 0.5 * ground_dirt_m
     links.new(wobble, height.inputs[0])
     links.new(sep.outputs["Z"], height.inputs[2])
-    splash = _map_range(nodes, links, height.outputs[0], ground_z + 1.05 * ground_dirt_m, ground_z + 0.1, 0.0, 0.75)
-    streak = _noise(nodes, links, _scaled_vector(nodes, links, coord, (9.0, 9.0, 0.35)), 1.0 + r[3], 2.0)
-    streak = _map_range(nodes, links, streak, 0.58, 0.8, 0.0, 0.2 * streaks)
+    splash = mats.map_range(nodes, links, height.outputs[0], ground_z + 1.05 * ground_dirt_m, ground_z + 0.1, 0.0, 0.75)
+    streak = mats.noise_fac(nodes, links, mats.scaled_vector(nodes, links, coord, (9.0, 9.0, 0.35)), 1.0 + r[3], 2.0)
+    streak = mats.map_range(nodes, links, streak, 0.58, 0.8, 0.0, 0.2 * streaks)
     amount = nodes.new("ShaderNodeMath")
     amount.operation = "MAXIMUM"
     links.new(splash, amount.inputs[0])
     links.new(streak, amount.inputs[1])
-    color = _mix_rgb(nodes, links, amount.outputs[0], color, dirt)
+    color = mats.mix_rgb(nodes, links, amount.outputs[0], color, dirt)
     links.new(color, base)
     return mat
 

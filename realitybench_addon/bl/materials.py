@@ -52,6 +52,53 @@ def weighted_sum(nodes, links, a, b, weight_a: float):
     return add.outputs[0]
 
 
+def mix_rgb(nodes, links, factor, a, b, blend: str = "MIX"):
+    """A colour mix node (ShaderNodeMix, 3.4+): a where factor = 0, b where 1. `a`, `b` are sockets or RGB."""
+    mix = nodes.new("ShaderNodeMix")
+    mix.data_type = "RGBA"
+    mix.blend_type = blend
+    if isinstance(factor, (int, float)):
+        mix.inputs["Factor"].default_value = factor
+    else:
+        links.new(factor, mix.inputs["Factor"])
+    for socket, value in ((mix.inputs[6], a), (mix.inputs[7], b)):
+        if isinstance(value, (tuple, list)):
+            socket.default_value = (*value[:3], 1.0)
+        else:
+            links.new(value, socket)
+    return mix.outputs[2]
+
+
+def map_range(nodes, links, value, from_min, from_max, to_min=0.0, to_max=1.0):
+    """`value` mapped linearly from [from_min, from_max] to [to_min, to_max], clamped."""
+    node = nodes.new("ShaderNodeMapRange")
+    node.clamp = True
+    node.inputs["From Min"].default_value = from_min
+    node.inputs["From Max"].default_value = from_max
+    node.inputs["To Min"].default_value = to_min
+    node.inputs["To Max"].default_value = to_max
+    links.new(value, node.inputs["Value"])
+    return node.outputs["Result"]
+
+
+def noise_fac(nodes, links, vector, scale: float, detail: float = 2.0):
+    """A Perlin noise texture's Fac over `vector`."""
+    noise = nodes.new("ShaderNodeTexNoise")
+    noise.inputs["Scale"].default_value = scale
+    noise.inputs["Detail"].default_value = detail
+    links.new(vector, noise.inputs["Vector"])
+    return noise.outputs["Fac"]
+
+
+def scaled_vector(nodes, links, vector, scale):
+    """`vector` multiplied component-wise by the constant `scale`."""
+    node = nodes.new("ShaderNodeVectorMath")
+    node.operation = "MULTIPLY"
+    node.inputs[1].default_value = scale
+    links.new(vector, node.inputs[0])
+    return node.outputs["Vector"]
+
+
 def bump_normal(nodes, links, bsdf, height, strength: float | None = None, distance: float | None = None):
     """Drive the BSDF's normal by a bump of `height` (Blender's defaults where not given)."""
     bump = nodes.new("ShaderNodeBump")

@@ -94,29 +94,29 @@ def _road(plan: SurroundingsPlan):
     along = dot((math.cos(a), math.sin(a), 0.0))
     across = math_node("ABSOLUTE", math_node("SUBTRACT", dot((-math.sin(a), math.cos(a), 0.0)),
                                                           road.offset_m), 0.0)
-    grain = facade._noise(nodes, links, coord, 9.0, 3.0)
-    patches = facade._noise(nodes, links, coord, 0.25, 3.0)
+    grain = mats.noise_fac(nodes, links, coord, 9.0, 3.0)
+    patches = mats.noise_fac(nodes, links, coord, 0.25, 3.0)
     base = mats.color_ramp(nodes, links, mats.weighted_sum(nodes, links, grain, patches, 0.5),
                            [(0.3, (0.04, 0.04, 0.042)), (0.55, (0.07, 0.068, 0.066)),
                             (0.75, (0.095, 0.092, 0.088))]).outputs["Color"]
-    tracks = facade._map_range(nodes, links, math_node("ABSOLUTE", math_node("SUBTRACT", across,
+    tracks = mats.map_range(nodes, links, math_node("ABSOLUTE", math_node("SUBTRACT", across,
                                                                                  road.width_m / 4), 0.0),
                                0.25, 0.55, 0.35, 0.0)
-    color = facade._mix_rgb(nodes, links, tracks, base, (0.03, 0.03, 0.031))
-    edge = facade._map_range(nodes, links, across, road.width_m / 2 - 0.45, road.width_m / 2 - 0.05, 0.0, 0.5)
-    color = facade._mix_rgb(nodes, links, edge, color, (0.14, 0.13, 0.115))
-    dashes = facade._map_range(nodes, links, math_node("FRACT", math_node("DIVIDE", along, 9.0), 0.0), 0.38, 0.4,
+    color = mats.mix_rgb(nodes, links, tracks, base, (0.03, 0.03, 0.031))
+    edge = mats.map_range(nodes, links, across, road.width_m / 2 - 0.45, road.width_m / 2 - 0.05, 0.0, 0.5)
+    color = mats.mix_rgb(nodes, links, edge, color, (0.14, 0.13, 0.115))
+    dashes = mats.map_range(nodes, links, math_node("FRACT", math_node("DIVIDE", along, 9.0), 0.0), 0.38, 0.4,
                                1.0, 0.0)
-    on_line = facade._map_range(nodes, links, across, 0.07, 0.055, 0.0, 1.0)
+    on_line = mats.map_range(nodes, links, across, 0.07, 0.055, 0.0, 1.0)
     line = math_node("MULTIPLY", on_line, 1.0)
     line_node = line.node
     links.new(dashes, line_node.inputs[1])
-    faded = facade._map_range(nodes, links, facade._noise(nodes, links, coord, 1.8, 3.0), 0.3, 0.7, 0.2, 0.7)
+    faded = mats.map_range(nodes, links, mats.noise_fac(nodes, links, coord, 1.8, 3.0), 0.3, 0.7, 0.2, 0.7)
     amount = nodes.new("ShaderNodeMath")
     amount.operation = "MULTIPLY"
     links.new(line, amount.inputs[0])
     links.new(faded, amount.inputs[1])
-    color = facade._mix_rgb(nodes, links, amount.outputs[0], color, (0.45, 0.36, 0.1))
+    color = mats.mix_rgb(nodes, links, amount.outputs[0], color, (0.45, 0.36, 0.1))
     links.new(color, compat.principled_input(bsdf, "Base Color"))
     mats.bump_normal(nodes, links, bsdf, grain, 0.15)
     compat.principled_input(bsdf, "Roughness").default_value = 0.85

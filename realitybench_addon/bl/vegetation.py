@@ -16,7 +16,6 @@ import numpy as np
 
 from . import compat
 from . import materials as mats
-from .facade import _map_range, _mix_rgb, _noise, _scaled_vector
 from .meshes import mesh_object
 
 LEAF_GREENS = [(0.2, (0.028, 0.055, 0.014)), (0.45, (0.05, 0.09, 0.02)), (0.7, (0.08, 0.115, 0.028)),
@@ -33,20 +32,20 @@ def leaf_material(name: str, stops=None, *, leaf_scale: float = 9.0, shade_attri
     coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
     attr = nodes.new("ShaderNodeAttribute")
     attr.attribute_name = shade_attribute
-    shade = mats.weighted_sum(nodes, links, attr.outputs["Fac"], _noise(nodes, links, coord, 0.7, 3.0), 0.6)
+    shade = mats.weighted_sum(nodes, links, attr.outputs["Fac"], mats.noise_fac(nodes, links, coord, 0.7, 3.0), 0.6)
     color = mats.color_ramp(nodes, links, shade, stops).outputs["Color"]
     cells = nodes.new("ShaderNodeTexVoronoi")
     cells.inputs["Scale"].default_value = leaf_scale
     links.new(coord, cells.inputs["Vector"])
-    gaps = _map_range(nodes, links, cells.outputs["Distance"], 0.05, 0.9, 1.25, 0.3)
+    gaps = mats.map_range(nodes, links, cells.outputs["Distance"], 0.05, 0.9, 1.25, 0.3)
     combine = nodes.new("ShaderNodeCombineColor")
     for channel in ("Red", "Green", "Blue"):
         links.new(gaps, combine.inputs[channel])
-    color = _mix_rgb(nodes, links, 1.0, color, combine.outputs["Color"], blend="MULTIPLY")
+    color = mats.mix_rgb(nodes, links, 1.0, color, combine.outputs["Color"], blend="MULTIPLY")
     # a second, coarser layer of clumps: whole sprays of leaves in light or shadow
-    sprays = _noise(nodes, links, coord, 2.2, 2.0)
-    color = _mix_rgb(nodes, links, _map_range(nodes, links, sprays, 0.4, 0.65, 0.0, 0.5), color,
-                     _mix_rgb(nodes, links, 1.0, color, (0.55, 0.55, 0.5), blend="MULTIPLY"))
+    sprays = mats.noise_fac(nodes, links, coord, 2.2, 2.0)
+    color = mats.mix_rgb(nodes, links, mats.map_range(nodes, links, sprays, 0.4, 0.65, 0.0, 0.5), color,
+                     mats.mix_rgb(nodes, links, 1.0, color, (0.55, 0.55, 0.5), blend="MULTIPLY"))
     links.new(color, compat.principled_input(bsdf, "Base Color"))
     invert = nodes.new("ShaderNodeMath")
     invert.operation = "SUBTRACT"
@@ -63,7 +62,7 @@ def bark_material(name: str, color=(0.075, 0.058, 0.042)):
     """Bark: vertical furrows (noise stretched along Z) darken and bump the base colour."""
     mat, nodes, links, bsdf = mats.new_material(name)
     coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
-    furrows = _noise(nodes, links, _scaled_vector(nodes, links, coord, (14.0, 14.0, 1.5)), 3.0, 4.0)
+    furrows = mats.noise_fac(nodes, links, mats.scaled_vector(nodes, links, coord, (14.0, 14.0, 1.5)), 3.0, 4.0)
     dark = tuple(c * 0.45 for c in color)
     light = tuple(min(1.0, c * 1.5) for c in color)
     ramp = mats.color_ramp(nodes, links, furrows, [(0.3, dark), (0.55, color), (0.8, light)])
@@ -84,8 +83,8 @@ def lawn_material(name: str, color, *, stripe_azimuth_deg: float = 0.0, stripe_w
     mat, nodes, links, bsdf = mats.new_material(name)
     rng = np.random.default_rng(abs(int(seed)) + 17)
     coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
-    patches = _noise(nodes, links, coord, 0.18 + 0.05 * rng.random(), 4.0)
-    blades = _noise(nodes, links, coord, 140.0, 2.0)
+    patches = mats.noise_fac(nodes, links, coord, 0.18 + 0.05 * rng.random(), 4.0)
+    blades = mats.noise_fac(nodes, links, coord, 140.0, 2.0)
     fac = mats.weighted_sum(nodes, links, patches, blades, 0.75)
     dark = tuple(c * 0.62 for c in color)
     light = tuple(min(1.0, c * 1.3) for c in color)
@@ -102,24 +101,24 @@ def lawn_material(name: str, color, *, stripe_azimuth_deg: float = 0.0, stripe_w
     band.operation = "PINGPONG"
     band.inputs[1].default_value = 1.0
     links.new(across.outputs["Value"], band.inputs[0])
-    stripe = _map_range(nodes, links, band.outputs[0], 0.4, 0.6, 0.0, 0.4)
+    stripe = mats.map_range(nodes, links, band.outputs[0], 0.4, 0.6, 0.0, 0.4)
     offset = nodes.new("ShaderNodeVectorMath")
     offset.operation = "DISTANCE"
     offset.inputs[1].default_value = (*stripe_center, 0.0)
-    links.new(_scaled_vector(nodes, links, coord, (1.0, 1.0, 0.0)), offset.inputs[0])
-    yard = _map_range(nodes, links, offset.outputs["Value"], stripe_radius_m, 2 * stripe_radius_m, 1.0, 0.0)
+    links.new(mats.scaled_vector(nodes, links, coord, (1.0, 1.0, 0.0)), offset.inputs[0])
+    yard = mats.map_range(nodes, links, offset.outputs["Value"], stripe_radius_m, 2 * stripe_radius_m, 1.0, 0.0)
     on_yard = nodes.new("ShaderNodeMath")
     on_yard.operation = "MULTIPLY"
     links.new(stripe, on_yard.inputs[0])
     links.new(yard, on_yard.inputs[1])
     stripe = on_yard.outputs[0]
-    color_out = _mix_rgb(nodes, links, stripe, color_out, light)
+    color_out = mats.mix_rgb(nodes, links, stripe, color_out, light)
     # dry spots and bare soil
-    spots = _noise(nodes, links, _scaled_vector(nodes, links, coord, (1.0, 1.0, 0.0)), 0.55, 3.0)
-    dry_fac = _map_range(nodes, links, spots, 0.6, 0.72, 0.0, 0.7 * dry)
-    color_out = _mix_rgb(nodes, links, dry_fac, color_out, (0.2, 0.16, 0.07))
-    soil = _map_range(nodes, links, _noise(nodes, links, coord, 3.5, 2.0), 0.7, 0.78, 0.0, 0.45 * dry)
-    color_out = _mix_rgb(nodes, links, soil, color_out, (0.09, 0.07, 0.05))
+    spots = mats.noise_fac(nodes, links, mats.scaled_vector(nodes, links, coord, (1.0, 1.0, 0.0)), 0.55, 3.0)
+    dry_fac = mats.map_range(nodes, links, spots, 0.6, 0.72, 0.0, 0.7 * dry)
+    color_out = mats.mix_rgb(nodes, links, dry_fac, color_out, (0.2, 0.16, 0.07))
+    soil = mats.map_range(nodes, links, mats.noise_fac(nodes, links, coord, 3.5, 2.0), 0.7, 0.78, 0.0, 0.45 * dry)
+    color_out = mats.mix_rgb(nodes, links, soil, color_out, (0.09, 0.07, 0.05))
     links.new(color_out, compat.principled_input(bsdf, "Base Color"))
     mats.bump_normal(nodes, links, bsdf, blades, 0.35, 0.02)
     compat.principled_input(bsdf, "Roughness").default_value = 0.95
