@@ -14,7 +14,8 @@
 4. Score:  .venv/bin/python benchmarks/realism_compare.py score /tmp/cmp/key.json answers/*.json
    prints, per environment and overall, the share of judgements preferring "after" (Wilson 95% interval)
    and the mean 1-5 rating of each side.
-Also: `sheets BEFORE AFTER --out docs/img` puts the docs' example frames (two runs of
+Also: `contact BEFORE_SET AFTER_SET --out docs/img` writes one contact sheet per environment of the same frames
+(before | after, a row each); `sheets BEFORE AFTER --out docs/img` puts the docs' example frames (two runs of
 scripts/render_doc_examples.py, the second with --picks-from) side by side, before left.
 """
 from __future__ import annotations
@@ -104,6 +105,26 @@ def cmd_sheets(args) -> None:
     print(f"{len(names)} before/after sheets in {out}")
 
 
+def cmd_contact(args) -> None:
+    """OUT/realism_<env>.jpg: each environment's frames of the two sets, one row per frame, before | after."""
+    from PIL import Image
+
+    frames = _frames(Path(args.before), Path(args.after), args.per_env)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for env in sorted({e for _, e, _, _ in frames}):
+        rows = [_side_by_side(b, a, ("before", "after")) for _, e, b, a in frames if e == env]
+        width = max(r.width for r in rows)
+        sheet = Image.new("RGB", (width, sum(r.height for r in rows)), (255, 255, 255))
+        y = 0
+        for r in rows:
+            sheet.paste(r, (0, y))
+            y += r.height
+        sheet.thumbnail((args.width, 100 * args.width))
+        sheet.save(out / f"realism_{env}.jpg", quality=78)
+    print(f"contact sheets of {len(frames)} frame pairs in {out}")
+
+
 def cmd_score(args) -> None:
     pairs = bp.pairs_from_key(json.loads(Path(args.key).read_text()))
     viewers = {}
@@ -132,13 +153,19 @@ def main(argv=None) -> int:
     sh.add_argument("before")
     sh.add_argument("after")
     sh.add_argument("--out", required=True)
+    c = sub.add_parser("contact", help="per-environment contact sheets of two sets' frames, before | after")
+    c.add_argument("before")
+    c.add_argument("after")
+    c.add_argument("--out", required=True)
+    c.add_argument("--per-env", type=int, default=5)
+    c.add_argument("--width", type=int, default=900, help="sheet width in px")
     s = sub.add_parser("score", help="preference share and mean ratings per environment")
     s.add_argument("key")
     s.add_argument("answers", nargs="+")
     s.add_argument("--markdown", help="also write the table here")
     args = parser.parse_args(argv)
     try:
-        {"pairs": cmd_pairs, "sheets": cmd_sheets, "score": cmd_score}[args.command](args)
+        {"pairs": cmd_pairs, "sheets": cmd_sheets, "contact": cmd_contact, "score": cmd_score}[args.command](args)
     except RealityBenchError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -155,3 +155,21 @@ def test_sheets_put_each_example_before_left_and_after_right(tmp_path):
         assert im.getpixel((20, 60))[0] < 60 and im.getpixel((im.width - 20, 60))[0] > 200
     run = _script("sheets", tmp_path / "img", tmp_path / "before", "--out", tmp_path / "x")
     assert run.returncode == 2 and "share no example frame" in run.stderr
+
+
+def test_contact_sheets_have_a_row_per_frame(tmp_path):
+    from PIL import Image
+
+    _tiny_set(tmp_path / "before", 10)
+    _tiny_set(tmp_path / "after", 240)
+    run = _script("contact", tmp_path / "before", tmp_path / "after", "--out", tmp_path / "img", "--per-env", 2,
+                  "--width", 150)
+    assert run.returncode == 0, run.stderr
+    assert sorted(p.name for p in (tmp_path / "img").iterdir()) == ["realism_car_view.jpg", "realism_tape_gap.jpg"]
+    with Image.open(tmp_path / "img" / "realism_tape_gap.jpg") as im:
+        scale = 150 / (80 + 24 + 80)  # two 80 px frames and the gap, shrunk to the sheet's width
+        assert im.size == (150, round(2 * (60 + 36) * scale))  # two rows, each under its labels
+        for row in range(2):
+            y = round((row * 96 + 36 + 30) * scale)
+            left, right = im.getpixel((round(40 * scale), y))[0], im.getpixel((round(144 * scale), y))[0]
+            assert left < 80 and right > 180  # before left, after right
