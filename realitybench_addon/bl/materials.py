@@ -38,6 +38,18 @@ def color_ramp(nodes, links, fac_socket, colors):
     return ramp
 
 
+def math_node(nodes, links, operation: str, *operands):
+    """A math node over `operands` (sockets or numbers, in input order); returns its output."""
+    node = nodes.new("ShaderNodeMath")
+    node.operation = operation
+    for socket, value in zip(node.inputs, operands):
+        if isinstance(value, (int, float)):
+            socket.default_value = float(value)
+        else:
+            links.new(value, socket)
+    return node.outputs[0]
+
+
 def weighted_sum(nodes, links, a, b, weight_a: float):
     """The socket a * w + b * (1 - w): two factor sockets blended."""
     add = nodes.new("ShaderNodeMath")
@@ -217,31 +229,21 @@ def module_glass(name: str, cell_m: float = 0.166):
     mat, nodes, links, bsdf = new_material(name)
     coord = nodes.new("ShaderNodeTexCoord")
     distance = nodes.new("ShaderNodeCameraData").outputs["View Distance"]
-    footprint = nodes.new("ShaderNodeMath")
-    footprint.operation = "MULTIPLY"
-    footprint.inputs[1].default_value = PIXEL_ANGLE_RAD
-    links.new(distance, footprint.inputs[0])
-    gap = nodes.new("ShaderNodeMath")
-    gap.operation = "MAXIMUM"
-    gap.inputs[1].default_value = CELL_GAP_M
-    links.new(footprint.outputs[0], gap.inputs[0])
-    keep = nodes.new("ShaderNodeMath")  # the share of the widened gap's light that a true-width gap gives
-    keep.operation = "DIVIDE"
-    keep.inputs[0].default_value = CELL_GAP_M
-    links.new(gap.outputs[0], keep.inputs[1])
+    gap = math_node(nodes, links, "MAXIMUM", math_node(nodes, links, "MULTIPLY", distance, PIXEL_ANGLE_RAD), CELL_GAP_M)
+    keep = math_node(nodes, links, "DIVIDE", CELL_GAP_M, gap)  # a true-width gap's share of the widened gap's light
     cell, gap_color = (0.01, 0.015, 0.04), (0.18, 0.18, 0.19)
     gap_mix = nodes.new("ShaderNodeMix")
     gap_mix.data_type = "RGBA"
     gap_mix.inputs[6].default_value = (*cell, 1.0)
     gap_mix.inputs[7].default_value = (*gap_color, 1.0)
-    links.new(keep.outputs[0], gap_mix.inputs["Factor"])
+    links.new(keep, gap_mix.inputs["Factor"])
     tex = nodes.new("ShaderNodeTexBrick")
     tex.offset = 0.0
     tex.inputs["Color1"].default_value = (*cell, 1.0)
     tex.inputs["Color2"].default_value = (0.012, 0.018, 0.045, 1.0)
     links.new(gap_mix.outputs[2], tex.inputs["Mortar"])
     tex.inputs["Scale"].default_value = 1.0
-    links.new(gap.outputs[0], tex.inputs["Mortar Size"])
+    links.new(gap, tex.inputs["Mortar Size"])
     tex.inputs["Brick Width"].default_value = cell_m
     tex.inputs["Row Height"].default_value = cell_m
     links.new(coord.outputs["Object"], tex.inputs["Vector"])
@@ -262,19 +264,16 @@ def module_glass(name: str, cell_m: float = 0.166):
     film.inputs["From Min"].default_value, film.inputs["From Max"].default_value = 0.35, 0.75
     film.inputs["To Min"].default_value, film.inputs["To Max"].default_value = 0.008, 0.045
     links.new(patches.outputs["Fac"], film.inputs["Value"])
-    dust = nodes.new("ShaderNodeMath")
-    dust.operation = "MAXIMUM"
-    links.new(film.outputs["Result"], dust.inputs[0])
-    links.new(edge.outputs["Result"], dust.inputs[1])
+    dust = math_node(nodes, links, "MAXIMUM", film.outputs["Result"], edge.outputs["Result"])
     dusty = nodes.new("ShaderNodeMix")
     dusty.data_type = "RGBA"
     dusty.inputs[7].default_value = (0.36, 0.33, 0.29, 1.0)
-    links.new(dust.outputs[0], dusty.inputs["Factor"])
+    links.new(dust, dusty.inputs["Factor"])
     links.new(tex.outputs["Color"], dusty.inputs[6])
     links.new(dusty.outputs[2], compat.principled_input(bsdf, "Base Color"))
     rough = nodes.new("ShaderNodeMapRange")
     rough.inputs["To Min"].default_value, rough.inputs["To Max"].default_value = 0.12, 0.5
-    links.new(dust.outputs[0], rough.inputs["Value"])
+    links.new(dust, rough.inputs["Value"])
     links.new(rough.outputs["Result"], compat.principled_input(bsdf, "Roughness"))
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.35
     mat.diffuse_color = (0.02, 0.03, 0.07, 1.0)

@@ -47,20 +47,6 @@ def add_sky_and_sun(scene, direction: np.ndarray, strength: float, *, sky_streng
     return sun_obj
 
 
-def _math(nodes, links, operation: str, *operands):
-    """A math node over `operands` (sockets or numbers, in input order); returns its output."""
-    node = nodes.new("ShaderNodeMath")
-    node.operation = operation
-    for socket, value in zip(node.inputs, operands):
-        if value is None:
-            continue
-        if isinstance(value, (int, float)):
-            socket.default_value = float(value)
-        else:
-            links.new(value, socket)
-    return node.outputs[0]
-
-
 def _smoothstep(nodes, links, value, edge0: float, edge1: float):
     node = nodes.new("ShaderNodeMapRange")
     node.interpolation_type = "SMOOTHSTEP"
@@ -84,7 +70,8 @@ def add_clouds(world, plan: CloudPlan, sun_dir) -> None:
     z = nodes.new("ShaderNodeSeparateXYZ")
     links.new(direction, z.inputs[0])
     # where the view ray meets the deck: direction * altitude / z (z floored so the horizon stays finite)
-    reach = _math(nodes, links, "DIVIDE", plan.altitude_m, _math(nodes, links, "MAXIMUM", z.outputs["Z"], 0.03))
+    floored = mats.math_node(nodes, links, "MAXIMUM", z.outputs["Z"], 0.03)
+    reach = mats.math_node(nodes, links, "DIVIDE", plan.altitude_m, floored)
     deck = nodes.new("ShaderNodeVectorMath")
     deck.operation = "SCALE"
     links.new(direction, deck.inputs[0])
@@ -109,9 +96,9 @@ def add_clouds(world, plan: CloudPlan, sun_dir) -> None:
     toward_sun.operation = "DOT_PRODUCT"
     links.new(direction, toward_sun.inputs[0])
     toward_sun.inputs[1].default_value = tuple(float(c) for c in sun)
-    weight = _math(nodes, links, "MULTIPLY", _smoothstep(nodes, links, z.outputs["Z"], z0, z1),
+    weight = mats.math_node(nodes, links, "MULTIPLY", _smoothstep(nodes, links, z.outputs["Z"], z0, z1),
                    _smoothstep(nodes, links, toward_sun.outputs["Value"], c0, c1))
-    coverage = _math(nodes, links, "MULTIPLY", density, weight)
+    coverage = mats.math_node(nodes, links, "MULTIPLY", density, weight)
 
     # the cloud's light: the sky's colour low on the sun's side, lit more towards the sun, darker in thick cores
     lit_sky = nodes.new("ShaderNodeTexSky")
@@ -130,8 +117,8 @@ def add_clouds(world, plan: CloudPlan, sun_dir) -> None:
     links.new(lit_sky.outputs["Color"], white.inputs[6])
     links.new(gray.outputs[0], white.inputs[7])
     forward = _smoothstep(nodes, links, toward_sun.outputs["Value"], 0.0, 1.0)
-    light = _math(nodes, links, "MULTIPLY", _math(nodes, links, "MULTIPLY_ADD", forward, *CLOUD_GAIN),
-                  _math(nodes, links, "MULTIPLY_ADD", core, -plan.shade, 1.0))
+    light = mats.math_node(nodes, links, "MULTIPLY", mats.math_node(nodes, links, "MULTIPLY_ADD", forward, *CLOUD_GAIN),
+                  mats.math_node(nodes, links, "MULTIPLY_ADD", core, -plan.shade, 1.0))
     cloud = nodes.new("ShaderNodeVectorMath")
     cloud.operation = "SCALE"
     links.new(white.outputs[2], cloud.inputs[0])
@@ -148,7 +135,7 @@ def add_clouds(world, plan: CloudPlan, sun_dir) -> None:
     cloudy.inputs["Strength"].default_value = background.inputs["Strength"].default_value
     links.new(mix.outputs[2], cloudy.inputs["Color"])
     path = nodes.new("ShaderNodeLightPath")
-    seen = _math(nodes, links, "MAXIMUM", path.outputs["Is Camera Ray"], path.outputs["Is Glossy Ray"])
+    seen = mats.math_node(nodes, links, "MAXIMUM", path.outputs["Is Camera Ray"], path.outputs["Is Glossy Ray"])
     switch = nodes.new("ShaderNodeMixShader")
     links.new(seen, switch.inputs["Fac"])
     links.new(background.outputs["Background"], switch.inputs[1])
