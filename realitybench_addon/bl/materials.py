@@ -38,11 +38,15 @@ def color_ramp(nodes, links, fac_socket, colors):
     return ramp
 
 
-def math_node(nodes, links, operation: str, *operands):
-    """A math node over `operands` (sockets or numbers, in input order); returns its output."""
+def math_node(nodes, links, operation: str, *operands, clamp: bool = False):
+    """A math node over `operands` (sockets, numbers, or None to leave an input as it is, in input order);
+    returns its output, clamped to 0..1 with `clamp`."""
     node = nodes.new("ShaderNodeMath")
     node.operation = operation
+    node.use_clamp = clamp
     for socket, value in zip(node.inputs, operands):
+        if value is None:
+            continue
         if isinstance(value, (int, float)):
             socket.default_value = float(value)
         else:

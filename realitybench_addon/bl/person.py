@@ -19,22 +19,8 @@ def _set(bsdf, names: tuple[str, ...], value) -> None:
             return
 
 
-def _noise(nodes, links, scale: float, detail: float = 2.0):
-    coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
-    noise = nodes.new("ShaderNodeTexNoise")
-    noise.inputs["Scale"].default_value = scale
-    noise.inputs["Detail"].default_value = detail
-    links.new(coord, noise.inputs["Vector"])
-    return noise.outputs["Fac"]
-
-
-def _range(nodes, links, socket, lo: float, hi: float):
-    """`socket` (0..1) mapped to lo..hi."""
-    node = nodes.new("ShaderNodeMapRange")
-    node.inputs["To Min"].default_value = lo
-    node.inputs["To Max"].default_value = hi
-    links.new(socket, node.inputs["Value"])
-    return node.outputs["Result"]
+def _object_noise(nodes, links, scale: float, detail: float = 2.0):
+    return mats.noise_fac(nodes, links, nodes.new("ShaderNodeTexCoord").outputs["Object"], scale, detail)
 
 
 def _tinted(nodes, links, color, socket, spread: float):
@@ -47,12 +33,13 @@ def _tinted(nodes, links, color, socket, spread: float):
 def skin_material(name: str, color):
     """Skin: blotchy tone and roughness (oilier and redder in places), a faint sheen, a pore-scale bump."""
     mat, nodes, links, bsdf = mats.new_material(name)
-    blotch = _noise(nodes, links, 40.0, 3.0)
+    blotch = _object_noise(nodes, links, 40.0, 3.0)
     links.new(_tinted(nodes, links, color, blotch, 0.08), compat.principled_input(bsdf, "Base Color"))
-    links.new(_range(nodes, links, _noise(nodes, links, 25.0), 0.38, 0.62), compat.principled_input(bsdf, "Roughness"))
+    rough = mats.map_range(nodes, links, _object_noise(nodes, links, 25.0), 0.0, 1.0, 0.38, 0.62)
+    links.new(rough, compat.principled_input(bsdf, "Roughness"))
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.35
     _set(bsdf, ("Sheen Weight", "Sheen"), 0.15)
-    mats.bump_normal(nodes, links, bsdf, _noise(nodes, links, 600.0, 1.0), 0.04, 0.001)
+    mats.bump_normal(nodes, links, bsdf, _object_noise(nodes, links, 600.0, 1.0), 0.04, 0.001)
     mat.diffuse_color = (*color, 1.0)
     return mat
 
@@ -72,7 +59,7 @@ def fabric_material(name: str, color, roughness: float = 0.85, weave_per_m: floa
     mix.operation = "MULTIPLY"
     links.new(weave[0], mix.inputs[0])
     links.new(weave[1], mix.inputs[1])
-    mottled = _tinted(nodes, links, color, _noise(nodes, links, 12.0), 0.1)
+    mottled = _tinted(nodes, links, color, _object_noise(nodes, links, 12.0), 0.1)
     links.new(mottled, compat.principled_input(bsdf, "Base Color"))
     compat.principled_input(bsdf, "Roughness").default_value = roughness
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.3
@@ -94,17 +81,18 @@ def reflective_stripe_material(name: str):
     compat.principled_input(bsdf, "Base Color").default_value = (0.55, 0.56, 0.57, 1.0)
     compat.principled_input(bsdf, "Roughness").default_value = 0.3
     compat.principled_input(bsdf, "Metallic").default_value = 0.6
-    mats.bump_normal(nodes, links, bsdf, _noise(nodes, links, 800.0, 1.0), 0.15, 0.001)
+    mats.bump_normal(nodes, links, bsdf, _object_noise(nodes, links, 800.0, 1.0), 0.15, 0.001)
     mat.diffuse_color = (0.55, 0.56, 0.57, 1.0)
     return mat
 
 
 def leather_material(name: str, color):
     mat, nodes, links, bsdf = mats.new_material(name)
-    mottled = _tinted(nodes, links, color, _noise(nodes, links, 30.0), 0.15)
+    mottled = _tinted(nodes, links, color, _object_noise(nodes, links, 30.0), 0.15)
     links.new(mottled, compat.principled_input(bsdf, "Base Color"))
-    links.new(_range(nodes, links, _noise(nodes, links, 60.0), 0.35, 0.6), compat.principled_input(bsdf, "Roughness"))
-    mats.bump_normal(nodes, links, bsdf, _noise(nodes, links, 300.0, 2.0), 0.1, 0.002)
+    rough = mats.map_range(nodes, links, _object_noise(nodes, links, 60.0), 0.0, 1.0, 0.35, 0.6)
+    links.new(rough, compat.principled_input(bsdf, "Roughness"))
+    mats.bump_normal(nodes, links, bsdf, _object_noise(nodes, links, 300.0, 2.0), 0.1, 0.002)
     mat.diffuse_color = (*color, 1.0)
     return mat
 
@@ -114,7 +102,8 @@ def glove_material(name: str, look: Look):
         return fabric_material(name, look.glove_color, roughness=0.9, weave_per_m=1200.0, strength=0.3)
     mat, nodes, links, bsdf = mats.new_material(name)  # nitrile: a thin, semi-glossy rubber
     compat.principled_input(bsdf, "Base Color").default_value = (*look.glove_color, 1.0)
-    links.new(_range(nodes, links, _noise(nodes, links, 80.0), 0.3, 0.45), compat.principled_input(bsdf, "Roughness"))
+    rough = mats.map_range(nodes, links, _object_noise(nodes, links, 80.0), 0.0, 1.0, 0.3, 0.45)
+    links.new(rough, compat.principled_input(bsdf, "Roughness"))
     mat.diffuse_color = (*look.glove_color, 1.0)
     return mat
 

@@ -18,6 +18,7 @@ from ..core.vehicle_interior import COSMETIC_PREFIX
 from ..core.vehicle_loft import Part
 from . import compat
 from . import materials as mats
+from .materials import math_node
 from .meshes import mesh_object
 
 SMOOTH_ANGLE_DEG = 32.0  # loft facets smooth up to this crease angle; sharper edges (caps, boxes) stay sharp
@@ -57,21 +58,6 @@ def _coat(bsdf, weight: float, roughness: float) -> None:
     _set_input(bsdf, "Clearcoat Roughness", roughness)
 
 
-def _math(nodes, links, op: str, a, b=None, c=None, *, clamp: bool = False):
-    """A Math node `op`(a, b, c); each is a socket, a number or None. Returns its output socket."""
-    node = nodes.new("ShaderNodeMath")
-    node.operation = op
-    node.use_clamp = clamp
-    for i, x in enumerate((a, b, c)):
-        if x is None:
-            continue
-        if isinstance(x, (int, float)):
-            node.inputs[i].default_value = x
-        else:
-            links.new(x, node.inputs[i])
-    return node.outputs[0]
-
-
 def _object_xyz(nodes, links):
     coord = nodes.new("ShaderNodeTexCoord")
     sep = nodes.new("ShaderNodeSeparateXYZ")
@@ -89,21 +75,21 @@ def paint_material(name: str, rgb, metallic: float):
     _coat(bsdf, 1.0, 0.03)
     coord, sep = _object_xyz(nodes, links)
     # 1 at the sills, 0 from DIRT_TOP_M up
-    low = _math(nodes, links, "MULTIPLY_ADD", sep.outputs["Z"], -1.0 / DIRT_FADE_M, DIRT_TOP_M / DIRT_FADE_M,
+    low = math_node(nodes, links, "MULTIPLY_ADD", sep.outputs["Z"], -1.0 / DIRT_FADE_M, DIRT_TOP_M / DIRT_FADE_M,
                 clamp=True)
     noise = nodes.new("ShaderNodeTexNoise")
     noise.inputs["Scale"].default_value = 7.0
     noise.inputs["Detail"].default_value = 4.0
     links.new(coord.outputs["Object"], noise.inputs["Vector"])
-    splash = _math(nodes, links, "MULTIPLY_ADD", noise.outputs["Fac"], 2.6, -0.6)
-    dirt = _math(nodes, links, "MULTIPLY", _math(nodes, links, "POWER", low, 1.6), splash, clamp=True)
-    dirt = _math(nodes, links, "MULTIPLY", dirt, 0.9)
+    splash = math_node(nodes, links, "MULTIPLY_ADD", noise.outputs["Fac"], 2.6, -0.6)
+    dirt = math_node(nodes, links, "MULTIPLY", math_node(nodes, links, "POWER", low, 1.6), splash, clamp=True)
+    dirt = math_node(nodes, links, "MULTIPLY", dirt, 0.9)
     ramp = mats.color_ramp(nodes, links, dirt, [(0.0, tuple(rgb)), (1.0, DIRT_RGB)])
     links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
-    links.new(_math(nodes, links, "MULTIPLY_ADD", dirt, 0.6, rough), compat.principled_input(bsdf, "Roughness"))
+    links.new(math_node(nodes, links, "MULTIPLY_ADD", dirt, 0.6, rough), compat.principled_input(bsdf, "Roughness"))
     coat_socket = bsdf.inputs.get("Coat Weight") or bsdf.inputs.get("Clearcoat")
     if coat_socket is not None:  # dirt dulls the clear coat
-        links.new(_math(nodes, links, "MULTIPLY_ADD", dirt, -1.0, 1.0), coat_socket)
+        links.new(math_node(nodes, links, "MULTIPLY_ADD", dirt, -1.0, 1.0), coat_socket)
     return mat
 
 
@@ -184,7 +170,7 @@ def grille_material(name: str, slats: bool):
     bsdf = nodes.get("Principled BSDF")
     coord, sep = _object_xyz(nodes, links)
     if slats:
-        band = _math(nodes, links, "FRACT", _math(nodes, links, "DIVIDE", sep.outputs["Z"], 0.05))
+        band = math_node(nodes, links, "FRACT", math_node(nodes, links, "DIVIDE", sep.outputs["Z"], 0.05))
         ramp = mats.color_ramp(nodes, links, band, [(0.0, (0.003, 0.003, 0.003)), (0.3, (0.003, 0.003, 0.003)),
                                                     (0.36, color), (1.0, tuple(0.6 * c for c in color))])
         height = band
@@ -222,22 +208,23 @@ def tyre_material(name: str):
     links.new(coord.outputs["UV"], uv.inputs[0])
     normal = nodes.new("ShaderNodeSeparateXYZ")
     links.new(coord.outputs["Normal"], normal.inputs[0])
-    side = _math(nodes, links, "GREATER_THAN", _math(nodes, links, "ABSOLUTE", normal.outputs["Y"]), 0.5)
-    angle = _math(nodes, links, "ARCTAN2", uv.outputs["Y"], uv.outputs["X"])
-    r2 = _math(nodes, links, "ADD", _math(nodes, links, "MULTIPLY", uv.outputs["X"], uv.outputs["X"]),
-               _math(nodes, links, "MULTIPLY", uv.outputs["Y"], uv.outputs["Y"]))
-    r = _math(nodes, links, "SQRT", r2)
-    grooves = _math(nodes, links, "GREATER_THAN", _math(nodes, links, "SINE",
-                                                       _math(nodes, links, "MULTIPLY", angle, TREAD_BLOCKS)), 0.55)
-    tread = _math(nodes, links, "MULTIPLY", _math(nodes, links, "SUBTRACT", 1.0, side), grooves)
-    shoulder = _math(nodes, links, "MAXIMUM", _math(nodes, links, "SUBTRACT", r, 0.86), 0.0)
-    bulge = _math(nodes, links, "MULTIPLY", side, _math(nodes, links, "MULTIPLY", shoulder, shoulder))
-    height = _math(nodes, links, "SUBTRACT", _math(nodes, links, "MULTIPLY", bulge, -40.0), tread)
+    side = math_node(nodes, links, "GREATER_THAN", math_node(nodes, links, "ABSOLUTE", normal.outputs["Y"]), 0.5)
+    angle = math_node(nodes, links, "ARCTAN2", uv.outputs["Y"], uv.outputs["X"])
+    r2 = math_node(nodes, links, "ADD", math_node(nodes, links, "MULTIPLY", uv.outputs["X"], uv.outputs["X"]),
+               math_node(nodes, links, "MULTIPLY", uv.outputs["Y"], uv.outputs["Y"]))
+    r = math_node(nodes, links, "SQRT", r2)
+    grooves = math_node(nodes, links, "GREATER_THAN", math_node(nodes, links, "SINE",
+                                                       math_node(nodes, links, "MULTIPLY", angle, TREAD_BLOCKS)), 0.55)
+    tread = math_node(nodes, links, "MULTIPLY", math_node(nodes, links, "SUBTRACT", 1.0, side), grooves)
+    shoulder = math_node(nodes, links, "MAXIMUM", math_node(nodes, links, "SUBTRACT", r, 0.86), 0.0)
+    bulge = math_node(nodes, links, "MULTIPLY", side, math_node(nodes, links, "MULTIPLY", shoulder, shoulder))
+    height = math_node(nodes, links, "SUBTRACT", math_node(nodes, links, "MULTIPLY", bulge, -40.0), tread)
     mats.bump_normal(nodes, links, bsdf, height, strength=0.7, distance=0.01)
-    ramp = mats.color_ramp(nodes, links, _math(nodes, links, "ADD", side, _math(nodes, links, "MULTIPLY", tread, 2)),
+    shade = math_node(nodes, links, "ADD", side, math_node(nodes, links, "MULTIPLY", tread, 2))
+    ramp = mats.color_ramp(nodes, links, shade,
                            [(0.0, (0.022, 0.022, 0.022)), (0.5, (0.03, 0.029, 0.028)), (1.0, (0.008, 0.008, 0.008))])
     links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
-    links.new(_math(nodes, links, "MULTIPLY_ADD", side, -0.2, 0.85), compat.principled_input(bsdf, "Roughness"))
+    links.new(math_node(nodes, links, "MULTIPLY_ADD", side, -0.2, 0.85), compat.principled_input(bsdf, "Roughness"))
     return mat
 
 
