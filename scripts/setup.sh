@@ -107,7 +107,7 @@ if [ "$with_tests" = 1 ]; then
       "$interpreter" -m venv ".venv-bpy$line"
     fi
     # pytest < 10 as in pyproject.toml's test extra.
-    ".venv-bpy$line/bin/python" -m pip install --quiet "bpy==$line.*" "$numpy_pin" pillow "pytest>=8,<10"
+    ".venv-bpy$line/bin/python" -m pip install --quiet "bpy==$line.*" "$numpy_pin" pillow "pytest>=8,<10" pytest-timeout
   done
 else
   .venv/bin/python -m pip install --quiet -e ".[bpy]"

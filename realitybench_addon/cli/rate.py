@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 
 from ..rating.errors import RatingsError
@@ -64,9 +65,6 @@ def _env_list(text):
     return [e.strip() for e in text.split(",") if e.strip()] if text else None
 
 
-def _stop_on_sigterm(signum, frame):
-    raise KeyboardInterrupt  # stop the server as Ctrl-C does: the summary is still printed
-
 
 def _passphrase(args):
     """The rater passphrase from --passphrase-file or the environment; None for none."""
@@ -101,6 +99,30 @@ def run_rate(args) -> dict:
     session = RatingSession(args.directory, _env_list(args.env), args.stratum, ask_fields=not args.no_fields,
                             per_environment=args.per_env)
     server = RatingServer(session, args.host, args.port, quiet=not args.verbose, passphrase=passphrase)
+    # SIGTERM stops the page as Ctrl-C does (the summary is still printed). The handler only sets a flag:
+    # an exception raised from a handler lands wherever the main thread happens to be (inside the
+    # server's accept loop, or starting a request's thread), and could leave the process unable to exit.
+    # Installed before the address is printed, so whoever reads the address can stop the page cleanly.
+    stop_requested = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop_requested.set())
+    try:
+        _announce(server, args, passphrase)
+        server.start()  # serves from its own thread; this one only waits for Ctrl-C or SIGTERM
+        while not stop_requested.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        server.stop()
+    ratings = session.store.ratings()
+    return {"url": server.url, "database": str(session.store.path), "ratings": len(ratings),
+            "raters": sorted({r.rater for r in ratings})}
+
+
+def _announce(server, args, passphrase) -> None:
+    """The page's address on stderr, and a warning when it is open to the network."""
+    session = server.session
     print(f"rating page: {server.url}  ({len(session.items)} frames; answers go to {session.store.path}; "
           f"{'raters need the passphrase; ' if passphrase else ''}Ctrl-C stops)", file=sys.stderr, flush=True)
     if server.open_to_network:
@@ -113,17 +135,6 @@ def run_rate(args) -> dict:
             print(f"warning: --host {args.host} opens the rating page to the network over plain HTTP: only "
                   f"raters with the passphrase get in, but it and their answers cross the network unencrypted",
                   file=sys.stderr, flush=True)
-    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        server.httpd.server_close()
-    ratings = session.store.ratings()
-    return {"url": server.url, "database": str(session.store.path), "ratings": len(ratings),
-            "raters": sorted({r.rater for r in ratings})}
 
 
 def run_ratings(args) -> dict:

@@ -421,7 +421,8 @@ class RatingServer:
 
     def stop(self) -> None:
         self.httpd.stopping = True  # a request waiting for a free thread gives up
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        if self._thread is not None:
+        if self._thread is not None:  # shutdown() waits for a serve loop, so it would hang on one never started
+            self.httpd.shutdown()
             self._thread.join()
+            self._thread = None
+        self.httpd.server_close()  # waits for requests in flight, each bounded by the request deadline
