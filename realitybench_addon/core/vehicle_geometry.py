@@ -9,8 +9,9 @@ import numpy as np
 from .vehicle import INNER_INSET_M, SEAM_GAP_M, SIDES, VehiclePlan
 from .vehicle_details import add_details, plate_mounts_of, tyre_uv
 from .vehicle_interior import add_interior
-from .vehicle_loft import (CANT, GREENHOUSE, LOWER, N_POINTS, RING, RING_EDGES, ROCKER, ROOF, ROOF_EDGE, SHOULDER,
-                           UNDERSIDE, UPPER, PartBuilder, Profile, VehicleGeometry, loft_ring, loft_stations)
+from .vehicle_loft import (CANT, GREENHOUSE, LOWER, N_POINTS, ROCKER, ROOF, ROOF_EDGE, SHOULDER,
+                           UNDERSIDE, UPPER, PartBuilder, Profile, VehicleGeometry, loft_ring, loft_stations,
+                           rounded_ring)
 from .vehicle_panels import BED_GAP_M, FaceClassifier, body_panels, door_seams, side_zones
 
 
@@ -54,13 +55,19 @@ def vehicle_geometry(plan: VehiclePlan) -> VehicleGeometry:
         ds = loft_stations(s0, s1, [x for x in breaks if s0 < x < s1])
         n = len(ds)
         for inset in (0.0, INNER_INSET_M):
-            ring = loft_ring(prof.sections(ds, inset=inset, form=form))
-            pts = np.concatenate([np.broadcast_to((L / 2 - ds)[:, None, None], (n, RING, 1)), ring], axis=2)
+            # smooth outside; the inner shell, seen only through the shut lines, keeps its corners: the
+            # rounding cuts at most ~3 cm into a corner, short of the 5 cm inset
+            ring, ring_edges = rounded_ring(loft_ring(prof.sections(ds, inset=inset, form=form)),
+                                            radii={} if inset else None)
+            m = len(ring_edges)
+            if not inset:
+                outer_ring_size = m  # the panels' neighbours are found along the outer ring
+            pts = np.concatenate([np.broadcast_to((L / 2 - ds)[:, None, None], (n, m, 1)), ring], axis=2)
             for i in range(n - 1):
                 dm = 0.5 * (ds[i] + ds[i + 1])
-                for r in range(RING):
-                    e, side = RING_EDGES[r]
-                    quad = np.array([pts[i, r], pts[i + 1, r], pts[i + 1, (r + 1) % RING], pts[i, (r + 1) % RING]])
+                for r in range(m):
+                    e, side = ring_edges[r]
+                    quad = np.array([pts[i, r], pts[i + 1, r], pts[i + 1, (r + 1) % m], pts[i, (r + 1) % m]])
                     if inset:
                         skip = e == UNDERSIDE or (form == "bed" and e > SHOULDER) or \
                             (p.open_top and prof.cockpit(dm) and e >= GREENHOUSE)
@@ -76,27 +83,31 @@ def vehicle_geometry(plan: VehiclePlan) -> VehicleGeometry:
                         b.add_quads(name, quad[None], mat)
                         if name.endswith(SIDES) and not name.startswith("glass"):  # a side panel's quads
                             loft.setdefault(name, []).append((float(ds[i]), float(ds[i + 1]), e, quad, mat))
-        # end caps: strips across the section between mirrored points (normal out of the end)
-        sec_f, sec_r = prof.sections([s0], form=form)[0], prof.sections([s1], form=form)[0]
-        for end, sec, x in (("front", sec_f, L / 2 - s0), ("rear", sec_r, L / 2 - s1)):
+        # end caps: strips across the (rounded) section between mirrored points (normal out of the end)
+        end_rings, end_edges = rounded_ring(loft_ring(prof.sections([s0, s1], form=form)))
+        top = next(k for k, (e, side) in enumerate(end_edges) if side == "right")  # the top centre
+        for end, sec, x in (("front", end_rings[0], L / 2 - s0), ("rear", end_rings[1], L / 2 - s1)):
             if form == "bed":
                 low, up = ("bed_front", "bed_front") if end == "front" else ("bumper_rear", "tailgate")
             elif p.bed and end == "rear":
                 low, up = "cab_back", "cab_back"
             else:
                 low, up = ("bumper_front", "bumper_front") if end == "front" else ("bumper_rear", classify.trunk)
-            top_k = 4 if form == "bed" else N_POINTS - 1
-            for k in range(top_k):
+            top_e = 4 if form == "bed" else N_POINTS - 1
+            for k in range(top):
+                e = end_edges[k][0]
+                if e >= top_e:
+                    continue
                 l0, l1 = sec[k], sec[k + 1]
                 quad = np.array([[x, l0[0], l0[1]], [x, -l0[0], l0[1]], [x, -l1[0], l1[1]], [x, l1[0], l1[1]]])
                 if end == "front":
                     quad = quad[::-1]
-                b.add_quads(low if k < 3 else up, quad[None], "paint")
+                b.add_quads(low if e < 3 else up, quad[None], "paint")
     add_details(plan, prof, seams, zones, b)
     add_interior(plan, prof, seams, b)  # last: the parts before it (the targets) are as they were
     parts = b.parts()
     parts["tyres"].uv = tyre_uv(plan, parts["tyres"].vertices)  # the tread and sidewall pattern's coordinates
-    panels = body_panels(parts, labels, zones, p)
+    panels = body_panels(parts, labels, zones, p, outer_ring_size)
     return VehicleGeometry(parts, panels, plate_mounts_of(p, prof), segments, seams, zones, loft)
 
 

@@ -16,6 +16,13 @@ UNDERSIDE, ROCKER, LOWER, UPPER, SHOULDER, GREENHOUSE, CANT, ROOF_EDGE, ROOF = r
 N_POINTS = N_EDGES + 1  # section points per side, bottom centre to top centre
 RING = 2 * N_EDGES  # points around a closed section
 
+# Smooth bodies. The sections' corners are rounded (section point -> fillet radius, m); the crease (p3)
+# stays a sharp style line. The top line's knots are rounded over TOP_ROUNDING_M either side. The lower
+# side swells by FLARE_M over each wheel (rounded fenders).
+CORNER_RADII_M = {1: 0.05, 2: 0.02, 4: 0.02, 5: 0.012, 7: 0.06, 8: 0.18}
+TOP_ROUNDING_M = 0.16
+FLARE_M = 0.014
+
 
 def _interp(d, knots):
     xs, ys = zip(*knots)
@@ -39,18 +46,34 @@ class Profile:
         self.wheels_d = (p.front_overhang, p.front_overhang + p.wheelbase)
         self.arch_r = p.tyre_radius + 0.055
 
+    def _knot_rounding(self, d):
+        """Round the top line's inner knots (the hood into the windshield, the windshield into the roof, ...):
+        within `h` of a knot the line is the parabola tangent to both straight pieces. The nose and the tail
+        stay as they are: below the beltline the top line is the side panels' upper edge."""
+        out = np.zeros(np.shape(d))
+        knots = self.top_knots
+        for k in range(1, len(knots) - 1):
+            (d0, z0), (dk, zk), (d1, z1) = knots[k - 1], knots[k], knots[k + 1]
+            h = min(TOP_ROUNDING_M, 0.45 * (dk - d0), 0.45 * (d1 - dk))
+            if h <= 1e-4:
+                continue
+            bend = (z1 - zk) / (d1 - dk) - (zk - z0) / (dk - d0)  # the change of slope at the knot
+            x = d - dk
+            out = out + np.where(np.abs(x) < h, bend * ((x + h) ** 2 / (4 * h) - np.maximum(x, 0.0)), 0.0)
+        return out
+
     @property
     def windshield_top_d(self) -> float:
         return self.p.ws_d or self.p.roof_front
 
     def z_top(self, d):
         d = np.asarray(d, float)
-        z = _interp(d, self.top_knots)
+        z = _interp(d, self.top_knots) + self._knot_rounding(d)
         p = self.p
-        if not p.open_top:  # a little curvature along the roof
+        if not p.open_top:  # a little curvature along the roof, flat where it meets the rounded knots
             span = max(p.roof_rear - p.roof_front, 1e-6)
             t = np.clip((d - p.roof_front) / span, 0, 1)
-            z = z + 0.025 * np.sqrt(np.sin(np.pi * t))
+            z = z + 0.025 * np.sin(np.pi * t) ** 2
         return z
 
     def half_width(self, d, inset: float = 0.0):
@@ -74,6 +97,17 @@ class Profile:
             u = np.clip(1 - ((d - dw) / self.arch_r) ** 2, 0, 1)
             z = np.where(inside, np.maximum(z, p.tyre_radius + self.arch_r * np.sqrt(u)), z)
         return z
+
+    def flare(self, d):
+        """How far the lower side stands out over a wheel (m): FLARE_M over the arch, easing to 0 a hand's
+        width past it. Less than the 1.5 cm the rocker sits in from the crease, so the car keeps its width."""
+        d = np.asarray(d, float)
+        reach = self.arch_r + 0.2
+        out = np.zeros(d.shape)
+        for dw in self.wheels_d:
+            u = np.clip(1 - ((d - dw) / reach) ** 2, 0, 1)
+            out = np.maximum(out, FLARE_M * u * u * (3 - 2 * u))
+        return out
 
     def belt(self, d):
         p = self.p
@@ -102,8 +136,9 @@ class Profile:
         zt = np.maximum(zt, zbelt)
         pts = np.zeros((n, N_POINTS, 2))
         pts[:, 0] = np.column_stack([np.zeros(n), zb])
-        pts[:, 1] = np.column_stack([0.9 * w, zb])
-        pts[:, 2] = np.column_stack([w - 0.015, zb + np.minimum(0.09, 0.5 * (zc - zb))])
+        flare = self.flare(d)  # the fenders swell round the wheel arches, below the crease
+        pts[:, 1] = np.column_stack([0.9 * w + 2.0 * flare, zb])
+        pts[:, 2] = np.column_stack([w - 0.015 + flare, zb + np.minimum(0.09, 0.5 * (zc - zb))])
         pts[:, 3] = np.column_stack([w, zc])
         pts[:, 4] = np.column_stack([w - 0.025, zbelt])
         if form == "bed":
@@ -164,6 +199,60 @@ def loft_ring(sections: np.ndarray) -> np.ndarray:
 
 # Ring edge index -> (section edge, side)
 RING_EDGES = [(e, "left") for e in range(N_EDGES)] + [(N_EDGES - 1 - e, "right") for e in range(N_EDGES)]
+
+
+def _section_point(v: int) -> int:
+    """The section point (p0..p9) at ring vertex v."""
+    return v if v <= N_EDGES else RING - v
+
+
+def rounded_ring(ring: np.ndarray, steps: int = 2, radii: dict | None = None) -> tuple[np.ndarray, list]:
+    """(n, RING, 2) rings -> (n, M, 2) rings with the corners of CORNER_RADII_M rounded, and per ring point the
+    (section edge, side) of the segment that leaves it, so every face keeps the part of its section edge.
+
+    A corner becomes a quadratic Bezier from `radius` back along the edge before to `radius` along the edge
+    after (at most 45% of either), tangent to both, in 2*steps segments: the first half belongs to the edge
+    before, the second to the edge after. Where an edge has collapsed (a car whose glass reaches the roof
+    edge has a zero-length cant rail) the corner reaches past it to the next real edge, and the collapsed
+    point sits on the corner's end, so the ring never folds back. Same topology at every station."""
+    radii = CORNER_RADII_M if radii is None else radii
+    eps = 1e-7
+
+    def length(a):
+        return np.linalg.norm(a, axis=-1)
+
+    corners = {}
+    for v in range(RING):
+        radius = radii.get(_section_point(v))
+        if not radius:
+            continue
+        P = ring[:, v]
+        prev, nxt = ring[:, v - 1], ring[:, (v + 1) % RING]
+        prev = np.where((length(P - prev) < eps)[:, None], ring[:, v - 2], prev)
+        nxt = np.where((length(nxt - P) < eps)[:, None], ring[:, (v + 2) % RING], nxt)
+        din, dout = P - prev, nxt - P
+        lin, lout = length(din), length(dout)
+        a = P - din * (np.minimum(radius, 0.45 * lin) / np.maximum(lin, eps))[:, None]
+        b = P + dout * (np.minimum(radius, 0.45 * lout) / np.maximum(lout, eps))[:, None]
+        corners[v] = (a, P, b)
+    points, labels = [], []
+    for v in range(RING):
+        if v in corners:
+            a, c, b = corners[v]
+            for j in range(2 * steps + 1):
+                u = j / (2 * steps)
+                points.append((1 - u) ** 2 * a + 2 * u * (1 - u) * c + u ** 2 * b)
+                labels.append(RING_EDGES[v - 1] if j < steps else RING_EDGES[v])
+            continue
+        P = ring[:, v]
+        after, before = (v + 1) % RING, (v - 1) % RING
+        if after in corners:
+            P = np.where((length(ring[:, after] - P) < eps)[:, None], corners[after][0], P)
+        if before in corners:
+            P = np.where((length(P - ring[:, before]) < eps)[:, None], corners[before][2], P)
+        points.append(P)
+        labels.append(RING_EDGES[v])
+    return np.stack(points, axis=1), labels
 
 
 @dataclass

@@ -118,14 +118,16 @@ class FaceClassifier:
 
 
 
-def body_panels(parts, labels, zones, p) -> dict[str, Panel]:
+def body_panels(parts, labels, zones, p, ring_size: int = RING) -> dict[str, Panel]:
+    """The named body panels, with their neighbours: parts whose faces touch along the loft
+    (`labels`: (segment, station interval, ring edge) -> part, around a ring of `ring_size` edges)."""
     def kind_of(name):
         return name[:-5] if name.endswith("_left") else name[:-6] if name.endswith("_right") else name
 
     names = [n for n in parts if kind_of(n) in PANEL_KINDS]
     pairs = set()
     for (si, i, r), name in labels.items():
-        for key in ((si, i + 1, r), (si, i, (r + 1) % RING)):
+        for key in ((si, i + 1, r), (si, i, (r + 1) % ring_size)):
             other = labels.get(key)
             if other is not None and other != name:
                 pairs.add(tuple(sorted((name, other))))
