@@ -1,7 +1,7 @@
-"""Issue 20, vehicles: the cabin behind the glass stays inside the body, the targets (panels, plate mounts, every
-plate mounts) are exactly what they were before the realism work, the smooth body stays on the old loft and turns
-smoothly, the new parts are deterministic
-and within a triangle budget, and the tyres' pattern coordinates are sane. No bpy."""
+"""Issue 20, vehicles: the cabin behind the glass stays inside the body; the targets (the panels, their extents and
+neighbours, the plate mounts) are exactly what they were before the realism work; the smooth body stays within a
+few cm of the old loft, turns smoothly and keeps its width; the new parts are deterministic and within a triangle
+budget; the tyres' pattern coordinates are sane. No bpy."""
 import hashlib
 
 import numpy as np
