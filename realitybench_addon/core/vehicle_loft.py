@@ -16,10 +16,12 @@ UNDERSIDE, ROCKER, LOWER, UPPER, SHOULDER, GREENHOUSE, CANT, ROOF_EDGE, ROOF = r
 N_POINTS = N_EDGES + 1  # section points per side, bottom centre to top centre
 RING = 2 * N_EDGES  # points around a closed section
 
-# Smooth bodies. The sections' corners are rounded (section point -> fillet radius, m); the crease (p3)
-# stays a sharp style line. The top line's knots are rounded over TOP_ROUNDING_M either side. The lower
-# side swells by FLARE_M over each wheel (rounded fenders).
-CORNER_RADII_M = {1: 0.05, 2: 0.02, 4: 0.02, 5: 0.012, 7: 0.06, 8: 0.18}
+# Smooth bodies. The sections' corners are rounded (section point -> fillet radius, m). The lower and upper
+# side (p2 to p4, where a damage is drawn on its panel's (d, z) patch) keep their corners, so the patches and
+# every damage drawn on them stay where they were: the crease and the beltline remain sharp style lines.
+# The top line's knots are rounded over TOP_ROUNDING_M either side. The lower side swells by FLARE_M over
+# each wheel (rounded fenders).
+CORNER_RADII_M = {1: 0.05, 5: 0.012, 7: 0.06, 8: 0.18}
 TOP_ROUNDING_M = 0.16
 FLARE_M = 0.014
 
