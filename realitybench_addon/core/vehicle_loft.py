@@ -68,9 +68,9 @@ class Profile:
     def windshield_top_d(self) -> float:
         return self.p.ws_d or self.p.roof_front
 
-    def z_top(self, d):
+    def z_top(self, d, rounded: bool = True):
         d = np.asarray(d, float)
-        z = _interp(d, self.top_knots) + self._knot_rounding(d)
+        z = _interp(d, self.top_knots) + (self._knot_rounding(d) if rounded else 0.0)
         p = self.p
         if not p.open_top:  # a little curvature along the roof, flat where it meets the rounded knots
             span = max(p.roof_rear - p.roof_front, 1e-6)
@@ -134,7 +134,10 @@ class Profile:
         zb = self.z_bottom(d) + inset
         zt = self.z_top(d) - inset if form != "bed" else np.full(n, p.cowl_z - inset)
         zc = np.maximum(p.crease, zb + 0.01)
-        zbelt = np.maximum(np.minimum(self.belt(d), zt), zc + 0.02)
+        # the beltline follows the sharp top line where the hood is lower than it, so the rounded knots never
+        # move the side panels (whose faces carry the damage patches)
+        zt_sharp = self.z_top(d, rounded=False) - inset if form != "bed" else zt
+        zbelt = np.maximum(np.minimum(self.belt(d), zt_sharp), zc + 0.02)
         zt = np.maximum(zt, zbelt)
         pts = np.zeros((n, N_POINTS, 2))
         pts[:, 0] = np.column_stack([np.zeros(n), zb])
