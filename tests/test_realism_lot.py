@@ -47,9 +47,9 @@ def test_plans_and_poses_are_as_before(env, index):
     spec = pipeline.plan_frame(env, 0, "random", index)
     pose, subject, cars = BEFORE[(env, index)]
     s = spec.plan.lot.subject
-    # a damage_view camera is placed from the damage's point on the panel's surface, which the smooth bodies
-    # moved by millimetres (the fender's flare): the pose follows it; every other pose is exactly as it was
-    tolerance = 0.01 if env == "damage_view" else 1e-5
+    # a damage_view camera is placed from the damage's point on the panel's surface, which the fender's flare
+    # (smooth bodies) moves by a fraction of a millimetre: the pose follows it; every other pose is exactly as it was
+    tolerance = 1e-3 if env == "damage_view" else 1e-5
     assert np.allclose([*spec.pose.position, *spec.pose.aim], pose, atol=tolerance)
     assert np.allclose([s.x, s.y, s.heading_deg], subject, atol=1e-5)
     assert len(spec.plan.lot.cars) == cars
@@ -165,6 +165,7 @@ def test_built_lots_do_not_intersect_and_terms_are_as_before():
         spec = pipeline.plan_frame(env, 0, "random", index)
         m = pipeline.run_frame(spec, render=False, cache=cache).record["measurements"]
         for name, value in terms.items():
-            # damage_view's damage sits on a fender the smooth bodies flared: its view angle moved by 0.003 deg
-            close = pytest.approx(value, abs=0.02) if env == "damage_view" else pytest.approx(value, rel=1e-9)
+            # damage_view's damage sits on a fender the smooth bodies flared, and the neighbour panel's surface
+            # samples include its (now more) vertices: the terms move in the third digit (0.0028 at most)
+            close = pytest.approx(value, abs=0.005) if env == "damage_view" else pytest.approx(value, rel=1e-9)
             assert m[name] == close, (env, index, name, m[name])
