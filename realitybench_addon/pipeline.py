@@ -94,7 +94,8 @@ class SceneCache:
             env = registry.get(spec.environment)
             srng = scene_rng(spec.set_seed, f"{spec.environment}/{spec.stratum}", spec.scene_index)
             self.built = env.build(scene, spec.plan, stage_rng(srng, "build"))
-            dress_sky(scene, stage_rng(srng, "sky"))
+            if env.outdoor:
+                dress_sky(scene, stage_rng(srng, "sky"))
             self.key = key
             self.build_s = time.perf_counter() - t
         return self.built

@@ -143,6 +143,11 @@ def test_every_outdoor_scene_gets_its_own_clouds_from_the_pipeline(bpy):
         assert len(noise) == (1 if expected.visible else 0), env
         drawn.append(expected)
     assert drawn[1] != drawn[2]  # two scenes of one environment, two skies
+    # indoors (breaker_label's utility room, lit through a window) the sky keeps no clouds
+    pipeline.SceneCache().get(pipeline.plan_frame("breaker_label", 0, "random", 0))
+    nodes = bpy.context.scene.world.node_tree.nodes
+    assert any(n.bl_idname == "ShaderNodeTexSky" for n in nodes)
+    assert not any(n.bl_idname == "ShaderNodeTexNoise" for n in nodes)
     # a scene without the RB sky (no sun lamp) is left alone
     from realitybench_addon.bl.analytic import reset_scene
 

@@ -75,6 +75,9 @@ class Environment:
     name: str = ""
     scene_kind: str = ""
     poses_per_scene: int = 4
+    # Outdoors the pipeline lays clouds over the scene's sky (bl/sky.dress_sky). Indoors the sky is only seen
+    # through a window, if at all: clouds would change the light on the target and show in no frame.
+    outdoor: bool = True
     prompt_parts: PromptParts
     # Terms the scene alone decides, with what to do instead of moving the phone (Suggest a Pose reports them).
     scene_state_terms: dict = {}

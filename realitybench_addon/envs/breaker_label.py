@@ -106,6 +106,7 @@ class BreakerLabel(Environment):
     # field_contrast_min reads rows a few pixels tall: at half size their ink blurs into the paper
     quick_render_scale = 1.0
     scene_kind = "panel"
+    outdoor = False  # a utility room: the sun comes in through a window, the sky is never in frame
     poses_per_scene = 4
     prompt_parts = PromptParts(
         worker="an electrician",
