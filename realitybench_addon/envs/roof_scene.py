@@ -7,7 +7,7 @@ from ..core.phone import PHONE_REACH_M
 from ..core.rng import stage_rng
 from ..core.roof import RoofPlan, draw_roof_plan
 from .base import Environment
-from .roof_poses import EAVE_REACH_M, on_modules
+from .roof_poses import on_modules
 
 HELD_OUT_M = 0.8  # how far past the roof's edge a worker on it (or on the ladder) holds the phone out
 
