@@ -9,7 +9,7 @@ import numpy as np
 from .vehicle import INNER_INSET_M, SEAM_GAP_M, SIDES, VehiclePlan
 from .vehicle_details import add_details, plate_mounts_of, tyre_uv
 from .vehicle_interior import add_interior
-from .vehicle_loft import (CANT, GREENHOUSE, LOWER, N_POINTS, ROCKER, ROOF, ROOF_EDGE, SHOULDER,
+from .vehicle_loft import (CANT, GREENHOUSE, LOWER, N_POINTS, RING_EDGES, ROCKER, ROOF, ROOF_EDGE, SHOULDER,
                            UNDERSIDE, UPPER, PartBuilder, Profile, VehicleGeometry, loft_ring, loft_stations,
                            rounded_ring)
 from .vehicle_panels import BED_GAP_M, FaceClassifier, body_panels, door_seams, side_zones
@@ -57,8 +57,8 @@ def vehicle_geometry(plan: VehiclePlan) -> VehicleGeometry:
         for inset in (0.0, INNER_INSET_M):
             # smooth outside; the inner shell, seen only through the shut lines, keeps its corners: the
             # rounding cuts at most ~3 cm into a corner, short of the 5 cm inset
-            ring, ring_edges = rounded_ring(loft_ring(prof.sections(ds, inset=inset, form=form)),
-                                            radii={} if inset else None)
+            sharp = loft_ring(prof.sections(ds, inset=inset, form=form))
+            ring, ring_edges = (sharp, RING_EDGES) if inset else rounded_ring(sharp)
             m = len(ring_edges)
             if not inset:
                 outer_ring_size = m  # the panels' neighbours are found along the outer ring
