@@ -22,15 +22,19 @@ from ..core import facade as core_facade
 from ..core.facade import WallFrame
 from ..core.parking_lot import (CURB_HEIGHT_M, CURB_WIDTH_M, PATCH_HEIGHT_M, LotPlan, SceneIntersection,
                                  asphalt_patches, facade_layout, layout_seed, shrub_plants, tree_plants)
+from ..core.grass import FADE_M, GrassPatch, scatter_patch, tuft_variants
 from ..core.plate import PLATE_PX_PER_MM, plate_texture
 from ..core.vehicle_details import MOUNT_SIZE_M, PLATE_SIZE_M
 from ..core.vehicle_geometry import vehicle_geometry
 from . import compat, facade, lot_ground, vegetation
 from . import materials as mats
+from .grass import add_grass, grass_material
 from .meshes import boxes, mesh_object, textured_quad
 from .scene_data import world_triangles
 from .vehicle import BuiltVehicle, build_vehicle
 
+GRASS_OVERHANG_M = 4.0  # grass blades reach this far past the lot's ends
+GRASS_STRIP_M = 4.0  # and this deep into the planted strip
 OTHER_PLATE_PX_PER_MM = 1.5  # plates of the other cars: legible up close, light on memory
 
 
@@ -44,6 +48,7 @@ class BuiltLot:
     ground: list[str] = field(default_factory=list)
     sun_direction: tuple[float, float, float] = (0.0, 0.0, 1.0)
     extras: dict = field(default_factory=dict)  # what an environment adds (the damage, the board)
+    grass: list = field(default_factory=list)  # core.grass.GrassPatch: where blades stand
 
     @property
     def subject(self) -> BuiltVehicle:
@@ -169,6 +174,17 @@ def _build_ground(scene, plan: LotPlan, built: BuiltLot) -> None:
     strip_v, strip_q = boxes([xa, head_b, 0.0], [xb, head_b + 8.0, CURB_HEIGHT_M - 0.02])
     mesh_object("PlantedStrip", strip_v, strip_q, col, materials=[lawn])
     built.ground += ["Sidewalk", "LawnFront", "PlantedStrip"]
+    # blades where a camera can stand close to the lawn: along the lot, the front lawn up to the building and
+    # the planted strip's first metres; the ends fade into the flat lawn
+    top, fade = CURB_HEIGHT_M - 0.02, FADE_M
+    built.grass = [GrassPatch((plan.x0 - GRASS_OVERHANG_M, front, plan.x1 + GRASS_OVERHANG_M, head_a - 2.0), top,
+                              fade=(fade, 0.0, fade, 0.0)),
+                   GrassPatch((plan.x0 - GRASS_OVERHANG_M, head_b, plan.x1 + GRASS_OVERHANG_M, head_b + GRASS_STRIP_M),
+                              top, fade=(fade, 0.0, fade, fade))]
+    seed = layout_seed(plan)
+    blades = grass_material("RB_LotGrass", (0.075, 0.125, 0.032))
+    for k, patch in enumerate(built.grass):
+        add_grass(col, f"LotGrass{k}", scatter_patch(seed + k, patch), tuft_variants(seed), blades)
 
 
 def _build_plates(scene, plan: LotPlan, i: int, bv: BuiltVehicle, built: BuiltLot) -> None:

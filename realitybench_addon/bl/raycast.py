@@ -51,8 +51,17 @@ class SceneBVH:
             return -2  # never equals a hit
 
 
+def _instanced_only(obj) -> bool:
+    """True for what a render never shows in place: an instancer hidden in renders, and the original of an
+    object instanced on its parent's vertices or faces (only its instances render). Neither is measured;
+    nor are the instances (the scenes' only ones are grass tufts, too low to hide a target: `core.grass`)."""
+    if obj.instance_type in ("VERTS", "FACES") and not obj.show_instancer_for_render:
+        return True
+    return obj.parent is not None and obj.parent.instance_type in ("VERTS", "FACES")
+
+
 def _mesh_objects(scene):
-    return [o for o in scene.objects if o.type in SURFACE_TYPES and o.visible_get()]
+    return [o for o in scene.objects if o.type in SURFACE_TYPES and o.visible_get() and not _instanced_only(o)]
 
 
 def scene_fingerprint(scene) -> tuple:

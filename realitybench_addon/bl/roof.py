@@ -14,8 +14,10 @@ import numpy as np
 from ..core.roof import (BRICK_COLORS, FLASHING_TOP, FOOT_PLATE_LENGTH, FOOT_PLATE_THICKNESS, RAIL_HALF_WIDTH,
                          SHINGLE_COLORS, SIDING_COLORS, WALL_INSET_M, RoofFrame, RoofPlan, bolt_spot_uvh)
 from ..core.facade import WallFrame, footprint_details, local_boxes
+from ..core.grass import GrassPatch, scatter_patch, tuft_variants
 from ..core.vegetation import conifer_tree, deciduous_tree, merge_plants, shrub
 from . import facade, vegetation
+from .grass import add_grass, grass_material
 from . import materials as mats
 from .meshes import boxes, curve_object, mesh_object, ngon_object, prism
 from .sky import add_sky_and_sun, sun_direction
@@ -47,6 +49,7 @@ class BuiltRoof:
     rails: list[str] = field(default_factory=list)
     sun_direction: tuple[float, float, float] = (0.0, 0.0, 1.0)
     extras: dict = field(default_factory=dict)  # what an environment adds (the tape, the gauge, the equipment)
+    grass: list = field(default_factory=list)  # core.grass.GrassPatch: where blades stand
 
 
 def _roof_matrix(frame: RoofFrame) -> np.ndarray:
@@ -130,7 +133,7 @@ def build_roof_scene(scene, plan: RoofPlan, rng: np.random.Generator) -> BuiltRo
     _build_attachments(scene, plan, built)
     _build_wires(scene, plan, built)
 
-    _build_yard(scene, plan, ridge_y)
+    built.grass = _build_yard(scene, plan, ridge_y)
     return built
 
 
@@ -193,7 +196,10 @@ def _build_facade(scene, plan: RoofPlan, wall, x0: float, x1: float, y0: float, 
     facade.add_details(col, "House", details, materials)
 
 
-def _build_yard(scene, plan: RoofPlan, ridge_y: float) -> None:
+GRASS_BAND_M = 5.0  # grass blades stand within this of the house's walls
+
+
+def _build_yard(scene, plan: RoofPlan, ridge_y: float) -> list[GrassPatch]:
     """The lawn (mown stripes, patches, dry spots), shrubs along the walls and a few trees on the side away
     from the sun, so that their shadows never fall on the house or the array."""
     col = scene.collection
@@ -230,6 +236,13 @@ def _build_yard(scene, plan: RoofPlan, ridge_y: float) -> None:
     if plants:
         vegetation.add_plants(col, "Yard", merge_plants(plants), vegetation.leaf_material("RB_YardLeaves"),
                               vegetation.bark_material("RB_YardBark"))
+    # blades where a worker on the ground (equipment_label) stands: a band around the walls
+    b = GRASS_BAND_M
+    patch = GrassPatch((-b, -b, L + b, depth + b),
+                       holes=((WALL_INSET_M, WALL_INSET_M, L - WALL_INSET_M, depth - WALL_INSET_M),))
+    add_grass(col, "YardGrass", scatter_patch(seed, patch), tuft_variants(seed),
+              grass_material("RB_YardGrass", (0.085, 0.125, 0.045)))
+    return [patch]
 
 
 def _build_chimney(scene, plan: RoofPlan, frame: RoofFrame) -> None:

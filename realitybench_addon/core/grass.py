@@ -1,0 +1,187 @@
+"""Grass blades as pure geometry, for the lawn where a camera stands close to it.
+
+A lawn seen from a few metres is a material (`bl.vegetation.lawn_material`); at a phone's distance from
+the ground its flat shading gives it away. So the lawn around the house and the lot's lawn strips carry
+tufts of blades: a few tuft meshes (`tuft_variants`), each instanced on many small horizontal triangles
+(`scatter_tufts`) whose size and turn scale and rotate it (Blender's face instancing), so thousands of
+tufts cost a few hundred triangles of real geometry.
+
+Grass is never a measured occluder: no tuft is taller than `MAX_BLADE_HEIGHT_M`, and no target or
+measured point in a scene with grass lies that low over a lawn (`tests/test_realism_grass.py` checks it
+for every environment that stands on one), so a ray from a camera to a target can never pass through it.
+The measuring BVH (`bl.raycast`) leaves instancers and what they instance out.
+
+Everything is fixed by plain numbers and a seed (derive it from plan values: no shared random state).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+MAX_BLADE_HEIGHT_M = 0.13  # the tallest blade any tuft can have, at the largest instance scale
+BLADE_HEIGHT_M = (0.045, 0.095)  # a mown lawn's blades (unit tuft, before the instance's scale)
+INSTANCE_SCALE = (0.8, 1.3)  # each tuft's size, relative to its mesh
+TUFT_RADIUS_M = 0.035  # blades stand within this of a tuft's centre
+TUFT_SPACING_M = 0.075  # the jittered grid the tufts stand on: about 180 tufts per square metre
+# Face instancing scales a child by the square root of its face's area: an equilateral triangle of
+# circumradius R has area (3 sqrt(3) / 4) R^2, so R = scale / EQUILATERAL_AREA_ROOT gives that scale.
+EQUILATERAL_AREA_ROOT = math.sqrt(3.0 * math.sqrt(3.0) / 4.0)
+FADE_M = 1.5  # over this much inside the area's outer edge, tufts thin out and shrink into the flat lawn
+
+
+def blade(base, height: float, width: float, lean_azimuth: float, lean: float, facing: float,
+          levels=(0.0, 0.4, 0.75)) -> tuple[np.ndarray, np.ndarray]:
+    """One blade: a strip that narrows from `width` at its base to a point at its tip, bending over
+    towards `lean_azimuth` (its tip `lean` x height out from the base, a quadratic bend), its face turned
+    to `facing`. Vertices (2 per level, then the tip) and triangles."""
+    base = np.asarray(base, float)
+    t = np.append(np.asarray(levels, float), 1.0)
+    out = np.array([math.cos(lean_azimuth), math.sin(lean_azimuth), 0.0])
+    # the bend keeps the blade's length: the higher it leans, the lower its tip
+    drop = 1.0 - 0.5 * lean * lean
+    spine = base + np.outer(t * t * lean * height, out) + np.outer(t * height * drop, [0.0, 0.0, 1.0])
+    across = np.array([math.cos(facing), math.sin(facing), 0.0])
+    half = 0.5 * width * (1.0 - 0.85 * t[:-1])
+    left = spine[:-1] - half[:, None] * across
+    right = spine[:-1] + half[:, None] * across
+    verts = np.vstack([np.stack([left, right], 1).reshape(-1, 3), spine[-1:]])
+    n = len(levels)
+    tris = []
+    for k in range(n - 1):
+        a, b, c, d = 2 * k, 2 * k + 1, 2 * k + 2, 2 * k + 3
+        tris += [(a, b, d), (a, d, c)]
+    tris.append((2 * (n - 1), 2 * (n - 1) + 1, 2 * n))
+    return verts, np.array(tris, np.int64)
+
+
+def tuft(seed: int, blades: int = 24) -> tuple[np.ndarray, np.ndarray]:
+    """A tuft of `blades` blades standing within `TUFT_RADIUS_M` of the origin, on z = 0 (unit scale)."""
+    rng = np.random.default_rng([abs(int(seed)), 7331])
+    parts_v, parts_t, offset = [], [], 0
+    for _ in range(blades):
+        r = TUFT_RADIUS_M * math.sqrt(rng.random())
+        a = rng.uniform(0.0, 2 * math.pi)
+        lean_az = a + rng.normal(0.0, 0.6)  # blades lean outwards, roughly
+        v, t = blade((r * math.cos(a), r * math.sin(a), 0.0), rng.uniform(*BLADE_HEIGHT_M), rng.uniform(0.003, 0.006),
+                     lean_az, rng.uniform(0.1, 0.55), lean_az + math.pi / 2 + rng.normal(0.0, 0.5))
+        parts_v.append(v)
+        parts_t.append(t + offset)
+        offset += len(v)
+    return np.vstack(parts_v), np.vstack(parts_t)
+
+
+def tuft_variants(seed: int, count: int = 6) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`count` different tufts from one seed."""
+    return [tuft(seed * 31 + k) for k in range(count)]
+
+
+def _inside(points: np.ndarray, rects) -> np.ndarray:
+    hit = np.zeros(len(points), bool)
+    for x0, y0, x1, y1 in rects:
+        hit |= (points[:, 0] >= x0) & (points[:, 0] <= x1) & (points[:, 1] >= y0) & (points[:, 1] <= y1)
+    return hit
+
+
+def _patchiness(rng: np.random.Generator, points: np.ndarray) -> np.ndarray:
+    """A smooth field in [0, 1] over the ground, metres across: a few plane waves with random directions
+    and phases (lusher and thinner patches of a real lawn)."""
+    total = np.zeros(len(points))
+    for wavelength in (0.9, 1.7, 3.1):
+        a = rng.uniform(0.0, 2 * math.pi)
+        k = 2 * math.pi / wavelength * np.array([math.cos(a), math.sin(a)])
+        total += np.sin(points @ k + rng.uniform(0.0, 2 * math.pi))
+    return 0.5 + total / 6.0
+
+
+@dataclass(frozen=True)
+class GrassPatch:
+    """Where blades grow: the rectangle `area` = (x0, y0, x1, y1) on a lawn whose top is at `z`, less the
+    rectangles `holes`; `fade` = metres over which tufts thin out inside each edge (x0, y0, x1, y1): an edge
+    that ends in flat lawn fades, one at a curb or a wall does not."""
+    area: tuple[float, float, float, float]
+    z: float = 0.0
+    holes: tuple = ()
+    fade: tuple[float, float, float, float] = (FADE_M, FADE_M, FADE_M, FADE_M)
+
+    def volume(self) -> tuple[np.ndarray, np.ndarray]:
+        """The box every blade of the patch stays inside: (low corner, high corner)."""
+        x0, y0, x1, y1 = self.area
+        return np.array([x0, y0, self.z]), np.array([x1, y1, self.z + MAX_BLADE_HEIGHT_M])
+
+
+def segments_cross_box(origin, points, low, high) -> np.ndarray:
+    """For each point, whether the segment from `origin` to it passes through the axis-aligned box
+    [low, high] (slab test; touching counts)."""
+    o = np.asarray(origin, float)
+    d = np.asarray(points, float) - o
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t0 = (np.asarray(low, float) - o) / d
+        t1 = (np.asarray(high, float) - o) / d
+    near = np.where(np.isnan(t0), -np.inf, np.minimum(t0, t1))
+    far = np.where(np.isnan(t1), np.inf, np.maximum(t0, t1))
+    # a zero direction component: inside the slab the whole way (or never)
+    flat = d == 0
+    inside = (o >= np.asarray(low, float)) & (o <= np.asarray(high, float))
+    near = np.where(flat, np.where(inside, -np.inf, np.inf), near)
+    far = np.where(flat, np.where(inside, np.inf, -np.inf), far)
+    enter = np.maximum(near.max(axis=1), 0.0)
+    leave = np.minimum(far.min(axis=1), 1.0)
+    return enter <= leave
+
+
+def scatter_patch(seed: int, patch: GrassPatch, **kwargs) -> dict:
+    """`scatter_tufts` over a `GrassPatch`."""
+    return scatter_tufts(seed, patch.area, z=patch.z, holes=patch.holes, fade=patch.fade, **kwargs)
+
+
+def scatter_tufts(seed: int, area, *, z: float = 0.0, holes=(), spacing_m: float = TUFT_SPACING_M,
+                  variants: int = 6, fade=(FADE_M, FADE_M, FADE_M, FADE_M)) -> dict:
+    """Tufts over the rectangle `area` = (x0, y0, x1, y1) less the rectangles `holes`: one per cell of a
+    `spacing_m` grid, jittered across its cell, each with its own turn, scale and variant. Tufts are
+    smaller in thin patches (`_patchiness`), and thin out and shrink over `fade` (metres inside each edge:
+    x0, y0, x1, y1), so the blades end in the flat lawn without a line.
+
+    Returns {"centers": (N, 3), "variant": (N,) ints in [0, variants), "turn": (N,) radians,
+    "scale": (N,)}."""
+    x0, y0, x1, y1 = map(float, area)
+    if not (x1 > x0 and y1 > y0 and spacing_m > 0):
+        raise ValueError(f"scatter_tufts: an empty area {area!r} or spacing {spacing_m!r}")
+    rng = np.random.default_rng([abs(int(seed)), 4177])
+    xs = np.arange(x0, x1, spacing_m)
+    ys = np.arange(y0, y1, spacing_m)
+    gx, gy = np.meshgrid(xs, ys, indexing="ij")
+    cells = np.stack([gx.ravel(), gy.ravel()], 1)
+    points = cells + rng.random(cells.shape) * spacing_m
+    n = len(points)
+    variant = rng.integers(0, variants, n)
+    turn = rng.uniform(0.0, 2 * math.pi, n)
+    scale = rng.uniform(*INSTANCE_SCALE, n)
+    lush = _patchiness(rng, points)
+    gaps = [points[:, 0] - x0, points[:, 1] - y0, x1 - points[:, 0], y1 - points[:, 1]]
+    inner = np.ones(n)
+    for gap, metres in zip(gaps, fade):
+        if metres > 0:
+            inner = np.minimum(inner, np.clip(gap / metres, 0.0, 1.0))
+    keep = (np.minimum.reduce(gaps) > 0) & ~_inside(points, holes) & (rng.random(n) < np.sqrt(inner))
+    scale = scale * (0.4 + 0.6 * inner) * (0.75 + 0.25 * lush)
+    centers = np.column_stack([points, np.full(n, float(z))])
+    return {"centers": centers[keep], "variant": variant[keep], "turn": turn[keep], "scale": scale[keep]}
+
+
+def instancer_triangles(centers: np.ndarray, turn: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One small horizontal, upward-facing equilateral triangle per tuft, centred on it, turned by `turn`
+    and sized so that face instancing (with face scale) scales the tuft by `scale`."""
+    radius = np.asarray(scale, float) / EQUILATERAL_AREA_ROOT
+    corners = np.asarray(turn, float)[:, None] + 2 * math.pi * np.arange(3)[None, :] / 3
+    verts = np.stack([centers[:, None, 0] + radius[:, None] * np.cos(corners),
+                      centers[:, None, 1] + radius[:, None] * np.sin(corners),
+                      np.repeat(centers[:, None, 2], 3, 1)], -1).reshape(-1, 3)
+    tris = np.arange(len(verts)).reshape(-1, 3)
+    return verts, tris
+
+
+def tallest_blade(variants) -> float:
+    """The highest tip among `variants`, at the largest instance scale (metres above the ground)."""
+    return max(float(v[:, 2].max()) for v, _ in variants) * INSTANCE_SCALE[1]

@@ -1,0 +1,155 @@
+"""Grass blades near the camera (issue 20): the tufts and their scatter are pure functions of a seed; in the bpy
+wheel the roof's yard and the lot's lawns carry exactly the scattered tufts, instanced (the instancers never
+render), the measuring BVH leaves them out, and no target of any environment with grass can be hidden by it:
+every segment from a frame's camera to its target's vertices clears every grass volume."""
+import math
+
+import numpy as np
+import pytest
+
+from realitybench_addon.core import grass
+
+GRASS_ENVS = ["equipment_label", "tape_gap", "wire_adequacy", "rail_attachment", "slope_gauge", "car_view",
+              "damage_view", "car_plate", "ro_board"]
+
+
+def test_no_blade_is_taller_than_the_bound_that_keeps_targets_clear():
+    tallest = [grass.tallest_blade(grass.tuft_variants(seed)) for seed in range(40)]
+    assert max(tallest) <= grass.MAX_BLADE_HEIGHT_M
+    assert min(tallest) > 0.8 * grass.MAX_BLADE_HEIGHT_M  # the bound is close, not a loose guess
+    v, t = grass.tuft(3)
+    assert v[:, 2].min() == 0.0 and len(t) == 24 * 5  # 24 blades of 5 triangles, standing on the ground
+    # blades stand within the radius and lean out by at most 0.55 of their height
+    assert np.linalg.norm(v[:, :2], axis=1).max() < grass.TUFT_RADIUS_M + 0.55 * grass.BLADE_HEIGHT_M[1] + 0.003
+
+
+def test_blades_lean_without_growing():
+    """The bend keeps a blade's length: its tip never reaches above the height it was drawn with."""
+    for lean in (0.0, 0.3, 0.6):
+        v, _ = grass.blade((0, 0, 0), 0.1, 0.005, 0.3, lean, 1.0)
+        assert v[:, 2].max() == pytest.approx(0.1 * (1 - 0.5 * lean * lean))
+        tip = v[-1]
+        assert math.hypot(tip[0], tip[1]) == pytest.approx(lean * 0.1)
+
+
+def test_scatter_is_deterministic_keeps_out_of_holes_and_fades_at_open_edges():
+    patch = grass.GrassPatch((0.0, 0.0, 10.0, 8.0), 0.1, holes=((3.0, 3.0, 6.0, 5.0),), fade=(1.5, 0.0, 1.5, 1.5))
+    a, b = grass.scatter_patch(5, patch), grass.scatter_patch(5, patch)
+    for key in a:
+        assert np.array_equal(a[key], b[key])
+    assert not np.array_equal(grass.scatter_patch(6, patch)["centers"], a["centers"])
+    c = a["centers"]
+    assert np.all((c[:, 0] > 0) & (c[:, 0] < 10) & (c[:, 1] > 0) & (c[:, 1] < 8)) and np.all(c[:, 2] == 0.1)
+    in_hole = (c[:, 0] >= 3) & (c[:, 0] <= 6) & (c[:, 1] >= 3) & (c[:, 1] <= 5)
+    assert not in_hole.any()
+    cell = grass.TUFT_SPACING_M ** 2
+
+    def density(mask):
+        x0, y0, x1, y1 = mask
+        n = ((c[:, 0] >= x0) & (c[:, 0] < x1) & (c[:, 1] >= y0) & (c[:, 1] < y1)).sum()
+        return n * cell / ((x1 - x0) * (y1 - y0))
+
+    assert density((1.5, 0.5, 8.5, 2.5)) == pytest.approx(1.0, abs=0.05)  # one tuft per cell inside
+    assert density((0.0, 2.0, 0.3, 6.0)) < 0.45  # thinning at the fading x0 edge
+    assert density((2.0, 0.0, 8.0, 0.3)) == pytest.approx(1.0, abs=0.1)  # the y0 edge (a curb) does not fade
+    inner = a["scale"][(c[:, 0] > 2) & (c[:, 0] < 8) & (c[:, 1] < 1.5)]
+    edge = a["scale"][c[:, 0] < 0.4]
+    assert edge.mean() < 0.75 * inner.mean()  # and the tufts shrink into the flat lawn
+    assert np.all(a["variant"] >= 0) and np.all(a["variant"] < 6) and len(set(a["variant"].tolist())) == 6
+
+
+def test_empty_area_is_an_error():
+    with pytest.raises(ValueError, match="empty area"):
+        grass.scatter_tufts(0, (1.0, 0.0, 1.0, 5.0))
+
+
+def test_instancer_triangles_carry_each_tufts_place_turn_and_scale():
+    centers = np.array([[1.0, 2.0, 0.1], [-3.0, 0.5, 0.0]])
+    turn, scale = np.array([0.3, 2.0]), np.array([0.9, 1.25])
+    v, t = grass.instancer_triangles(centers, turn, scale)
+    tri = v[t]
+    assert np.allclose(tri.mean(axis=1), centers)
+    normal = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    area = 0.5 * np.linalg.norm(normal, axis=1)
+    assert np.allclose(np.sqrt(area), scale)  # face instancing scales by the root of the area
+    assert np.all(normal[:, 2] > 0) and np.allclose(normal[:, :2], 0)  # facing up
+    first = tri[:, 0] - centers
+    assert np.allclose(np.arctan2(first[:, 1], first[:, 0]), turn)
+
+
+def test_segment_box_crossing():
+    low, high = np.array([0.0, 0.0, 0.0]), np.array([2.0, 2.0, 0.13])
+    origin = np.array([-1.0, 1.0, 1.5])
+    points = np.array([
+        [1.0, 1.0, 0.05],   # ends inside the grass
+        [2.2, 1.0, 0.0],    # beside it on the ground: the line dips through its far edge on the way
+        [3.0, 1.0, 0.5],    # passes above it
+        [-1.0, 1.0, 0.0],   # straight down, beside it
+        [1.0, 3.5, 0.1],    # beside it, at grass height
+    ])
+    assert grass.segments_cross_box(origin, points, low, high).tolist() == [True, True, False, False, False]
+    level = np.array([[3.0, 1.0, 0.1]])
+    assert grass.segments_cross_box([-1.0, 1.0, 0.1], level, low, high).tolist() == [True]  # along the blades
+    assert grass.segments_cross_box([-1.0, 1.0, 0.2], level + [0, 0, 0.1], low, high).tolist() == [False]
+
+
+@pytest.fixture(scope="module")
+def bpy():
+    return pytest.importorskip("bpy")
+
+
+def _grass_objects(bpy):
+    from realitybench_addon.bl.grass import is_grass
+    return [o for o in bpy.context.scene.objects if is_grass(o)]
+
+
+def test_yard_and_lot_carry_exactly_the_scattered_tufts_and_the_bvh_skips_them(bpy):
+    from realitybench_addon import pipeline
+    from realitybench_addon.bl.raycast import build_scene_bvh
+
+    for env in ("equipment_label", "car_plate"):
+        spec = pipeline.plan_frame(env, 0, "random", 0)
+        cache = pipeline.SceneCache()
+        built = cache.get(spec)
+        assert built.grass, env
+        objects = _grass_objects(bpy)
+        instancers = [o for o in objects if o.instance_type == "FACES"]
+        assert instancers and all(not o.show_instancer_for_render for o in instancers)
+        assert all(o.parent in instancers for o in objects if o not in instancers)
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        tufts = sum(1 for inst in depsgraph.object_instances if inst.is_instance and inst.object.get("rb_grass"))
+        assert tufts == sum(len(p.data.polygons) for p in instancers) > 1000
+        heights = [inst.matrix_world.translation.z for inst in depsgraph.object_instances
+                   if inst.is_instance and inst.object.get("rb_grass")]
+        assert min(heights) >= min(p.z for p in built.grass) - 1e-6
+        names = set(build_scene_bvh(bpy.context.scene, depsgraph).names)
+        assert names and not names & {o.name for o in objects}
+
+
+@pytest.mark.parametrize("env", GRASS_ENVS)
+def test_no_segment_from_camera_to_target_passes_through_grass(bpy, env):
+    """Grass is left out of every measurement; this is why that is right: over the first frames of the
+    environment, no segment from the camera to a vertex of its masked targets enters a grass volume."""
+    from realitybench_addon import pipeline
+    from realitybench_addon.envs import registry
+    from realitybench_addon.bl.scene_data import world_triangles
+    from realitybench_addon.envs.base import FrameContext
+
+    cache = pipeline.SceneCache()
+    environment = registry.get(env)
+    checked = 0
+    for index in range(6):
+        spec = pipeline.plan_frame(env, 0, "random", index)
+        built = cache.get(spec)
+        camera, _ = pipeline.place_camera(spec, 400)
+        ctx = FrameContext(bpy.context.scene, camera, built, spec.plan, spec.target, spec.pose)
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        points = np.concatenate([world_triangles(bpy.data.objects[n], depsgraph)[0]
+                                 for n in environment.mask_targets(ctx)])
+        origin = np.asarray(spec.pose.position, float)
+        for patch in built.grass:
+            low, high = patch.volume()
+            crossing = grass.segments_cross_box(origin, points, low, high)
+            assert not crossing.any(), (spec.frame_id, patch, points[crossing][:3])
+        checked += len(points)
+    assert checked > 0
