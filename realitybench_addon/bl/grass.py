@@ -67,6 +67,12 @@ def add_grass(collection, name: str, field: dict, variants, material) -> list[st
         parent.show_instancer_for_viewport = False
         child = mesh_object(f"{name}_{k}_Tuft", verts, tris, collection, materials=[material], smooth=True)
         child.parent = parent
+        # Seen by the camera and casting shadows, but not by bounced light: a diffuse or glossy ray that
+        # reaches the ground sees the lawn under the blades (the same green on average) instead of
+        # searching thousands of overlapping tufts (docs/realism.md measures what that saves).
+        for ray in ("visible_diffuse", "visible_glossy", "visible_transmission", "visible_volume_scatter"):
+            if hasattr(child, ray):
+                setattr(child, ray, False)
         for obj in (parent, child):
             obj[GRASS_TAG] = True
         names += [parent.name, child.name]
@@ -75,3 +81,21 @@ def add_grass(collection, name: str, field: dict, variants, material) -> list[st
 
 def is_grass(obj) -> bool:
     return bool(obj.get(GRASS_TAG, False))
+
+
+def target_points_behind_grass(built, origin, target_names) -> tuple[int, int]:
+    """(how many vertices of the objects `target_names` are seen from `origin` through a grass volume of
+    `built.grass` (`core.grass.GrassPatch.volume`), how many were checked). None behind grass is what makes
+    leaving grass out of the measuring BVH right; `benchmarks/audit_grass.py` and
+    `tests/test_realism_grass.py` count it per frame."""
+    import bpy
+
+    from ..core.grass import segments_cross_box
+    from .scene_data import world_triangles
+
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    points = np.concatenate([world_triangles(bpy.data.objects[n], depsgraph)[0] for n in target_names])
+    crossing = np.zeros(len(points), bool)
+    for patch in getattr(built, "grass", ()):
+        crossing |= segments_cross_box(np.asarray(origin, float), points, *patch.volume())
+    return int(crossing.sum()), len(points)
