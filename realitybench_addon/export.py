@@ -32,6 +32,7 @@ from .core import debug_images
 from .core.errors import RealityBenchError
 from .core.feasibility import check_positive_feasible, positive_search_exhausted
 from .core.presets import PresetError, load_environment_preset
+from .core.render_settings import RenderSettings
 from .core.terms import Verdict
 from .envs import registry
 from .setio import (METADATA, SetError, append_row, atomic_write, read_manifest, read_rows, remove_partials,
@@ -83,6 +84,11 @@ class ExportConfig:
 
     def content_hash(self) -> str:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:16]
+
+    def render_settings(self) -> RenderSettings:
+        """Cycles' settings for every frame: the samples and denoising asked for, the rest the defaults
+        `benchmarks/bench_render.py` chose (docs/export.md, "Render speed"); the manifest records them."""
+        return RenderSettings(samples=self.samples, denoise=self.denoise)
 
 
 def resolve_environments(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
@@ -347,6 +353,7 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
             "command": command, "config": config.identity(), "config_hash": config_hash,
             "complete": complete, "expected_frames": expected, "counts": {k: dict(v) for k, v in counts.items()},
             "stats": stats.to_dict(config.environments),
+            "render_settings": config.render_settings().to_dict(),
             "versions": {"realitybench": __version__,
                          "preset_hashes": {env: p.content_hash() for env, p in presets.items()}},
         }
@@ -466,8 +473,8 @@ def write_contact_sheets(out: Path) -> None:
 
 
 def _render(pipeline, config, preset, spec, timings):
-    result = pipeline.run_frame(spec, long_side_px=config.long_side_px, render=True, samples=config.samples,
-                                denoise=config.denoise, device=config.device, preset=preset,
+    result = pipeline.run_frame(spec, long_side_px=config.long_side_px, render=True,
+                                settings=config.render_settings(), device=config.device, preset=preset,
                                 cache=pipeline.SHARED_CACHE)
     for key, value in result.timings.items():
         timings[key] += value

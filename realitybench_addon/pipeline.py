@@ -21,6 +21,7 @@ from .core import postprocess
 from .core.phone import Capture, Phone, camera_settings, draw_capture, draw_phone
 from .core.presets import Preset, load_environment_preset
 from .core.prompt import build_prompt
+from .core.render_settings import RenderSettings
 from .core.rng import frame_id, frame_rng, scene_rng, stage_rng
 from .core.sanity import image_discard_reason
 from .core.terms import VerdictResult, evaluate
@@ -157,7 +158,9 @@ def place_camera(spec: FrameSpec, long_side_px: int):
 
 def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True, samples: int = 16,
               denoise: bool = False, device: str = "cpu", preset: Optional[Preset] = None,
-              cache: SceneCache) -> FrameResult:
+              cache: SceneCache, settings: Optional[RenderSettings] = None) -> FrameResult:
+    """Build (or reuse) the frame's scene, measure it and, with `render`, render it and measure its image.
+    `settings` (Cycles' samples, denoising, bounces...) override `samples` and `denoise` when given."""
     import bpy
 
     from .bl.render import render_frame
@@ -168,7 +171,7 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
     built = cache.get(spec)
     timings["scene_build_s"] = cache.build_s
     t = time.perf_counter()
-    camera, settings = place_camera(spec, long_side_px)
+    camera, cam_settings = place_camera(spec, long_side_px)
     scene = bpy.context.scene
     ctx = FrameContext(scene, camera, built, spec.plan, spec.target, spec.pose)
     measurements = env.measure(ctx)
@@ -181,7 +184,8 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
         discard = "camera inside a mesh"
     if render:
         t = time.perf_counter()
-        frame = render_frame(scene, camera, samples=samples, denoise=denoise, device=device)
+        settings = settings or RenderSettings(samples=samples, denoise=denoise)
+        frame = render_frame(scene, camera, device=device, settings=settings)
         timings["render_s"] = time.perf_counter() - t
         t = time.perf_counter()
         jpeg, display = postprocess.process(frame.linear_rgb, spec.post)
@@ -203,11 +207,12 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
         scene=env.describe_scene(spec.plan),
         phone=spec.phone.to_dict(),
         capture=spec.capture.to_dict(),
-        camera={**settings.to_dict(), "pose": spec.pose.to_dict(),
+        camera={**cam_settings.to_dict(), "pose": spec.pose.to_dict(),
                 "camera_to_world": np.asarray(spec.pose.camera_to_world()).round(6).tolist()},
         postprocess=spec.post.to_dict(),
-        render={"rendered": render, "samples": samples if render else None, "denoise": denoise if render else None,
-                "resolution": list(settings.resolution)},
+        render={"rendered": render, "samples": settings.samples if render else None,
+                "denoise": settings.denoise if render else None, "resolution": list(cam_settings.resolution),
+                **({"settings": settings.to_dict()} if render else {})},
         terms=[r.to_dict() for r in scored.terms],
         measurements=measurements,
         verdict=scored.verdict.verdict,

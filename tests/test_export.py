@@ -53,6 +53,10 @@ def test_set_has_exactly_the_requested_frames(exported):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["command"].startswith("python -m realitybench_addon export")
     assert manifest["config"]["seed"] == 7 and manifest["versions"]["preset_hashes"]["tape_gap"]
+    # every Cycles setting is on record, in the manifest and in each row, and they agree
+    settings = manifest["render_settings"]
+    assert settings["samples"] == 1 and settings["denoise"] is False and "adaptive_threshold" in settings
+    assert all(r["render"]["settings"] == settings for r in all_rows)
 
 
 def test_huggingface_imagefolder_loads_the_labels(exported):

@@ -15,6 +15,7 @@ from typing import Optional
 import bpy
 import numpy as np
 
+from ..core.render_settings import RenderSettings
 from . import compat
 
 
@@ -64,21 +65,48 @@ def denoise_problem(denoise: bool) -> Optional[str]:
             "denoise; use --no-denoise (denoise=False from Python or the export operator)")
 
 
-def configure_cycles(scene, samples: int = 16, denoise: bool = False, device: str = "cpu") -> None:
-    problem = denoise_problem(denoise)
+def configure_cycles(scene, samples: int = 16, denoise: bool = False, device: str = "cpu",
+                     settings: Optional[RenderSettings] = None) -> RenderSettings:
+    """Apply `settings` (or, without them, the defaults with `samples` and `denoise`) to the scene's Cycles.
+    Returns the settings applied. A setting this Blender lacks (OpenImageDenoise's quality before 4.1) keeps
+    its own default."""
+    settings = settings or RenderSettings(samples=samples, denoise=denoise)
+    problem = denoise_problem(settings.denoise)
     if problem:
         raise RuntimeError(problem)
     scene.render.engine = "CYCLES"
-    scene.cycles.device = cycles_device(device)
-    scene.cycles.samples = samples
-    scene.cycles.use_denoising = denoise
-    if hasattr(scene.cycles, "use_adaptive_sampling"):
-        scene.cycles.use_adaptive_sampling = False
-    scene.cycles.seed = 0
-    # Few samples on metal and glass leave fireflies; clamping indirect light removes them
-    # at a small bias (a phone's pipeline would suppress them too).
-    scene.cycles.sample_clamp_indirect = 3.0
+    cycles = scene.cycles
+    cycles.device = cycles_device(device)
+    cycles.samples = settings.samples
+    cycles.seed = 0
+    cycles.use_denoising = settings.denoise
+    values = {
+        "denoiser": "OPENIMAGEDENOISE",
+        "denoising_input_passes": settings.denoise_passes,
+        "denoising_prefilter": settings.denoise_prefilter,
+        "denoising_quality": settings.denoise_quality,
+        "use_adaptive_sampling": settings.adaptive_threshold > 0,
+        "adaptive_threshold": settings.adaptive_threshold,
+        "adaptive_min_samples": settings.adaptive_min_samples,
+        "max_bounces": settings.max_bounces,
+        "diffuse_bounces": settings.diffuse_bounces,
+        "glossy_bounces": settings.glossy_bounces,
+        "transmission_bounces": settings.transmission_bounces,
+        "transparent_max_bounces": settings.transparent_bounces,
+        "volume_bounces": 0,
+        "caustics_reflective": settings.caustics,
+        "caustics_refractive": settings.caustics,
+        "blur_glossy": settings.blur_glossy,
+        # Few samples on metal and glass leave fireflies; clamping indirect light removes them
+        # at a small bias (a phone's pipeline would suppress them too).
+        "sample_clamp_indirect": settings.clamp_indirect,
+    }
+    for name, value in values.items():
+        if hasattr(cycles, name):
+            setattr(cycles, name, value)
+    scene.render.use_persistent_data = settings.persistent_data
     scene.render.film_transparent = False
+    return settings
 
 
 def _read_exr(path: str) -> np.ndarray:
@@ -93,12 +121,12 @@ def _read_exr(path: str) -> np.ndarray:
 
 
 def render_frame(scene, camera_obj=None, *, samples: int = 16, denoise: bool = False,
-                 device: str = "cpu") -> RenderedFrame:
+                 device: str = "cpu", settings: Optional[RenderSettings] = None) -> RenderedFrame:
     if camera_obj is not None:
         scene.camera = camera_obj
     if scene.camera is None:
         raise LookupError(f"scene {scene.name!r} has no camera to render from")
-    configure_cycles(scene, samples=samples, denoise=denoise, device=device)
+    configure_cycles(scene, samples=samples, denoise=denoise, device=device, settings=settings)
     view_layer = scene.view_layers[0]
     saved_pass = view_layer.use_pass_object_index
     objects = [o for o in scene.objects if o.type not in {"CAMERA", "LIGHT", "EMPTY"}]
