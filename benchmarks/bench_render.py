@@ -58,7 +58,12 @@ CANDIDATES = {
     "s8_paths": BASE.with_(samples=8, **SHORT_PATHS),
     "s8_paths_raw": BASE.with_(samples=8, denoise_prefilter="NONE", **SHORT_PATHS),
     "adaptive_paths": BASE.with_(adaptive_threshold=0.03, adaptive_min_samples=6, **SHORT_PATHS),
-    "s6_paths": BASE.with_(samples=6, **SHORT_PATHS),
+    # the denoiser's own cost: its prefilter of the albedo and normal passes, and its quality mode
+    "prefilter_fast": BASE.with_(denoise_prefilter="FAST"),
+    "balanced": BASE.with_(denoise_prefilter="FAST", denoise_quality="BALANCED"),
+    "s12_fast": BASE.with_(samples=12, denoise_prefilter="FAST"),
+    "s10_fast": BASE.with_(samples=10, denoise_prefilter="FAST"),
+    "s8_balanced": BASE.with_(samples=8, denoise_prefilter="FAST", denoise_quality="BALANCED"),
 }
 FINE_TEXTURE = {"tape_gap": "shingle granules and tape ticks", "equipment_label": "label text",
                 "breaker_label": "label text", "slope_gauge": "LCD segments"}

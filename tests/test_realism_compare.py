@@ -132,6 +132,7 @@ def test_script_makes_blind_pairs_and_scores_them(tmp_path):
 @pytest.mark.parametrize("recorded, overall", [
     ("realism-blind-2026-11-30", "| all | 55 | 165 | 0.91 |"),  # before the realism work vs after it
     ("realism-blind-2026-12-01-vehicles", None),  # the lot before vs after the smooth vehicle bodies
+    ("realism-blind-2026-12-01-grass", "| all | 12 | 36 | 0.69 |"),  # before vs after the grass blades
 ])
 def test_the_recorded_comparison_gives_the_table_in_docs(tmp_path, recorded, overall):
     """docs/realism.md's tables are what the checked-in keys and answers give."""
