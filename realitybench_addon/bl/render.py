@@ -81,10 +81,6 @@ def configure_cycles(scene, samples: int = 16, denoise: bool = False, device: st
     cycles.seed = 0
     cycles.use_denoising = settings.denoise
     values = {
-        "denoiser": "OPENIMAGEDENOISE",
-        "denoising_input_passes": settings.denoise_passes,
-        "denoising_prefilter": settings.denoise_prefilter,
-        "denoising_quality": settings.denoise_quality,
         "use_adaptive_sampling": settings.adaptive_threshold > 0,
         "adaptive_threshold": settings.adaptive_threshold,
         "adaptive_min_samples": settings.adaptive_min_samples,
@@ -101,9 +97,16 @@ def configure_cycles(scene, samples: int = 16, denoise: bool = False, device: st
         # at a small bias (a phone's pipeline would suppress them too).
         "sample_clamp_indirect": settings.clamp_indirect,
     }
+    if settings.denoise:  # a build without OpenImageDenoise has no such enum items (denoise_problem refuses it)
+        values.update({"denoiser": "OPENIMAGEDENOISE", "denoising_input_passes": settings.denoise_passes,
+                       "denoising_prefilter": settings.denoise_prefilter,
+                       "denoising_quality": settings.denoise_quality})
     for name, value in values.items():
         if hasattr(cycles, name):
-            setattr(cycles, name, value)
+            try:
+                setattr(cycles, name, value)
+            except TypeError:  # an enum value this Blender does not have: its own default stays
+                pass
     scene.render.use_persistent_data = settings.persistent_data
     scene.render.film_transparent = False
     return settings
