@@ -64,10 +64,21 @@ CANDIDATES = {
     "s12_fast": BASE.with_(samples=12, denoise_prefilter="FAST"),
     "s10_fast": BASE.with_(samples=10, denoise_prefilter="FAST"),
     "s8_balanced": BASE.with_(samples=8, denoise_prefilter="FAST", denoise_quality="BALANCED"),
+    # round 3: how lights are sampled. One sun and a smooth sky: the light tree has little to choose between,
+    # and a sky sampled as a light takes light samples from the sun that cosine-weighted bounces do as well.
+    "no_light_tree": BASE.with_(light_tree=False),
+    "sky_bsdf": BASE.with_(sky_as_light=False),
+    "lean": BASE.with_(light_tree=False, sky_as_light=False),
+    "lean_s12": BASE.with_(light_tree=False, sky_as_light=False, samples=12),
+    "lean_s12_fast": BASE.with_(light_tree=False, sky_as_light=False, samples=12, denoise_prefilter="FAST"),
+    "lean_s10_fast": BASE.with_(light_tree=False, sky_as_light=False, samples=10, denoise_prefilter="FAST"),
 }
 FINE_TEXTURE = {"tape_gap": "shingle granules and tape ticks", "equipment_label": "label text",
                 "breaker_label": "label text", "slope_gauge": "LCD segments"}
-SCENE_CODE_EXCLUDE = {"bl/render.py", "core/render_settings.py"}  # settings, not scene: a reference survives them
+# Sources that do not shape what a frame shows: how Cycles samples it, and the set's bookkeeping, the CLI, the
+# evaluation and rating tools and the sidebar. A reference survives changes to them.
+SCENE_CODE_EXCLUDE = ("bl/render.py", "core/render_settings.py", "export.py", "merge.py", "setio.py", "setlock.py",
+                      "distributed.py", "cli/", "evaluation/", "rating/", "ui/")
 
 
 def scene_code_hash() -> str:
@@ -76,7 +87,7 @@ def scene_code_hash() -> str:
     root = HERE / "realitybench_addon"
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root).as_posix()
-        if rel not in SCENE_CODE_EXCLUDE:
+        if not rel.startswith(SCENE_CODE_EXCLUDE):
             h.update(rel.encode() + b"\0" + path.read_bytes())
     for path in sorted((HERE / "presets").glob("*.toml")):  # thresholds decide the verdicts compared
         h.update(path.name.encode() + b"\0" + path.read_bytes())

@@ -32,7 +32,7 @@ from .core import debug_images
 from .core.errors import RealityBenchError
 from .core.feasibility import check_positive_feasible, positive_search_exhausted
 from .core.presets import PresetError, load_environment_preset
-from .core.render_settings import RenderSettings
+from .core.render_settings import RenderSettings, RenderSettingsError
 from .core.terms import Verdict
 from .envs import registry
 from .setio import (METADATA, SetError, append_row, atomic_write, read_manifest, read_rows, remove_partials,
@@ -89,6 +89,24 @@ class ExportConfig:
         """Cycles' settings for every frame: the samples and denoising asked for, the rest the defaults
         `benchmarks/bench_render.py` chose (docs/export.md, "Render speed"); the manifest records them."""
         return RenderSettings(samples=self.samples, denoise=self.denoise)
+
+
+def stored_render_settings(manifest: dict, config: ExportConfig, where) -> RenderSettings:
+    """The Cycles settings a set's manifest says its frames were rendered with. A manifest from before sets
+    recorded them (issue 21) was rendered with `RenderSettings.before_issue_21`."""
+    data = manifest.get("render_settings")
+    if data is None:
+        return RenderSettings.before_issue_21(config.samples, config.denoise)
+    try:
+        settings = RenderSettings.from_dict(data)
+    except (RenderSettingsError, TypeError) as exc:
+        raise ExportError(f"{where}/manifest.json: its render_settings cannot be used ({exc}); "
+                          "use another --out") from None
+    if (settings.samples, settings.denoise) != (config.samples, config.denoise):
+        raise ExportError(f"{where}/manifest.json: its render_settings cannot be used (samples {settings.samples}, "
+                          f"denoise {settings.denoise} disagree with the set's --samples {config.samples}, "
+                          f"denoise {config.denoise}); use another --out")
+    return settings
 
 
 def resolve_environments(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
@@ -329,6 +347,8 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
         differing = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
         raise ExportError(f"{out} holds a set made with different settings ({', '.join(differing)}); "
                           "use another --out or the same settings to resume")
+    # a resumed set keeps the Cycles settings it was started with, whatever today's defaults are
+    settings = config.render_settings() if previous is None else stored_render_settings(previous, config, out)
     remove_partials(out)
     stats = SlotStats(previous)
     repairs = list((previous or {}).get("repairs", []))
@@ -353,7 +373,7 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
             "command": command, "config": config.identity(), "config_hash": config_hash,
             "complete": complete, "expected_frames": expected, "counts": {k: dict(v) for k, v in counts.items()},
             "stats": stats.to_dict(config.environments),
-            "render_settings": config.render_settings().to_dict(),
+            "render_settings": settings.to_dict(),
             "versions": {"realitybench": __version__,
                          "preset_hashes": {env: p.content_hash() for env, p in presets.items()}},
         }
@@ -374,9 +394,10 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
         discards, search = Counter(), Counter()
         try:
             if stratum == "random":
-                result = _random_frame(pipeline, config, preset, env, slot, discards, stats.timings)
+                result = _random_frame(pipeline, config, settings, preset, env, slot, discards, stats.timings)
             else:
-                result = _positive_frame(pipeline, config, preset, env, slot, discards, search, stats.timings)
+                result = _positive_frame(pipeline, config, settings, preset, env, slot, discards, search,
+                                         stats.timings)
         except ExportError:  # a search that ran dry: keep what it tried in the manifest
             stats.record(env, stratum, slot, discards, search)
             save_manifest(complete=False)
@@ -472,19 +493,20 @@ def write_contact_sheets(out: Path) -> None:
         atomic_write(out / EXTRAS / "contact_sheets" / f"{env}.jpg", debug_images.contact_sheet(items))
 
 
-def _render(pipeline, config, preset, spec, timings):
+def _render(pipeline, config, settings, preset, spec, timings):
     result = pipeline.run_frame(spec, long_side_px=config.long_side_px, render=True,
-                                settings=config.render_settings(), device=config.device, preset=preset,
+                                settings=settings, device=config.device, preset=preset,
                                 cache=pipeline.SHARED_CACHE)
     for key, value in result.timings.items():
         timings[key] += value
     return result
 
 
-def _random_frame(pipeline, config, preset, env, slot, discards: Counter, timings: Counter):
+def _random_frame(pipeline, config, settings, preset, env, slot, discards: Counter, timings: Counter):
     indices = [slot] + [REPLACEMENT_BASE + slot * REPLACEMENTS + k for k in range(REPLACEMENTS)]
     for index in indices:
-        result = _render(pipeline, config, preset, pipeline.plan_frame(env, config.seed, "random", index), timings)
+        result = _render(pipeline, config, settings, preset, pipeline.plan_frame(env, config.seed, "random", index),
+                         timings)
         if result.discard_reason is None:
             return result
         discards[result.discard_reason] += 1
@@ -493,7 +515,8 @@ def _random_frame(pipeline, config, preset, env, slot, discards: Counter, timing
                       "a rerun fails the same way: use another --seed or check the environment's presets")
 
 
-def _positive_frame(pipeline, config, preset, env, slot, discards: Counter, search: Counter, timings: Counter):
+def _positive_frame(pipeline, config, settings, preset, env, slot, discards: Counter, search: Counter,
+                    timings: Counter):
     failing: Counter = Counter()  # which terms turned candidates away, for the message when none passes
     for k in range(POSITIVE_BLOCK):
         spec = pipeline.plan_frame(env, config.seed, "positive", slot * POSITIVE_BLOCK + k)
@@ -506,7 +529,7 @@ def _positive_frame(pipeline, config, preset, env, slot, discards: Counter, sear
             search["geometric_rejects"] += 1
             failing.update(geometric.frame.failing_terms + geometric.frame.gray_terms)
             continue
-        result = _render(pipeline, config, preset, spec, timings)
+        result = _render(pipeline, config, settings, preset, spec, timings)
         search["renders"] += 1
         if result.discard_reason is not None:
             discards[result.discard_reason] += 1

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Sequence
 
 from .core.errors import RealityBenchError
-from .export import EXTRAS, ExportConfig, expected_frames, write_contact_sheets
+from .core.render_settings import RenderSettings
+from .export import EXTRAS, ExportConfig, ExportError, expected_frames, stored_render_settings, write_contact_sheets
 from .setio import append_row, image_path, read_manifest, read_rows, write_manifest
 from .setlock import SetLock
 
@@ -23,7 +24,7 @@ class MergeError(RealityBenchError, ValueError):
     """A merge refused before anything was written; the message names the shard and the problem."""
 
 
-def _check_shards(shard_dirs: Sequence[Path]) -> tuple[ExportConfig, list[dict]]:
+def _check_shards(shard_dirs: Sequence[Path]) -> tuple[ExportConfig, RenderSettings, list[dict]]:
     manifests = []
     for d in shard_dirs:
         m = read_manifest(d)
@@ -50,7 +51,16 @@ def _check_shards(shard_dirs: Sequence[Path]) -> tuple[ExportConfig, list[dict]]
         config = ExportConfig.from_dict({**base, "shard": (0, 1)})
     except TypeError as exc:
         raise MergeError(f"{shard_dirs[0]}/manifest.json: unknown export settings ({exc})") from None
-    return config, manifests
+    try:
+        settings = [stored_render_settings(m, config, d) for d, m in zip(shard_dirs, manifests)]
+    except ExportError as exc:
+        raise MergeError(str(exc)) from None
+    for d, other in zip(shard_dirs, settings):
+        if other != settings[0]:
+            changed = sorted(k for k, v in other.to_dict().items() if settings[0].to_dict()[k] != v)
+            raise MergeError(f"{d} was rendered with other Cycles settings than {shard_dirs[0]} "
+                             f"({', '.join(changed)}); a set renders every frame alike")
+    return config, settings[0], manifests
 
 
 def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> dict:
@@ -67,7 +77,7 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> di
                 held.enter_context(SetLock(d, "merge (reading)"))
             except (PermissionError, FileNotFoundError, NotADirectoryError):
                 pass
-        config, manifests = _check_shards(shard_dirs)
+        config, settings, manifests = _check_shards(shard_dirs)
         presets = {env: load_environment_preset(env, [Path(p) for p in config.preset_dirs])
                    for env in config.environments}
         rows_by_shard, seen = [], {}
@@ -103,7 +113,8 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> di
                         append_row(staging, row)
                 write_manifest(staging, {
                     "command": "merge", "config": config.identity(), "config_hash": config.content_hash(),
-                    "complete": True, "expected_frames": expected, "merged_from": [str(d) for d in shard_dirs],
+                    "complete": True, "expected_frames": expected, "render_settings": settings.to_dict(),
+                    "merged_from": [str(d) for d in shard_dirs],
                     "shard_manifests": manifests})
                 if config.extras:
                     write_contact_sheets(staging)

@@ -101,6 +101,67 @@ def test_killed_export_resumes_to_the_same_set(exported, tmp_path):
     assert not list(out.rglob(".*partial"))
 
 
+def _interrupted_copy(reference: Path, out: Path, keep: int, render_settings) -> None:
+    """`reference` as a killed export would have left it after `keep` frames, its manifest's
+    render_settings replaced (None: removed, as in a set from before they were recorded)."""
+    import shutil
+
+    shutil.copytree(reference, out)
+    lines = (out / "metadata.jsonl").read_text().splitlines()
+    (out / "metadata.jsonl").write_text("\n".join(lines[:keep]) + "\n")
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["complete"] = False
+    manifest.pop("render_settings")
+    if render_settings is not None:
+        manifest["render_settings"] = render_settings
+    (out / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_a_resumed_set_keeps_the_render_settings_it_was_started_with(exported, tmp_path):
+    """Today's defaults may differ from those a set was started with; the rest of the set is rendered
+    with the set's own, so its frames stay alike. A manifest written before a setting existed (here
+    light_tree and sky_as_light) means what Cycles did then."""
+    reference, _ = exported
+    stored = json.loads((reference / "manifest.json").read_text())["render_settings"]
+    old = {k: v for k, v in stored.items() if k not in ("light_tree", "sky_as_light")}
+    old["clamp_indirect"] = 2.5  # not today's default
+    out = tmp_path / "old"
+    _interrupted_copy(reference, out, 7, old)
+    resumed = cli("export", *BASE, "--out", str(out))
+    assert resumed.returncode == 0, resumed.stderr
+    new_rows = rows(out)[7:]
+    assert len(new_rows) == 3
+    want = {**old, "light_tree": True, "sky_as_light": True}
+    assert all(r["render"]["settings"] == want for r in new_rows)
+    assert json.loads((out / "manifest.json").read_text())["render_settings"] == want
+    # a set from before settings were recorded resumes with what every render used then
+    older = tmp_path / "older"
+    _interrupted_copy(reference, older, 8, None)
+    assert cli("export", *BASE, "--out", str(older)).returncode == 0
+    from realitybench_addon.core.render_settings import RenderSettings
+
+    before = RenderSettings.before_issue_21(samples=1, denoise=False).to_dict()
+    assert all(r["render"]["settings"] == before for r in rows(older)[8:])
+
+
+@pytest.mark.parametrize("hostile, message", [
+    ({"samples": -3}, "samples must be at least 1"),
+    ({"samples": 1, "spp": 64}, "unknown key(s) 'spp'"),
+    ("fast", "must be a mapping"),
+    ({"samples": 1, "denoise_quality": "../../etc"}, "denoise_quality must be one of"),
+    ({"samples": 64, "denoise": False}, "disagree with the set's --samples 1"),
+])
+def test_a_manifest_with_unusable_render_settings_is_refused(exported, tmp_path, hostile, message):
+    reference, _ = exported
+    out = tmp_path / "hostile"
+    _interrupted_copy(reference, out, 9, hostile)
+    before = (out / "metadata.jsonl").read_bytes()
+    result = cli("export", *BASE, "--out", str(out))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "manifest.json: its render_settings cannot be used" in result.stderr and message in result.stderr
+    assert (out / "metadata.jsonl").read_bytes() == before  # nothing rendered, nothing lost
+
+
 def test_bad_input_is_a_clear_error_before_any_work(exported, tmp_path):
     out, _ = exported
     checks = [
@@ -151,6 +212,15 @@ def test_shards_merge_into_the_unsharded_set(exported, tmp_path):
     for fid, r in got.items():
         assert r["ground_truth"] == want[fid]["ground_truth"] and r["measurements"] == want[fid]["measurements"]
         assert (tmp_path / "merged" / r["file_name"]).read_bytes() == (reference / r["file_name"]).read_bytes()
+    merged_manifest = json.loads((tmp_path / "merged" / "manifest.json").read_text())
+    assert merged_manifest["render_settings"] == json.loads((reference / "manifest.json").read_text())["render_settings"]
+    # a shard rendered with other Cycles settings cannot join the set
+    manifest = json.loads((shards[1] / "manifest.json").read_text())
+    manifest["render_settings"]["clamp_indirect"] = 9.0
+    (shards[1] / "manifest.json").write_text(json.dumps(manifest))
+    mixed = cli("merge", *map(str, shards), "--out", str(tmp_path / "mixed"))
+    assert mixed.returncode == 2 and "other Cycles settings" in mixed.stderr and "clamp_indirect" in mixed.stderr
+    assert not (tmp_path / "mixed").exists()
 
 
 def test_replay_rebuilds_scene_and_camera(exported, tmp_path):

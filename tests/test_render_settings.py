@@ -18,7 +18,8 @@ def test_settings_round_trip_and_refuse_what_cycles_cannot_take():
                       ({"adaptive_threshold": -0.1}, "adaptive_threshold"),
                       ({"adaptive_threshold": math.nan}, "adaptive_threshold"),
                       ({"denoise_passes": "ALBEDO"}, "denoise_passes"), ({"denoise": "yes"}, "denoise"),
-                      ({"max_bounces": -1}, "max_bounces"), ({"denoise_quality": "BEST"}, "denoise_quality")]:
+                      ({"max_bounces": -1}, "max_bounces"), ({"denoise_quality": "BEST"}, "denoise_quality"),
+                      ({"light_tree": 0}, "light_tree"), ({"sky_as_light": "no"}, "sky_as_light")]:
         with pytest.raises(RenderSettingsError, match=word):
             RenderSettings(**bad)
     with pytest.raises(RenderSettingsError, match="unknown key.*'spp'"):
@@ -101,7 +102,7 @@ def test_every_setting_reaches_cycles_and_the_record(bpy):
     s = RenderSettings(samples=5, adaptive_threshold=0.07, adaptive_min_samples=3, max_bounces=5, diffuse_bounces=1,
                        glossy_bounces=2, transmission_bounces=3, transparent_bounces=6, caustics=False,
                        blur_glossy=0.5, clamp_indirect=2.0, persistent_data=True, denoise_prefilter="FAST",
-                       denoise_passes="RGB_ALBEDO")
+                       denoise_passes="RGB_ALBEDO", light_tree=False)
     assert configure_cycles(scene, settings=s) == s
     c = scene.cycles
     assert (c.samples, c.use_adaptive_sampling, c.adaptive_min_samples, c.max_bounces, c.diffuse_bounces,
@@ -110,11 +111,14 @@ def test_every_setting_reaches_cycles_and_the_record(bpy):
     assert (c.caustics_reflective, c.caustics_refractive, c.sample_clamp_indirect) == (False, False, 2.0)
     assert (c.denoising_prefilter, c.denoising_input_passes) == ("FAST", "RGB_ALBEDO")
     assert scene.render.use_persistent_data is True
+    assert c.use_light_tree is False
     configure_cycles(scene, samples=7, denoise=False)  # the old call keeps working, with the defaults
     assert (c.samples, c.use_denoising, scene.render.use_persistent_data) == (7, False, False)
 
     spec = pipeline.plan_frame("tape_gap", 0, "random", 0)
-    result = pipeline.run_frame(spec, long_side_px=64, render=True, settings=s.with_(persistent_data=False),
-                                cache=pipeline.SceneCache())
+    result = pipeline.run_frame(spec, long_side_px=64, render=True,
+                                settings=s.with_(persistent_data=False, sky_as_light=False), cache=pipeline.SceneCache())
+    assert bpy.context.scene.world.cycles.sampling_method == "NONE"  # the sky lights only what bounces into it
     render = result.record["render"]
-    assert render["samples"] == 5 and render["settings"] == s.with_(persistent_data=False).to_dict()
+    assert render["samples"] == 5
+    assert render["settings"] == s.with_(persistent_data=False, sky_as_light=False).to_dict()

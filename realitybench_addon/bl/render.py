@@ -90,6 +90,7 @@ def configure_cycles(scene, samples: int = 16, denoise: bool = False, device: st
         "transmission_bounces": settings.transmission_bounces,
         "transparent_max_bounces": settings.transparent_bounces,
         "volume_bounces": 0,
+        "use_light_tree": settings.light_tree,
         "caustics_reflective": settings.caustics,
         "caustics_refractive": settings.caustics,
         "blur_glossy": settings.blur_glossy,
@@ -108,6 +109,8 @@ def configure_cycles(scene, samples: int = 16, denoise: bool = False, device: st
             except TypeError:  # an enum value this Blender does not have: its own default stays
                 pass
     scene.render.use_persistent_data = settings.persistent_data
+    if scene.world is not None:  # the sky's multiple importance sampling is the world's own setting
+        scene.world.cycles.sampling_method = "AUTOMATIC" if settings.sky_as_light else "NONE"
     scene.render.film_transparent = False
     return settings
 

@@ -17,6 +17,11 @@ DENOISE_PREFILTERS = ("NONE", "FAST", "ACCURATE")
 DENOISE_QUALITIES = ("HIGH", "BALANCED", "FAST")  # OpenImageDenoise 2's modes (Blender 4.1+; older: HIGH)
 
 
+# Settings added after sets began recording theirs (5a41c7d), with what every render did before each existed:
+# a stored mapping without one was rendered that way.
+ADDED_LATER = {"light_tree": True, "sky_as_light": True}
+
+
 class RenderSettingsError(RealityBenchError, ValueError):
     """A render setting out of its range; the message names it."""
 
@@ -39,6 +44,8 @@ class RenderSettings:
     blur_glossy: float = 1.0  # Cycles' filter_glossy: blurs glossy paths after a diffuse bounce
     clamp_indirect: float = 3.0  # firefly clamp on indirect light (0 = off)
     persistent_data: bool = False  # keep the scene's render data between the frames of one scene
+    light_tree: bool = True  # Cycles' light tree (4.0+): picks among many lights; these scenes have one sun
+    sky_as_light: bool = True  # the world is sampled as a light too; off, only paths that bounce into it see it
 
     def __post_init__(self):
         problems = []
@@ -62,7 +69,7 @@ class RenderSettings:
         if self.denoise_quality not in DENOISE_QUALITIES:
             problems.append(f"denoise_quality must be one of {', '.join(DENOISE_QUALITIES)}, "
                             f"not {self.denoise_quality!r}")
-        for name in ("denoise", "caustics", "persistent_data"):
+        for name in ("denoise", "caustics", "persistent_data", "light_tree", "sky_as_light"):
             if not isinstance(getattr(self, name), bool):
                 problems.append(f"{name} must be true or false, not {getattr(self, name)!r}")
         if problems:
@@ -73,7 +80,9 @@ class RenderSettings:
 
     @staticmethod
     def from_dict(data: dict) -> "RenderSettings":
-        """Settings from a mapping (a manifest, a benchmark's table); unknown keys are an error."""
+        """Settings from a mapping (a manifest, a benchmark's table); unknown keys are an error. A key in
+        `ADDED_LATER` that the mapping lacks takes its value from before it existed, not today's default: the
+        mapping was written then."""
         if not isinstance(data, dict):
             raise RenderSettingsError(f"render settings must be a mapping, not {type(data).__name__}")
         known = {f.name for f in fields(RenderSettings)}
@@ -81,7 +90,7 @@ class RenderSettings:
         if unknown:
             raise RenderSettingsError(f"render settings: unknown key(s) {', '.join(map(repr, unknown))}; "
                                       f"known: {', '.join(sorted(known))}")
-        return RenderSettings(**data)
+        return RenderSettings(**{**ADDED_LATER, **data})
 
     def with_(self, **changes) -> "RenderSettings":
         return replace(self, **changes)
