@@ -70,6 +70,7 @@ CANDIDATES = {
     "sky_bsdf": BASE.with_(sky_as_light=False),
     "lean": BASE.with_(light_tree=False, sky_as_light=False),
     "lean_s12": BASE.with_(light_tree=False, sky_as_light=False, samples=12),
+    "lean_s14": BASE.with_(light_tree=False, sky_as_light=False, samples=14),
     "lean_s12_fast": BASE.with_(light_tree=False, sky_as_light=False, samples=12, denoise_prefilter="FAST"),
     "lean_s10_fast": BASE.with_(light_tree=False, sky_as_light=False, samples=10, denoise_prefilter="FAST"),
 }

@@ -56,6 +56,9 @@ def test_set_has_exactly_the_requested_frames(exported):
     # every Cycles setting is on record, in the manifest and in each row, and they agree
     settings = manifest["render_settings"]
     assert settings["samples"] == 1 and settings["denoise"] is False and "adaptive_threshold" in settings
+    from realitybench_addon.core.render_settings import RenderSettings
+
+    assert settings == RenderSettings(samples=1, denoise=False).to_dict()  # today's defaults, as chosen
     assert all(r["render"]["settings"] == settings for r in all_rows)
 
 

@@ -14,6 +14,10 @@ def test_settings_round_trip_and_refuse_what_cycles_cannot_take():
     s = RenderSettings(samples=8, adaptive_threshold=0.05, max_bounces=4, denoise_quality="BALANCED")
     assert RenderSettings.from_dict(s.to_dict()) == s
     assert RenderSettings.before_issue_21(16).adaptive_threshold == 0.0
+    # round 3 of bench_render chose to sample the one sun without the light tree and the sky only by bounces;
+    # the settings before issue 21 did both
+    assert (RenderSettings().light_tree, RenderSettings().sky_as_light) == (False, False)
+    assert (RenderSettings.before_issue_21(8).light_tree, RenderSettings.before_issue_21(8).sky_as_light) == (True, True)
     for bad, word in [({"samples": 0}, "samples"), ({"samples": 2.5}, "samples"), ({"samples": True}, "samples"),
                       ({"adaptive_threshold": -0.1}, "adaptive_threshold"),
                       ({"adaptive_threshold": math.nan}, "adaptive_threshold"),
@@ -112,8 +116,11 @@ def test_every_setting_reaches_cycles_and_the_record(bpy):
     assert (c.denoising_prefilter, c.denoising_input_passes) == ("FAST", "RGB_ALBEDO")
     assert scene.render.use_persistent_data is True
     assert c.use_light_tree is False
+    configure_cycles(scene, settings=RenderSettings.before_issue_21(9))
+    assert (c.samples, c.use_light_tree, scene.world.cycles.sampling_method) == (9, True, "AUTOMATIC")
     configure_cycles(scene, samples=7, denoise=False)  # the old call keeps working, with the defaults
     assert (c.samples, c.use_denoising, scene.render.use_persistent_data) == (7, False, False)
+    assert (c.use_light_tree, scene.world.cycles.sampling_method) == (False, "NONE")
 
     spec = pipeline.plan_frame("tape_gap", 0, "random", 0)
     result = pipeline.run_frame(spec, long_side_px=64, render=True,
