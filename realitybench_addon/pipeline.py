@@ -163,6 +163,7 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
     `settings` (Cycles' samples, denoising, bounces...) override `samples` and `denoise` when given."""
     import bpy
 
+    from .bl.raycast import geometry_frozen, inside_geometry
     from .bl.render import render_frame
 
     env: Environment = registry.get(spec.environment)
@@ -174,26 +175,25 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
     camera, cam_settings = place_camera(spec, long_side_px)
     scene = bpy.context.scene
     ctx = FrameContext(scene, camera, built, spec.plan, spec.target, spec.pose)
-    measurements = env.measure(ctx)
-    timings["geometric_s"] = time.perf_counter() - t
     jpeg = display = mask = None
     discard = None
-    from .bl.raycast import inside_geometry
-
-    if inside_geometry(scene, np.asarray(spec.pose.position)):
-        discard = "camera inside a mesh"
-    if render:
-        t = time.perf_counter()
-        settings = settings or RenderSettings(samples=samples, denoise=denoise)
-        frame = render_frame(scene, camera, device=device, settings=settings)
-        timings["render_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        jpeg, display = postprocess.process(frame.linear_rgb, spec.post)
-        discard = discard or image_discard_reason(display)
-        measurements.update(env.measure_image(ctx, frame, display))
-        mask = frame.mask(env.mask_targets(ctx))
-        measurements["target_mask_pixels"] = int(mask.sum())
-        timings["image_terms_s"] = time.perf_counter() - t
+    with geometry_frozen(scene):  # from here only the camera is new: one check that the BVH is current
+        measurements = env.measure(ctx)
+        if inside_geometry(scene, np.asarray(spec.pose.position)):
+            discard = "camera inside a mesh"
+        timings["geometric_s"] = time.perf_counter() - t
+        if render:
+            t = time.perf_counter()
+            settings = settings or RenderSettings(samples=samples, denoise=denoise)
+            frame = render_frame(scene, camera, device=device, settings=settings)
+            timings["render_s"] = time.perf_counter() - t
+            t = time.perf_counter()
+            jpeg, display = postprocess.process(frame.linear_rgb, spec.post)
+            discard = discard or image_discard_reason(display)
+            measurements.update(env.measure_image(ctx, frame, display))
+            mask = frame.mask(env.mask_targets(ctx))
+            measurements["target_mask_pixels"] = int(mask.sum())
+            timings["image_terms_s"] = time.perf_counter() - t
     scored = score(env, ctx, spec, preset, measurements)
     record = FrameRecord(
         frame_id=spec.frame_id,

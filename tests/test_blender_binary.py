@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 BLENDER = os.environ.get("RB_BLENDER_EXECUTABLE", "/usr/bin/blender")
 PLUGIN_DIR = Path(os.environ.get("RB_PYTEST_BLENDER_DIR", REPO / ".venv" / "pytest-blender"))
 INNER = "tests/blender_binary"
-EXPECTED_PASSED = 9  # every test in test_smoke.py
+EXPECTED_PASSED = 10  # every test in test_smoke.py
 TIMEOUT_S = 600
 
 

@@ -53,6 +53,39 @@ def test_chromatic_aberration_shifts_red_out_and_blue_in():
     assert np.array_equal(pp.chromatic_aberration(img, 0.0), img)
 
 
+def _pixel_by_pixel_bilinear(channel, x, y):
+    """The resampling written out per pixel (coordinate arrays of the image's shape), as it was before it
+    was computed a row and a column at a time."""
+    h, w = channel.shape
+    x, y = np.clip(x, 0, w - 1), np.clip(y, 0, h - 1)
+    x0, y0 = np.floor(x).astype(int), np.floor(y).astype(int)
+    x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
+    fx, fy = x - x0, y - y0
+    top = channel[y0, x0] * (1 - fx) + channel[y0, x1] * fx
+    bottom = channel[y1, x0] * (1 - fx) + channel[y1, x1] * fx
+    return top * (1 - fy) + bottom * fy
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_chromatic_aberration_and_vignetting_equal_the_per_pixel_formulas_bit_for_bit(seed):
+    """A set's JPEGs must not change with the version that computes them faster."""
+    rng = np.random.default_rng(seed)
+    h, w = int(rng.integers(1, 90)), int(rng.integers(1, 120))
+    img = rng.random((h, w, 3)) * 3
+    amount = float(rng.uniform(-0.05, 0.05))
+    yy, xx = np.mgrid[0:h, 0:w].astype(float)
+    cx, cy = (w - 1) / 2, (h - 1) / 2
+    expected = img.copy()
+    for channel, scale in ((0, 1 + amount), (2, 1 - amount)):
+        expected[..., channel] = _pixel_by_pixel_bilinear(img[..., channel], cx + (xx - cx) / scale,
+                                                          cy + (yy - cy) / scale)
+    assert np.array_equal(pp.chromatic_aberration(img, amount), expected)
+    vignetting = float(rng.uniform(0, 0.4))
+    with np.errstate(invalid="ignore", divide="ignore"):  # a 1-pixel image has no corners: 0 / 0
+        r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / (cx ** 2 + cy ** 2)
+        assert np.array_equal(pp.vignette(img, vignetting), img * (1 - vignetting * r2)[..., None], equal_nan=True)
+
+
 def test_noise_is_seeded_and_scaled():
     flat = np.full((100, 100, 3), 0.5)
     quiet = pp.PostParams(auto_exposure=False, shot_noise=0.0, read_noise=0.0)

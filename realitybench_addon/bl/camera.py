@@ -21,8 +21,15 @@ def ensure_camera(scene, name: str = "RB_Phone"):
         obj = bpy.data.objects.new(name, bpy.data.cameras.new(name))
     if obj.name not in scene.collection.objects and scene.objects.get(obj.name) is None:
         scene.collection.objects.link(obj)
-    scene.camera = obj
+    _make_scene_camera(scene, obj)
     return obj
+
+
+def _make_scene_camera(scene, camera_obj) -> None:
+    """Only when it is another camera: assigning scene.camera, even the same one, rebuilds the depsgraph's
+    relations (some 10 ms a frame in a roof scene of 300 objects)."""
+    if scene.camera != camera_obj:
+        scene.camera = camera_obj
 
 
 def apply_capture(scene, camera_obj, settings: CameraSettings, capture: Capture, phone: Phone,
@@ -39,7 +46,8 @@ def apply_capture(scene, camera_obj, settings: CameraSettings, capture: Capture,
     cam.clip_start = 0.01
     cam.clip_end = 1000.0
     cam.dof.use_dof = True
-    cam.dof.focus_object = None
+    if cam.dof.focus_object is not None:  # setting it at all (even to None) rebuilds depsgraph relations
+        cam.dof.focus_object = None
     cam.dof.focus_distance = settings.focus_distance_m
     cam.dof.aperture_fstop = settings.fstop
     scene.render.resolution_x, scene.render.resolution_y = settings.resolution
@@ -66,7 +74,7 @@ def apply_capture(scene, camera_obj, settings: CameraSettings, capture: Capture,
             scene.render.motion_blur_position = "START"
         scene.frame_set(frame)
     # Keep the custom properties as plain data; scene.camera is the phone.
-    scene.camera = camera_obj
+    _make_scene_camera(scene, camera_obj)
     # Until the depsgraph runs, matrix_world reads back the float32 matrix just assigned; after,
     # the one recomposed from location/rotation/scale (what Cycles renders), a few 1e-8 apart.
     # Measurements must not depend on whether something (a BVH rebuild, a new camera object)
@@ -78,7 +86,9 @@ def apply_capture(scene, camera_obj, settings: CameraSettings, capture: Capture,
 def _clear_shake(camera_obj) -> None:
     """Drop the last frame's shake keyframes and their action, so the camera carries nothing
     from one frame to the next (a resumed export starts with a fresh camera)."""
-    action = camera_obj.animation_data.action if camera_obj.animation_data else None
+    if camera_obj.animation_data is None:  # nothing to drop; clearing anyway rebuilds the depsgraph's
+        return                              # relations (some 10 ms a frame in a roof scene)
+    action = camera_obj.animation_data.action
     camera_obj.animation_data_clear()
     if action is not None and action.users == 0:
         bpy.data.actions.remove(action)

@@ -14,10 +14,10 @@ import numpy as np
 from ..core.house import (HousePlan, RoofPlane, TRIM_EDGES, cap_polygons, chimney_polygons, fan_triangles,
                           roof_planes, wall_polygons)
 from ..core.roof import BRICK_COLORS, SHINGLE_COLORS, SIDING_COLORS
+from ..core.shingles import SHINGLE_THICKNESS, shingle_courses
 from . import facade
 from . import materials as mats
 from .meshes import mesh_object
-from .roof import SHINGLE_THICKNESS, shingle_courses
 
 FASCIA_DEPTH_M = 0.18
 DECK_THICKNESS_M = 0.025

@@ -7,6 +7,8 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
+from . import compat
+
 # A unit box's corners and quads (outward normals), corners at 0/1 on each axis.
 _BOX_CORNERS = np.array([[x, y, z] for z in (0, 1) for y in (0, 1) for x in (0, 1)], float)
 _BOX_QUADS = np.array([[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]])
@@ -15,26 +17,36 @@ _BOX_QUADS = np.array([[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [
 def mesh_object(name: str, vertices: np.ndarray, faces: np.ndarray, collection, *, matrix=None, materials=(),
                 face_materials=None, face_attributes: dict | None = None, smooth: bool = False):
     """An object from (V, 3) vertices and (F, k) faces of one size k (3 or 4)."""
-    vertices = np.asarray(vertices, np.float32).reshape(-1, 3)
     faces = np.asarray(faces, np.int32)
+    obj = _mesh_from_arrays(name, vertices, faces.ravel(), np.full(len(faces), faces.shape[1], np.int32),
+                            collection, matrix=matrix, materials=materials, face_materials=face_materials,
+                            face_attributes=face_attributes, smooth=smooth)
+    if _has_collapsed_face(faces):  # a loft's ring shrunk to a point (car seats): Blender drops those faces
+        obj.data.validate()
+    return obj
+
+
+def _has_collapsed_face(faces: np.ndarray) -> bool:
+    """Does any face name one vertex twice? (Checking here costs a fraction of mesh.validate().)"""
     k = faces.shape[1]
+    return any(bool((faces[:, i] == faces[:, j]).any()) for i in range(k) for j in range(i + 1, k))
+
+
+def _mesh_from_arrays(name, vertices, corner_verts, face_sizes, collection, *, matrix=None, materials=(),
+                      face_materials=None, face_attributes=None, smooth=False):
+    vertices = np.asarray(vertices, np.float32).reshape(-1, 3)
+    if len(corner_verts) and (corner_verts.min() < 0 or corner_verts.max() >= len(vertices)):
+        # Blender would read past the vertices (mesh.validate() repairs this only after the fact)
+        raise ValueError(f"mesh {name!r}: a face refers to vertex {int(corner_verts.max())} or "
+                         f"{int(corner_verts.min())}, but there are {len(vertices)} vertices")
     mesh = bpy.data.meshes.new(name)
-    mesh.vertices.add(len(vertices))
-    mesh.vertices.foreach_set("co", vertices.ravel())
-    mesh.loops.add(faces.size)
-    mesh.loops.foreach_set("vertex_index", faces.ravel())
-    mesh.polygons.add(len(faces))
-    mesh.polygons.foreach_set("loop_start", np.arange(0, faces.size, k, dtype=np.int32))
-    mesh.polygons.foreach_set("loop_total", np.full(len(faces), k, np.int32))
+    compat.fill_mesh(mesh, vertices, corner_verts, face_sizes)
     for mat in materials:
         mesh.materials.append(mat)
     if face_materials is not None:
-        mesh.polygons.foreach_set("material_index", np.asarray(face_materials, np.int32))
-    # Explicitly either way: Blender 4.1+ makes faces built from Python smooth unless told, which shades
-    # boxes with shared corners like cylinders (3.4 made them flat).
-    mesh.polygons.foreach_set("use_smooth", np.full(len(faces), smooth, bool))
+        compat.set_face_materials(mesh, face_materials)
+    compat.set_face_shading(mesh, smooth)
     mesh.update(calc_edges=True)
-    mesh.validate()
     for attr_name, values in (face_attributes or {}).items():
         attr = mesh.attributes.new(attr_name, "FLOAT", "FACE")
         attr.data.foreach_set("value", np.asarray(values, np.float32))
@@ -66,18 +78,10 @@ def prism(radius: float, height: float, sides: int, z0: float = 0.0) -> tuple[np
 
 
 def ngon_object(name: str, vertices, faces, collection, *, matrix=None, materials=()):
-    """An object from faces of mixed sizes (small parts: prisms, L-brackets)."""
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata([tuple(map(float, v)) for v in vertices], [], [tuple(f) for f in faces])
-    mesh.polygons.foreach_set("use_smooth", np.zeros(len(mesh.polygons), bool))  # flat, as in mesh_object
-    for mat in materials:
-        mesh.materials.append(mat)
-    mesh.update()
-    obj = bpy.data.objects.new(name, mesh)
-    if matrix is not None:
-        obj.matrix_world = Matrix(np.asarray(matrix).tolist())
-    collection.objects.link(obj)
-    return obj
+    """An object from faces of mixed sizes (small parts: prisms, L-brackets), flat as in mesh_object."""
+    sizes = np.array([len(f) for f in faces], np.int32)
+    corners = np.fromiter((i for f in faces for i in f), np.int32, count=int(sizes.sum()))
+    return _mesh_from_arrays(name, vertices, corners, sizes, collection, matrix=matrix, materials=materials)
 
 
 def curve_object(name: str, points: np.ndarray, radius: float, collection, *, material=None, matrix=None):

@@ -65,12 +65,15 @@ def _mesh_objects(scene):
 
 
 def scene_fingerprint(scene) -> tuple:
+    """What the BVH depends on: each surface's name, data, size, transform (exact: a copied Matrix compares
+    by value, far cheaper than rounding its 16 floats) and modifiers."""
     items = []
     for o in _mesh_objects(scene):
         data = o.data
         size = len(data.vertices) if o.type == "MESH" else 0
-        items.append((o.name, data.name if data else "", size, tuple(round(v, 9) for row in o.matrix_world for v in row),
-                      tuple(m.name for m in getattr(o, "modifiers", ()))))
+        modifiers = o.modifiers
+        items.append((o.name, data.name if data else "", size, o.matrix_world.copy(),
+                      tuple(m.name for m in modifiers) if len(modifiers) else ()))
     return (scene.name, scene.frame_current, tuple(items))
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from ..core.roof import (BRICK_COLORS, FLASHING_TOP, FOOT_PLATE_LENGTH, FOOT_PLATE_THICKNESS, RAIL_HALF_WIDTH,
                          SHINGLE_COLORS, SIDING_COLORS, WALL_INSET_M, RoofFrame, RoofPlan, bolt_spot_uvh)
 from ..core.facade import WallFrame, footprint_details, local_boxes
+from ..core.shingles import SHINGLE_THICKNESS, shingle_courses
 from ..core.grass import GrassPatch, scatter_patch, tuft_variants
 from ..core.vegetation import conifer_tree, deciduous_tree, merge_plants, shrub
 from . import facade, vegetation
@@ -22,8 +23,6 @@ from . import materials as mats
 from .meshes import boxes, curve_object, mesh_object, ngon_object, prism
 from .sky import add_sky_and_sun, sun_direction
 
-SHINGLE_THICKNESS = 0.004
-SLOT_WIDTH = 0.006
 
 
 @dataclass
@@ -54,35 +53,6 @@ class BuiltRoof:
 
 def _roof_matrix(frame: RoofFrame) -> np.ndarray:
     return frame.matrix(0.0, 0.0, 0.0)
-
-
-def shingle_courses(rng: np.random.Generator, u0: float, u1: float, v0: float, v1: float, exposure: float,
-                    tab: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Vertices, quads and per-face shade of 3-tab shingle courses over [u0, u1] x [v0, v1] (roof coords).
-
-    Each tab's exposed face slopes from its butt edge (h = 0, the roof plane) down to
-    h = -thickness where the next course covers it; a vertical butt face shows the step.
-    Courses are offset by half a tab, with a little jitter; each tab has its own shade.
-    """
-    verts, quads, shade = [], [], []
-    n_courses = int(math.ceil((v1 - v0) / exposure))
-    for k in range(n_courses):
-        vb = v0 + k * exposure
-        vt = min(vb + exposure, v1)
-        offset = (k % 2) * tab / 2 + rng.uniform(-0.02, 0.02)
-        starts = np.arange(u0 - tab + offset % tab, u1, tab)
-        for s in starts:
-            a, b = max(s + SLOT_WIDTH / 2, u0), min(s + tab - SLOT_WIDTH / 2, u1)
-            if b - a < 0.01:
-                continue
-            lift = rng.uniform(0.0, 0.0015)
-            base = len(verts)
-            verts += [(a, vb, -SHINGLE_THICKNESS), (b, vb, -SHINGLE_THICKNESS), (b, vb, lift - 0.0005),
-                      (a, vb, lift - 0.0005), (b, vt, -SHINGLE_THICKNESS), (a, vt, -SHINGLE_THICKNESS)]
-            quads += [(base, base + 1, base + 2, base + 3), (base + 3, base + 2, base + 4, base + 5)]
-            s_tab = rng.uniform(0.0, 1.0)
-            shade += [s_tab * 0.6, s_tab]
-    return np.array(verts), np.array(quads), np.array(shade)
 
 
 def build_roof_scene(scene, plan: RoofPlan, rng: np.random.Generator) -> BuiltRoof:

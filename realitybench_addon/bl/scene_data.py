@@ -8,6 +8,7 @@ import numpy as np
 
 from ..core.errors import RealityBenchError
 from ..core.optics import PinholeCamera
+from . import compat
 
 # Object types Blender can turn into a mesh (`to_mesh`); any other (empty, light, camera) has no surface.
 SURFACE_TYPES = ("MESH", "CURVE", "SURFACE", "META", "FONT")
@@ -54,8 +55,7 @@ def world_triangles(obj, depsgraph) -> tuple[np.ndarray, np.ndarray]:
         if mesh is None or len(mesh.polygons) == 0:
             return np.zeros((0, 3)), np.zeros((0, 3), int)
         mesh.calc_loop_triangles()
-        verts = np.empty(len(mesh.vertices) * 3, np.float64)
-        mesh.vertices.foreach_get("co", verts)
+        verts = compat.vertex_positions(mesh)
         tris = np.empty(len(mesh.loop_triangles) * 3, np.int64)
         mesh.loop_triangles.foreach_get("vertices", tris)
         m = matrix_to_numpy(evaluated.matrix_world)

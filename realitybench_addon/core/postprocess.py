@@ -69,7 +69,10 @@ def exposure_gain(linear_rgb: np.ndarray, params: PostParams) -> float:
     return float(min(params.exposure_key / log_mean, params.max_exposure_gain))
 
 
-def _bilinear(channel: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _bilinear_separable(channel: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """`channel` sampled bilinearly at every (y[i], x[j]): a resampling whose column coordinate depends only
+    on the column and row coordinate only on the row (a scaling about a point), gathered a row and a column
+    at a time rather than pixel by pixel."""
     h, w = channel.shape
     x = np.clip(x, 0, w - 1)
     y = np.clip(y, 0, h - 1)
@@ -77,9 +80,10 @@ def _bilinear(channel: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     y0 = np.floor(y).astype(int)
     x1 = np.minimum(x0 + 1, w - 1)
     y1 = np.minimum(y0 + 1, h - 1)
-    fx, fy = x - x0, y - y0
-    top = channel[y0, x0] * (1 - fx) + channel[y0, x1] * fx
-    bottom = channel[y1, x0] * (1 - fx) + channel[y1, x1] * fx
+    fx, fy = (x - x0)[None, :], (y - y0)[:, None]
+    rows0, rows1 = channel[y0], channel[y1]
+    top = rows0[:, x0] * (1 - fx) + rows0[:, x1] * fx
+    bottom = rows1[:, x0] * (1 - fx) + rows1[:, x1] * fx
     return top * (1 - fy) + bottom * fy
 
 
@@ -88,18 +92,19 @@ def chromatic_aberration(img: np.ndarray, amount: float) -> np.ndarray:
     if amount == 0:
         return img
     h, w = img.shape[:2]
-    yy, xx = np.mgrid[0:h, 0:w].astype(float)
+    xs, ys = np.arange(w, dtype=float), np.arange(h, dtype=float)
     cx, cy = (w - 1) / 2, (h - 1) / 2
     out = img.copy()
     for channel, scale in ((0, 1 + amount), (2, 1 - amount)):
-        out[..., channel] = _bilinear(img[..., channel], cx + (xx - cx) / scale, cy + (yy - cy) / scale)
+        out[..., channel] = _bilinear_separable(img[..., channel], cx + (xs - cx) / scale, cy + (ys - cy) / scale)
     return out
 
 
 def vignette(img: np.ndarray, amount: float) -> np.ndarray:
     h, w = img.shape[:2]
-    yy, xx = np.mgrid[0:h, 0:w].astype(float)
-    r2 = ((xx - (w - 1) / 2) ** 2 + (yy - (h - 1) / 2) ** 2) / (((w - 1) / 2) ** 2 + ((h - 1) / 2) ** 2)
+    dx2 = (np.arange(w, dtype=float) - (w - 1) / 2) ** 2
+    dy2 = (np.arange(h, dtype=float) - (h - 1) / 2) ** 2
+    r2 = (dx2[None, :] + dy2[:, None]) / (((w - 1) / 2) ** 2 + ((h - 1) / 2) ** 2)
     return img * (1 - amount * r2)[..., None]
 
 

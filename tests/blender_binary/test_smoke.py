@@ -136,6 +136,27 @@ def test_tiny_render_gives_target_mask():
     assert not any(n.bl_idname == "CompositorNodeOutputFile" for n in scene.node_tree.nodes)
 
 
+def test_meshes_from_arrays_on_the_per_element_api():
+    """3.4 has no position or corner attributes: `bl.compat.fill_mesh` writes MeshVertex and MeshLoop."""
+    from realitybench_addon.bl import analytic
+    from realitybench_addon.bl.meshes import mesh_object, ngon_object, prism
+
+    collection = analytic.reset_scene().collection
+    vertices = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0.5, 0.5, 1]], float)
+    faces = np.array([[0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4], [0, 2, 2]])  # the last names a vertex twice
+    mats = [bpy.data.materials.new("RB_SmokeA"), bpy.data.materials.new("RB_SmokeB")]
+    obj = mesh_object("RB_SmokePyramid", vertices, faces, collection, materials=mats, face_materials=[0, 1, 0, 1, 0])
+    mesh = obj.data
+    assert [tuple(p.vertices) for p in mesh.polygons] == [(0, 1, 4), (1, 2, 4), (2, 3, 4), (3, 0, 4)]
+    assert [p.material_index for p in mesh.polygons] == [0, 1, 0, 1]
+    assert not any(p.use_smooth for p in mesh.polygons)
+    assert np.allclose([v.co[:] for v in mesh.vertices], vertices)
+    verts, prism_faces = prism(0.5, 0.2, 5)
+    side = ngon_object("RB_SmokePrism", verts, prism_faces, collection).data
+    assert [tuple(p.vertices) for p in side.polygons] == [tuple(f) for f in prism_faces]
+    assert len(side.edges) == 15
+
+
 def test_denoise_probe_matches_the_build():
     """Debian's 3.4.1 has no OpenImageDenoise: the probe says so before any render, and the problem names
     the option that turns denoising off (a build with it reports no problem)."""
