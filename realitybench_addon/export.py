@@ -384,40 +384,41 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
 
     save_manifest(complete=remaining == 0)
     new_frames = 0
-    for env, stratum, slot in planned_work(config, presets):
-        if (env, stratum, slot) in done:
-            continue
-        if max_frames is not None and new_frames >= max_frames:
-            break
-        preset = presets[env]
-        started = time.perf_counter()
-        discards, search = Counter(), Counter()
-        try:
-            if stratum == "random":
-                result = _random_frame(pipeline, config, settings, preset, env, slot, discards, stats.timings)
-            else:
-                result = _positive_frame(pipeline, config, settings, preset, env, slot, discards, search,
-                                         stats.timings)
-        except ExportError:  # a search that ran dry: keep what it tried in the manifest
+    with pipeline.render_session():  # the frames' renders share one compositor set-up (bl.render)
+        for env, stratum, slot in planned_work(config, presets):
+            if (env, stratum, slot) in done:
+                continue
+            if max_frames is not None and new_frames >= max_frames:
+                break
+            preset = presets[env]
+            started = time.perf_counter()
+            discards, search = Counter(), Counter()
+            try:
+                if stratum == "random":
+                    result = _random_frame(pipeline, config, settings, preset, env, slot, discards, stats.timings)
+                else:
+                    result = _positive_frame(pipeline, config, settings, preset, env, slot, discards, search,
+                                             stats.timings)
+            except ExportError:  # a search that ran dry: keep what it tried in the manifest
+                stats.record(env, stratum, slot, discards, search)
+                save_manifest(complete=False)
+                raise
+            fid = result.frame.frame_id
+            row = metadata_row(result.record, slot, config_hash)
+            if config.extras:
+                atomic_write(out / EXTRAS / "masks" / env / f"{fid}.png", debug_images.mask_png(result.mask))
+                atomic_write(out / EXTRAS / "overlays" / env / f"{fid}.jpg",
+                             debug_images.overlay_jpeg(result.jpeg, result.mask, row))
+            atomic_write(out / env / f"{fid}.jpg", result.jpeg)
+            stats.timings["wall_s"] += time.perf_counter() - started
+            # The slot's stats before its row: a kill in between redoes the slot, which replaces them.
             stats.record(env, stratum, slot, discards, search)
             save_manifest(complete=False)
-            raise
-        fid = result.frame.frame_id
-        row = metadata_row(result.record, slot, config_hash)
-        if config.extras:
-            atomic_write(out / EXTRAS / "masks" / env / f"{fid}.png", debug_images.mask_png(result.mask))
-            atomic_write(out / EXTRAS / "overlays" / env / f"{fid}.jpg",
-                         debug_images.overlay_jpeg(result.jpeg, result.mask, row))
-        atomic_write(out / env / f"{fid}.jpg", result.jpeg)
-        stats.timings["wall_s"] += time.perf_counter() - started
-        # The slot's stats before its row: a kill in between redoes the slot, which replaces them.
-        stats.record(env, stratum, slot, discards, search)
-        save_manifest(complete=False)
-        append_row(out, row)
-        new_frames += 1
-        counts.setdefault(env, Counter())[stratum] += 1
-        save_manifest(complete=False)
-        tracker.step(f"{env} {stratum} slot {slot}: {result.frame.verdict.value}")
+            append_row(out, row)
+            new_frames += 1
+            counts.setdefault(env, Counter())[stratum] += 1
+            save_manifest(complete=False)
+            tracker.step(f"{env} {stratum} slot {slot}: {result.frame.verdict.value}")
     complete = len(done) + new_frames == expected
     if complete and config.extras:
         write_contact_sheets(out)

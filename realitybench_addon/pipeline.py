@@ -8,6 +8,7 @@ the scene changes.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import time
@@ -139,6 +140,18 @@ def score(env: Environment, ctx: FrameContext, spec: FrameSpec, preset: Preset, 
         unscored = unscored or f"acceptability is not scored for {spec.environment}"
     results, verdict = evaluate(preset.terms, measurements, unscored)
     return Score(results, verdict, env.ground_truth(ctx), build_prompt(env.prompt_parts_for(spec.plan, spec.target)))
+
+
+@contextlib.contextmanager
+def render_session():
+    """The renders of this process's scene inside this block share one compositor set-up and pair of images
+    (`bl.render.render_session`); an export renders all its frames inside one."""
+    import bpy
+
+    from .bl.render import render_session as scene_render_session
+
+    with scene_render_session(bpy.context.scene):
+        yield
 
 
 def place_camera(spec: FrameSpec, long_side_px: int):

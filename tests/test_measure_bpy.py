@@ -131,6 +131,64 @@ def test_rendered_card_contrast_and_mask_alignment(scene):
     assert mask.sum() == pytest.approx((0.12 * f_px) * (0.08 * f_px), rel=0.15)
 
 
+def _card_and_two_cameras(scene):
+    analytic.uniform_world(scene, 1.0)
+    analytic.card_with_ink(scene, "Card", 0.12, 0.08, analytic.frame_matrix((0, 1.0, 0), (0, -1, 0), (1, 0, 0)),
+                           paper=0.8, ink=0.04)
+    analytic.add_camera(scene, "Wide", (0, 0, 0), (0, 1, 0), resolution=(64, 48))
+    analytic.add_camera(scene, "Tall", (0.05, 0.2, 0.02), (0, 1, 0), resolution=(64, 48))
+
+
+def _compositor_state(scene):
+    """What a render may add to the scene, by kind: compositing trees and nodes, images, the index pass."""
+    trees = [g.name for g in bpy.data.node_groups if g.bl_idname == "CompositorNodeTree"]
+    own = getattr(scene, "node_tree", None)
+    nodes = sorted(n.bl_idname for n in own.nodes) if own is not None else []
+    images = sorted(i.name for i in bpy.data.images if i.type not in {"RENDER_RESULT", "COMPOSITING"})
+    return trees, nodes, images, scene.view_layers[0].use_pass_object_index
+
+
+def test_renders_in_a_session_share_one_setup_and_leave_the_scene_as_it_was(scene):
+    """`render_session`: the renders of an export keep one compositor set-up and pair of images (adding and
+    removing datablocks makes Blender rebuild the depsgraph's relations); pixels and masks are those of
+    renders on their own, at any resolution, and the scene is as it was when the session ends."""
+    from realitybench_addon.bl.render import render_session
+
+    _card_and_two_cameras(scene)
+    before = _compositor_state(scene)
+    alone = [render_frame(scene, bpy.data.objects[c], samples=2) for c in ("Wide", "Tall")]
+    assert _compositor_state(scene) == before
+    with render_session(scene):
+        shared = []
+        for name, resolution in (("Wide", (64, 48)), ("Tall", (64, 48)), ("Wide", (40, 56))):
+            scene.render.resolution_x, scene.render.resolution_y = resolution
+            shared.append(render_frame(scene, bpy.data.objects[name], samples=2))
+            if len(shared) == 1:
+                during = _compositor_state(scene)
+                assert during != before and len(during[2]) == len(before[2]) + 2  # the rig's two images
+            else:
+                assert _compositor_state(scene) == during  # nothing added or removed by later renders
+    assert _compositor_state(scene) == before
+    for a, b in zip(alone, shared):
+        assert np.array_equal(a.linear_rgb, b.linear_rgb) and np.array_equal(a.object_index, b.object_index)
+    assert shared[2].linear_rgb.shape == (56, 40, 3) and shared[2].mask(["Card"]).any()
+
+
+def test_a_session_survives_the_scene_being_emptied_and_rebuilt(scene):
+    from realitybench_addon.bl.render import render_session
+
+    _card_and_two_cameras(scene)
+    before = _compositor_state(scene)
+    with render_session(scene):
+        first = render_frame(scene, bpy.data.objects["Wide"], samples=2)
+        scene = analytic.reset_scene()  # what an export does between scenes
+        assert _compositor_state(scene)[2] == []  # the rig went with the scene, cleanly
+        _card_and_two_cameras(scene)
+        again = render_frame(scene, bpy.data.objects["Wide"], samples=2)
+    assert np.array_equal(first.linear_rgb, again.linear_rgb)
+    assert _compositor_state(scene) == before
+
+
 def test_bvh_is_cached_until_the_scene_changes(scene):
     analytic.add_rectangle(scene, "Rect", 0.2, 0.2, analytic.frame_matrix((0, 1.0, 0), (0, -1, 0), (1, 0, 0)))
     box = analytic.add_box(scene, "Box", (0.2, 0.05, 0.3), (-0.1, 0.5, 0.0))

@@ -24,6 +24,9 @@ def reset_scene():
     export and build operators call this) hangs or crashes Blender, and the factory reset
     also disables the running add-on.
     """
+    from .render import release_render_rigs
+
+    release_render_rigs()  # a render session's compositor nodes and images go first, cleanly
     scene = bpy.context.scene
     for other in [s for s in bpy.data.scenes if s != scene]:
         bpy.data.scenes.remove(other)

@@ -4,9 +4,15 @@ Background Blender never fills the compositor's Viewer image, so the compositor 
 two float EXR files (Combined and IndexOB) into a temporary folder, which are read back
 through bpy's image loader and deleted. While rendering, every visible object gets its
 own pass index (restored afterwards), so one render gives the mask of any object.
+
+That set-up (compositor nodes, output folder, two images) is a `_RenderRig`. A render on its own
+makes one and removes it; inside `render_session` the renders of a scene share one, because Blender
+rebuilds the depsgraph's relations after any datablock or node comes or goes (some 10 ms in a
+300-object scene, paid by whatever next updates the scene: the next frame's camera).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from dataclasses import dataclass
@@ -115,56 +121,157 @@ def configure_cycles(scene, samples: int = 16, denoise: bool = False, device: st
     return settings
 
 
-def _read_exr(path: str) -> np.ndarray:
-    img = bpy.data.images.load(path, check_existing=False)
+def _read_pixels(image) -> np.ndarray:
+    w, h = image.size
+    buf = np.empty(w * h * image.channels, np.float32)
+    image.pixels.foreach_get(buf)
+    return buf.reshape(h, w, image.channels)[::-1]  # Blender images start at the bottom row
+
+
+class _RenderRig:
+    """What a render adds to a scene: the object-index pass, compositor nodes writing the Combined and
+    IndexOB passes as float EXRs into a temporary folder, and the images that read them back."""
+
+    def __init__(self, scene):
+        self.images: dict[str, object] = {}  # EXR path -> the image reading it
+        self.node_names: list[str] = []
+        self._exit = contextlib.ExitStack()
+        self.folder = self._exit.enter_context(tempfile.TemporaryDirectory(prefix="rb_render_"))
+        self.view_layer = scene.view_layers[0]
+        self._saved_pass = self.view_layer.use_pass_object_index
+        self.view_layer.use_pass_object_index = True  # before the Render Layers node: it adds the output
+        try:
+            self.tree = self._exit.enter_context(compat.compositor(scene))
+            layers = self._add_node("CompositorNodeRLayers")
+            layers.layer = self.view_layer.name
+            out = compat.exr_file_output(self.tree, self.folder, {"rgb": "RGBA", "index": "FLOAT"})
+            self.node_names.append(out.name)
+            self.tree.links.new(layers.outputs["Image"], out.inputs["rgb"])
+            self.tree.links.new(compat.render_layer_socket(layers, "IndexOB"), out.inputs["index"])
+            if compat.needs_composite_node() and not any(n.bl_idname == "CompositorNodeComposite"
+                                                         for n in self.tree.nodes):
+                composite = self._add_node("CompositorNodeComposite")
+                self.tree.links.new(layers.outputs["Image"], composite.inputs[0])
+        except BaseException:
+            self.close()
+            raise
+
+    def _add_node(self, kind: str):
+        node = self.tree.nodes.new(kind)
+        self.node_names.append(node.name)
+        return node
+
+    def alive(self) -> bool:
+        """Are its nodes and images still there? (Something else may have emptied the scene.) Looked up by
+        name: a Python reference to a removed node is not safe to touch."""
+        try:
+            nodes = self.tree.nodes
+            return all(nodes.get(n) is not None for n in self.node_names) and \
+                all(bpy.data.images.get(i.name) == i for i in self.images.values())
+        except ReferenceError:
+            return False
+
+    def empty_folder(self) -> None:
+        """Before a render: nothing a failed render left behind can be read as this one's."""
+        for name in os.listdir(self.folder):
+            os.remove(os.path.join(self.folder, name))
+
+    def read(self, prefix: str) -> np.ndarray:
+        """The pass the last render wrote to `prefix`*.exr, as (H, W, channels) float32 rows from the top;
+        the file is deleted, so the next render's is never mistaken for it."""
+        name = next((f for f in sorted(os.listdir(self.folder)) if f.startswith(prefix)), None)
+        if name is None:
+            raise RuntimeError(f"the render wrote no {prefix} pass into {self.folder}")
+        path = os.path.join(self.folder, name)
+        image = self.images.get(path)
+        if image is None:
+            image = self.images[path] = bpy.data.images.load(path, check_existing=False)
+        else:
+            image.reload()
+        try:
+            return _read_pixels(image).copy()
+        finally:
+            os.remove(path)
+
+    def close(self, *, blender_data: bool = True) -> None:
+        """Remove what it added and restore what it changed; with blender_data=False (its scene was emptied
+        under it) only its folder goes."""
+        if blender_data:
+            for image in self.images.values():
+                bpy.data.images.remove(image)
+            for name in self.node_names:
+                node = self.tree.nodes.get(name)
+                if node is not None:
+                    self.tree.nodes.remove(node)
+            self.view_layer.use_pass_object_index = self._saved_pass
+            self._exit.close()  # the scene's own compositing set-up back, the folder deleted
+        else:
+            self._exit.pop_all()
+            import shutil
+
+            shutil.rmtree(self.folder, ignore_errors=True)
+        self.images = {}
+
+
+_KEPT: dict[str, Optional[_RenderRig]] = {}  # scene name -> the rig its render_session keeps (None: not yet made)
+
+
+@contextlib.contextmanager
+def render_session(scene):
+    """Within this block the renders of `scene` share one `_RenderRig`, made at the first render and removed
+    when the block ends; the scene's compositing and passes are then as they were. `bl.analytic.reset_scene`
+    removes it early (the next render makes another)."""
+    name = scene.name
+    if name in _KEPT:  # already inside one
+        yield
+        return
+    _KEPT[name] = None
     try:
-        w, h = img.size
-        buf = np.empty(w * h * img.channels, np.float32)
-        img.pixels.foreach_get(buf)
-        return buf.reshape(h, w, img.channels)[::-1]  # Blender images start at the bottom row
+        yield
     finally:
-        bpy.data.images.remove(img)
+        rig = _KEPT.pop(name, None)
+        if rig is not None:
+            rig.close(blender_data=rig.alive())
+
+
+def release_render_rigs() -> None:
+    """Remove every kept rig now; their sessions stay open (`bl.analytic.reset_scene` calls this before it
+    empties the scene)."""
+    for name, rig in _KEPT.items():
+        if rig is not None:
+            rig.close(blender_data=rig.alive())
+            _KEPT[name] = None
 
 
 def render_frame(scene, camera_obj=None, *, samples: int = 16, denoise: bool = False,
                  device: str = "cpu", settings: Optional[RenderSettings] = None) -> RenderedFrame:
-    if camera_obj is not None:
+    if camera_obj is not None and scene.camera != camera_obj:  # re-assigning rebuilds depsgraph relations
         scene.camera = camera_obj
     if scene.camera is None:
         raise LookupError(f"scene {scene.name!r} has no camera to render from")
     configure_cycles(scene, samples=samples, denoise=denoise, device=device, settings=settings)
-    view_layer = scene.view_layers[0]
-    saved_pass = view_layer.use_pass_object_index
+    kept = scene.name in _KEPT
+    rig = _KEPT.get(scene.name)
+    if rig is not None and not rig.alive():
+        rig.close(blender_data=False)
+        rig = None
+    if rig is None:
+        rig = _RenderRig(scene)
+        if kept:
+            _KEPT[scene.name] = rig
     objects = [o for o in scene.objects if o.type not in {"CAMERA", "LIGHT", "EMPTY"}]
     saved_index = {o.name: o.pass_index for o in objects}
     index_of = {o.name: i + 1 for i, o in enumerate(objects)}
-    added = []
-    with tempfile.TemporaryDirectory(prefix="rb_render_") as tmp, compat.compositor(scene) as tree:
-        try:
-            view_layer.use_pass_object_index = True
-            for o in objects:
-                o.pass_index = index_of[o.name]
-            layers = tree.nodes.new("CompositorNodeRLayers")
-            layers.layer = view_layer.name
-            out = compat.exr_file_output(tree, tmp, {"rgb": "RGBA", "index": "FLOAT"})
-            added += [layers, out]
-            tree.links.new(layers.outputs["Image"], out.inputs["rgb"])
-            tree.links.new(compat.render_layer_socket(layers, "IndexOB"), out.inputs["index"])
-            if compat.needs_composite_node() and not any(n.bl_idname == "CompositorNodeComposite"
-                                                         for n in tree.nodes):
-                composite = tree.nodes.new("CompositorNodeComposite")
-                added.append(composite)
-                tree.links.new(layers.outputs["Image"], composite.inputs[0])
-            bpy.ops.render.render(write_still=False, scene=scene.name)
-            files = sorted(os.listdir(tmp))
-            rgb_file = next(f for f in files if f.startswith("rgb"))
-            index_file = next(f for f in files if f.startswith("index"))
-            rgb = _read_exr(os.path.join(tmp, rgb_file))[..., :3].copy()
-            index = np.rint(_read_exr(os.path.join(tmp, index_file))[..., 0]).astype(np.int32)
-        finally:
-            for node in added:
-                tree.nodes.remove(node)
-            for o in objects:
-                o.pass_index = saved_index[o.name]
-            view_layer.use_pass_object_index = saved_pass
+    try:
+        for o in objects:
+            o.pass_index = index_of[o.name]
+        rig.empty_folder()
+        bpy.ops.render.render(write_still=False, scene=scene.name)
+        rgb = rig.read("rgb")[..., :3].copy()
+        index = np.rint(rig.read("index")[..., 0]).astype(np.int32)
+    finally:
+        for o in objects:
+            o.pass_index = saved_index[o.name]
+        if not kept:
+            rig.close()
     return RenderedFrame(rgb, index, index_of)
