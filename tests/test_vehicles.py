@@ -235,3 +235,29 @@ def test_damaged_panel_is_remeshed_without_losing_surface():
             sign = 1.0 if plan.side == "left" else -1.0
             flat = vehicle_geometry(v).parts[plan.panel].vertices[:, 1] * sign
             assert (damage.vertices[:, 1] * sign).min() < flat.max() - 0.004
+
+
+def test_a_single_added_quad_is_the_same_part_as_one_added_as_an_array():
+    """`PartBuilder.add_quad` (the loft's fast path, its triangles made a run at a time) and `add_quads`,
+    interleaved with triangle lists, give the same vertices, triangles and materials in the same order."""
+    from realitybench_addon.core.vehicle_loft import PartBuilder
+
+    rng = np.random.default_rng(5)
+    fast, reference = PartBuilder(), PartBuilder()
+    for k in range(40):
+        part, material = f"p{k % 3}", ("paint", "trim")[k % 2]
+        if k % 7 == 3:
+            v, t = rng.normal(size=(5, 3)), rng.integers(0, 5, (4, 3))
+            fast.add(part, v, t, material)
+            reference.add(part, v, t, material)
+        else:
+            quad = rng.normal(size=(4, 3)) * 0.1 + [k, 0, 0]
+            fast.add_quad(part, quad, material)
+            reference.add_quads(part, quad[None], material)
+    a, b = fast.parts(), reference.parts()
+    assert sorted(a) == sorted(b) == ["p0", "p1", "p2"]
+    for name in a:
+        assert np.array_equal(a[name].vertices, b[name].vertices)
+        assert np.array_equal(a[name].triangles, b[name].triangles)
+        assert a[name].materials == b[name].materials
+        assert np.array_equal(a[name].face_material, b[name].face_material)

@@ -63,24 +63,27 @@ def vehicle_geometry(plan: VehiclePlan) -> VehicleGeometry:
             if not inset:
                 outer_ring_size = m  # the panels' neighbours are found along the outer ring
             pts = np.concatenate([np.broadcast_to((L / 2 - ds)[:, None, None], (n, m, 1)), ring], axis=2)
+            # every quad of the loft at once: (station interval, ring edge, corner, xyz)
+            nxt = np.roll(pts, -1, axis=1)
+            quads = np.stack([pts[:-1], pts[1:], nxt[1:], nxt[:-1]], axis=2)
             for i in range(n - 1):
                 dm = 0.5 * (ds[i] + ds[i + 1])
+                cut_edges = {e for c, edges in (*cuts.items(), *cuts_top.items()) if abs(dm - c) < gap / 2
+                             for e in edges}  # the ring edges a shut line crosses in this interval
                 for r in range(m):
                     e, side = ring_edges[r]
-                    quad = np.array([pts[i, r], pts[i + 1, r], pts[i + 1, (r + 1) % m], pts[i, (r + 1) % m]])
+                    quad = quads[i, r]
                     if inset:
                         skip = e == UNDERSIDE or (form == "bed" and e > SHOULDER) or \
                             (p.open_top and prof.cockpit(dm) and e >= GREENHOUSE)
                         if not skip:  # behind the glass the shell is see-through: the cabin shows
                             behind_glass = classify(form, dm, e, side)[1] == "glass"
-                            b.add_quads("inner", quad[None], "inner_clear" if behind_glass else "inner")
+                            b.add_quad("inner", quad, "inner_clear" if behind_glass else "inner")
                         continue
                     name, mat = classify(form, dm, e, side)
                     labels[(si, i, r)] = name
-                    cut = any(abs(dm - c) < gap / 2 and e in edges for c, edges in cuts.items()) or \
-                        any(abs(dm - c) < gap / 2 and e in edges for c, edges in cuts_top.items())
-                    if not cut:
-                        b.add_quads(name, quad[None], mat)
+                    if e not in cut_edges:
+                        b.add_quad(name, quad, mat)
                         if name.endswith(SIDES) and not name.startswith("glass"):  # a side panel's quads
                             loft.setdefault(name, []).append((float(ds[i]), float(ds[i + 1]), e, quad, mat))
         # end caps: strips across the (rounded) section between mirrored points (normal out of the end)
