@@ -21,11 +21,11 @@ def ensure_camera(scene, name: str = "RB_Phone"):
         obj = bpy.data.objects.new(name, bpy.data.cameras.new(name))
     if obj.name not in scene.collection.objects and scene.objects.get(obj.name) is None:
         scene.collection.objects.link(obj)
-    _make_scene_camera(scene, obj)
+    set_scene_camera(scene, obj)
     return obj
 
 
-def _make_scene_camera(scene, camera_obj) -> None:
+def set_scene_camera(scene, camera_obj) -> None:
     """Only when it is another camera: assigning scene.camera, even the same one, rebuilds the depsgraph's
     relations (some 10 ms a frame in a roof scene of 300 objects)."""
     if scene.camera != camera_obj:
@@ -74,7 +74,7 @@ def apply_capture(scene, camera_obj, settings: CameraSettings, capture: Capture,
             scene.render.motion_blur_position = "START"
         scene.frame_set(frame)
     # Keep the custom properties as plain data; scene.camera is the phone.
-    _make_scene_camera(scene, camera_obj)
+    set_scene_camera(scene, camera_obj)
     # Until the depsgraph runs, matrix_world reads back the float32 matrix just assigned; after,
     # the one recomposed from location/rotation/scale (what Cycles renders), a few 1e-8 apart.
     # Measurements must not depend on whether something (a BVH rebuild, a new camera object)

@@ -35,10 +35,10 @@ def _has_collapsed_face(faces: np.ndarray) -> bool:
 def _mesh_from_arrays(name, vertices, corner_verts, face_sizes, collection, *, matrix=None, materials=(),
                       face_materials=None, face_attributes=None, smooth=False):
     vertices = np.asarray(vertices, np.float32).reshape(-1, 3)
-    if len(corner_verts) and (corner_verts.min() < 0 or corner_verts.max() >= len(vertices)):
-        # Blender would read past the vertices (mesh.validate() repairs this only after the fact)
-        raise ValueError(f"mesh {name!r}: a face refers to vertex {int(corner_verts.max())} or "
-                         f"{int(corner_verts.min())}, but there are {len(vertices)} vertices")
+    missing = corner_verts[(corner_verts < 0) | (corner_verts >= len(vertices))]
+    if len(missing):  # Blender would read past the vertices (mesh.validate() repairs this only after the fact)
+        raise ValueError(f"mesh {name!r}: a face refers to vertex {int(missing[0])}, but there are "
+                         f"{len(vertices)} vertices")
     mesh = bpy.data.meshes.new(name)
     compat.fill_mesh(mesh, vertices, corner_verts, face_sizes)
     for mat in materials:

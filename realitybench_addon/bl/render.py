@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.render_settings import RenderSettings
 from . import compat
+from .camera import set_scene_camera
 
 
 @dataclass
@@ -136,7 +137,8 @@ class _RenderRig:
         self.images: dict[str, object] = {}  # EXR path -> the image reading it
         self.node_names: list[str] = []
         self._exit = contextlib.ExitStack()
-        self.folder = self._exit.enter_context(tempfile.TemporaryDirectory(prefix="rb_render_"))
+        self._folder = tempfile.TemporaryDirectory(prefix="rb_render_")
+        self.folder = self._folder.name
         self.view_layer = scene.view_layers[0]
         self._saved_pass = self.view_layer.use_pass_object_index
         self.view_layer.use_pass_object_index = True  # before the Render Layers node: it adds the output
@@ -189,7 +191,7 @@ class _RenderRig:
         else:
             image.reload()
         try:
-            return _read_pixels(image).copy()
+            return _read_pixels(image)  # a fresh buffer: the image may be reloaded at once
         finally:
             os.remove(path)
 
@@ -204,12 +206,10 @@ class _RenderRig:
                 if node is not None:
                     self.tree.nodes.remove(node)
             self.view_layer.use_pass_object_index = self._saved_pass
-            self._exit.close()  # the scene's own compositing set-up back, the folder deleted
+            self._exit.close()  # the scene's own compositing set-up back
         else:
-            self._exit.pop_all()
-            import shutil
-
-            shutil.rmtree(self.folder, ignore_errors=True)
+            self._exit.pop_all()  # nothing of it is left in the scene to restore
+        self._folder.cleanup()
         self.images = {}
 
 
@@ -245,8 +245,8 @@ def release_render_rigs() -> None:
 
 def render_frame(scene, camera_obj=None, *, samples: int = 16, denoise: bool = False,
                  device: str = "cpu", settings: Optional[RenderSettings] = None) -> RenderedFrame:
-    if camera_obj is not None and scene.camera != camera_obj:  # re-assigning rebuilds depsgraph relations
-        scene.camera = camera_obj
+    if camera_obj is not None:
+        set_scene_camera(scene, camera_obj)
     if scene.camera is None:
         raise LookupError(f"scene {scene.name!r} has no camera to render from")
     configure_cycles(scene, samples=samples, denoise=denoise, device=device, settings=settings)

@@ -24,7 +24,6 @@ from .meshes import boxes, curve_object, mesh_object, ngon_object, prism
 from .sky import add_sky_and_sun, sun_direction
 
 
-
 @dataclass
 class AttachmentParts:
     foot: str
