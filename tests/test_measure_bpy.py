@@ -107,6 +107,56 @@ def test_blur_at_target_from_the_blender_camera_and_the_shake(scene):
     assert m["blur_at_target_px"] == pytest.approx(m["defocus_px"] + m["motion_blur_px"])
 
 
+def _keyframes(camera_obj):
+    from realitybench_addon.bl import compat
+
+    animation = camera_obj.animation_data
+    if animation is None or animation.action is None:
+        return None
+    return sorted((fc.data_path, fc.array_index, [(tuple(k.co), k.interpolation) for k in fc.keyframe_points])
+                  for fc in compat.action_fcurves(animation.action))
+
+
+def test_a_shaken_frame_after_a_shaken_frame_keys_the_camera_as_a_fresh_camera_would(scene):
+    """The second of two shaken frames rewrites the first's keyframes in place (no action removed and made);
+    its keys, evaluated pose and render equal those of a camera that never shook, on any current frame; a
+    steady frame then leaves the camera with no animation at all."""
+    from realitybench_addon.bl.camera import apply_capture
+    from realitybench_addon.core.optics import look_at
+    from realitybench_addon.core.phone import camera_settings, draw_phone
+
+    _card_and_two_cameras(scene)
+    phone = draw_phone(np.random.default_rng(0))
+    first = Capture(mode="hand_shake", shutter_s=0.05, shake_rate_deg_s=20.0, shake_axis=(0, 1, 0),
+                    shake_speed_m_s=0.02, shake_direction=(1, 0, 0))
+    second = Capture(mode="hand_shake", shutter_s=0.03, shake_rate_deg_s=35.0, shake_axis=(1, 0, 0),
+                     shake_speed_m_s=0.05, shake_direction=(0, 0, 1))
+    pose_a = look_at((0.02, -0.1, 0.03), (0, 1.0, 0))
+    pose_b = look_at((-0.03, 0.05, -0.02), (0.01, 1.0, 0.01))
+
+    def place(camera_obj, capture, pose):
+        apply_capture(scene, camera_obj, camera_settings(phone, capture, 1.0, 64), capture, phone, pose)
+
+    shaken, fresh = bpy.data.objects["Wide"], bpy.data.objects["Tall"]
+    scene.frame_set(5)
+    place(shaken, first, pose_a)
+    action = shaken.animation_data.action
+    scene.frame_set(9)  # the second frame keys another current frame
+    place(shaken, second, pose_b)
+    assert shaken.animation_data.action == action  # rewritten, not replaced
+    rewritten_keys, rewritten_pose = _keyframes(shaken), np.array(shaken.matrix_world)
+    rewritten = render_frame(scene, shaken, samples=2)
+    place(fresh, second, pose_b)
+    assert rewritten_keys == _keyframes(fresh)
+    assert [[key[0][0] for key in keys] for _, _, keys in rewritten_keys] == [[9.0, 10.0]] * 6
+    assert np.array_equal(rewritten_pose, np.array(fresh.matrix_world))
+    again = render_frame(scene, fresh, samples=2)
+    assert np.array_equal(rewritten.linear_rgb, again.linear_rgb)
+    steady = Capture()
+    place(shaken, steady, pose_a)
+    assert shaken.animation_data is None and not scene.render.use_motion_blur
+
+
 def test_rendered_card_contrast_and_mask_alignment(scene):
     analytic.uniform_world(scene, 1.0)
     # the card sits up and to the left of the optical axis, so a flipped mask would be caught
@@ -172,6 +222,37 @@ def test_renders_in_a_session_share_one_setup_and_leave_the_scene_as_it_was(scen
     for a, b in zip(alone, shared):
         assert np.array_equal(a.linear_rgb, b.linear_rgb) and np.array_equal(a.object_index, b.object_index)
     assert shared[2].linear_rgb.shape == (56, 40, 3) and shared[2].mask(["Card"]).any()
+
+
+def test_a_session_numbers_pass_indices_once_and_puts_them_back_at_its_end(scene):
+    """The mask needs every object numbered; writing a pass index makes the next depsgraph update evaluate
+    that object again, so the frames of a session after the first write none, and the objects' own indices
+    come back when the session ends (a render on its own puts them back at once)."""
+    from realitybench_addon.bl.render import render_session
+
+    _card_and_two_cameras(scene)
+    card = bpy.data.objects["Card"]
+    card.pass_index = 7
+    render_frame(scene, bpy.data.objects["Wide"], samples=2)
+    assert card.pass_index == 7
+    updated = []
+
+    def record(_scene, depsgraph):
+        updated.extend(u.id.name for u in depsgraph.updates if isinstance(u.id, bpy.types.Object))
+
+    with render_session(scene):
+        first = render_frame(scene, bpy.data.objects["Wide"], samples=2)
+        assert card.pass_index == first.index_of["Card"] != 7
+        bpy.context.view_layer.update()
+        second = render_frame(scene, bpy.data.objects["Tall"], samples=2)
+        bpy.app.handlers.depsgraph_update_post.append(record)
+        try:
+            bpy.context.view_layer.update()  # evaluates what the render's set-up changed
+        finally:
+            bpy.app.handlers.depsgraph_update_post.remove(record)
+        assert "Card" not in updated and second.index_of == first.index_of
+        assert second.mask(["Card"]).any()
+    assert card.pass_index == 7
 
 
 def test_a_session_survives_the_scene_being_emptied_and_rebuilt(scene):

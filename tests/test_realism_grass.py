@@ -32,6 +32,56 @@ def test_blades_lean_without_growing():
         assert math.hypot(tip[0], tip[1]) == pytest.approx(lean * 0.1)
 
 
+def _blade_one_at_a_time(base, height, width, lean_azimuth, lean, facing, levels=(0.0, 0.4, 0.75)):
+    """The blade as it was built before `grass.blades` (one blade per call): the reference below."""
+    base = np.asarray(base, float)
+    t = np.append(np.asarray(levels, float), 1.0)
+    out = np.array([math.cos(lean_azimuth), math.sin(lean_azimuth), 0.0])
+    drop = 1.0 - 0.5 * lean * lean
+    spine = base + np.outer(t * t * lean * height, out) + np.outer(t * height * drop, [0.0, 0.0, 1.0])
+    across = np.array([math.cos(facing), math.sin(facing), 0.0])
+    half = 0.5 * width * (1.0 - 0.85 * t[:-1])
+    left, right = spine[:-1] - half[:, None] * across, spine[:-1] + half[:, None] * across
+    verts = np.vstack([np.stack([left, right], 1).reshape(-1, 3), spine[-1:]])
+    n = len(levels)
+    tris = [t for k in range(n - 1) for t in ((2 * k, 2 * k + 1, 2 * k + 3), (2 * k, 2 * k + 3, 2 * k + 2))]
+    return verts, np.array(tris + [(2 * (n - 1), 2 * (n - 1) + 1, 2 * n)], np.int64)
+
+
+def _tuft_one_blade_at_a_time(seed, blades=24):
+    rng = np.random.default_rng([abs(int(seed)), 7331])
+    parts_v, parts_t, offset = [], [], 0
+    for _ in range(blades):
+        r = grass.TUFT_RADIUS_M * math.sqrt(rng.random())
+        a = rng.uniform(0.0, 2 * math.pi)
+        lean_az = a + rng.normal(0.0, 0.6)
+        v, t = _blade_one_at_a_time((r * math.cos(a), r * math.sin(a), 0.0), rng.uniform(*grass.BLADE_HEIGHT_M),
+                                    rng.uniform(0.003, 0.006), lean_az, rng.uniform(0.1, 0.55),
+                                    lean_az + math.pi / 2 + rng.normal(0.0, 0.5))
+        parts_v.append(v)
+        parts_t.append(t + offset)
+        offset += len(v)
+    return np.vstack(parts_v), np.vstack(parts_t)
+
+
+def test_tufts_built_blade_by_blade_and_all_at_once_are_the_same_bit_for_bit():
+    """`grass.blades` builds a tuft's blades as arrays; every scene's grass (and so every frame) stays as it was
+    when each blade was its own call: the same vertices, bit for bit, over 300 seeds and any blade count."""
+    for seed in [*range(300), -7, 2**31 - 1]:
+        for count in ((24,) if seed % 50 else (24, 1, 5)):
+            v, t = grass.tuft(seed, count)
+            v_ref, t_ref = _tuft_one_blade_at_a_time(seed, count)
+            assert v.tobytes() == v_ref.tobytes() and np.array_equal(t, t_ref), (seed, count)
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        args = ((*rng.normal(size=2), 0.0), *rng.uniform(0.01, 0.2, 2), *rng.uniform(-4, 4, 1), rng.uniform(0, 0.6),
+                *rng.uniform(-4, 4, 1))
+        for levels in ((0.0, 0.4, 0.75), (0.0, 0.5)):
+            v, t = grass.blade(*args, levels=levels)
+            v_ref, t_ref = _blade_one_at_a_time(*args, levels=levels)
+            assert v.tobytes() == v_ref.tobytes() and np.array_equal(t, t_ref)
+
+
 def test_scatter_is_deterministic_keeps_out_of_holes_and_fades_at_open_edges():
     patch = grass.GrassPatch((0.0, 0.0, 10.0, 8.0), 0.1, holes=((3.0, 3.0, 6.0, 5.0),), fade=(1.5, 0.0, 1.5, 1.5))
     a, b = grass.scatter_patch(5, patch), grass.scatter_patch(5, patch)

@@ -5,7 +5,7 @@ two float EXR files (Combined and IndexOB) into a temporary folder, which are re
 through bpy's image loader and deleted. While rendering, every visible object gets its
 own pass index (restored afterwards), so one render gives the mask of any object.
 
-That set-up (compositor nodes, output folder, two images) is a `_RenderRig`. A render on its own
+That set-up (compositor nodes, output folder, two images, the pass indices) is a `_RenderRig`. A render on its own
 makes one and removes it; inside `render_session` the renders of a scene share one, because Blender
 rebuilds the depsgraph's relations after any datablock or node comes or goes (some 10 ms in a
 300-object scene, paid by whatever next updates the scene: the next frame's camera).
@@ -131,11 +131,13 @@ def _read_pixels(image) -> np.ndarray:
 
 class _RenderRig:
     """What a render adds to a scene: the object-index pass, compositor nodes writing the Combined and
-    IndexOB passes as float EXRs into a temporary folder, and the images that read them back."""
+    IndexOB passes as float EXRs into a temporary folder, the images that read them back, and each object's
+    own pass index (numbered for the mask while the rig lives, put back when it closes)."""
 
     def __init__(self, scene):
         self.images: dict[str, object] = {}  # EXR path -> the image reading it
         self.node_names: list[str] = []
+        self.saved_pass_index: dict[str, int] = {}  # object name -> its pass index before the first render
         self._exit = contextlib.ExitStack()
         self._folder = tempfile.TemporaryDirectory(prefix="rb_render_")
         self.folder = self._folder.name
@@ -157,6 +159,25 @@ class _RenderRig:
         except BaseException:
             self.close()
             raise
+
+    def number_objects(self, objects) -> dict[str, int]:
+        """Give `objects` the pass indices 1, 2, ... in order (the object-index pass then tells them apart);
+        returns name -> index. Only a changed index is written: every write makes the next depsgraph update
+        re-evaluate that object, so the frames of one scene in a session write none."""
+        index_of = {}
+        for i, obj in enumerate(objects, start=1):
+            index_of[obj.name] = i
+            self.saved_pass_index.setdefault(obj.name, obj.pass_index)
+            if obj.pass_index != i:
+                obj.pass_index = i
+        return index_of
+
+    def _restore_pass_indices(self) -> None:
+        for name, index in self.saved_pass_index.items():
+            obj = bpy.data.objects.get(name)
+            if obj is not None and obj.pass_index != index:
+                obj.pass_index = index
+        self.saved_pass_index = {}
 
     def _add_node(self, kind: str):
         node = self.tree.nodes.new(kind)
@@ -199,6 +220,7 @@ class _RenderRig:
         """Remove what it added and restore what it changed; with blender_data=False (its scene was emptied
         under it) only its folder goes."""
         if blender_data:
+            self._restore_pass_indices()
             for image in self.images.values():
                 bpy.data.images.remove(image)
             for name in self.node_names:
@@ -259,19 +281,13 @@ def render_frame(scene, camera_obj=None, *, samples: int = 16, denoise: bool = F
         rig = _RenderRig(scene)
         if kept:
             _KEPT[scene.name] = rig
-    objects = [o for o in scene.objects if o.type not in {"CAMERA", "LIGHT", "EMPTY"}]
-    saved_index = {o.name: o.pass_index for o in objects}
-    index_of = {o.name: i + 1 for i, o in enumerate(objects)}
     try:
-        for o in objects:
-            o.pass_index = index_of[o.name]
+        index_of = rig.number_objects([o for o in scene.objects if o.type not in {"CAMERA", "LIGHT", "EMPTY"}])
         rig.empty_folder()
         bpy.ops.render.render(write_still=False, scene=scene.name)
         rgb = rig.read("rgb")[..., :3].copy()
         index = np.rint(rig.read("index")[..., 0]).astype(np.int32)
     finally:
-        for o in objects:
-            o.pass_index = saved_index[o.name]
         if not kept:
             rig.close()
     return RenderedFrame(rgb, index, index_of)

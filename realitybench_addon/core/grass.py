@@ -31,45 +31,65 @@ EQUILATERAL_AREA_ROOT = math.sqrt(3.0 * math.sqrt(3.0) / 4.0)
 FADE_M = 1.5  # over this much inside the area's outer edge, tufts thin out and shrink into the flat lawn
 
 
+BLADE_LEVELS = (0.0, 0.4, 0.75)  # where along its height a blade's pairs of edge vertices stand
+
+
 def blade(base, height: float, width: float, lean_azimuth: float, lean: float, facing: float,
-          levels=(0.0, 0.4, 0.75)) -> tuple[np.ndarray, np.ndarray]:
+          levels=BLADE_LEVELS) -> tuple[np.ndarray, np.ndarray]:
     """One blade: a strip that narrows from `width` at its base to a point at its tip, bending over
     towards `lean_azimuth` (its tip `lean` x height out from the base, a quadratic bend), its face turned
     to `facing`. Vertices (2 per level, then the tip) and triangles."""
-    base = np.asarray(base, float)
+    verts, tris = blades(np.asarray(base, float)[None], np.array([height]), np.array([width]),
+                         np.array([[math.cos(lean_azimuth), math.sin(lean_azimuth)]]), np.array([lean]),
+                         np.array([[math.cos(facing), math.sin(facing)]]), levels)
+    return verts, tris
+
+
+def blades(base: np.ndarray, height: np.ndarray, width: np.ndarray, lean_direction: np.ndarray,
+           lean: np.ndarray, facing_direction: np.ndarray, levels=BLADE_LEVELS) -> tuple[np.ndarray, np.ndarray]:
+    """`blade` for N blades at once: `base` (N, 3); `height`, `width`, `lean` (N,); `lean_direction` and
+    `facing_direction` (N, 2) the unit vectors (cos, sin) of the lean azimuth and the facing. Vertices
+    blade after blade, and triangles indexing them."""
     t = np.append(np.asarray(levels, float), 1.0)
-    out = np.array([math.cos(lean_azimuth), math.sin(lean_azimuth), 0.0])
+    n_blades, n_levels = len(base), len(levels)
+    out = np.column_stack([lean_direction, np.zeros(n_blades)])
     # the bend keeps the blade's length: the higher it leans, the lower its tip
     drop = 1.0 - 0.5 * lean * lean
-    spine = base + np.outer(t * t * lean * height, out) + np.outer(t * height * drop, [0.0, 0.0, 1.0])
-    across = np.array([math.cos(facing), math.sin(facing), 0.0])
-    half = 0.5 * width * (1.0 - 0.85 * t[:-1])
-    left = spine[:-1] - half[:, None] * across
-    right = spine[:-1] + half[:, None] * across
-    verts = np.vstack([np.stack([left, right], 1).reshape(-1, 3), spine[-1:]])
-    n = len(levels)
-    tris = []
-    for k in range(n - 1):
+    sideways = (t * t)[None, :] * lean[:, None] * height[:, None]
+    upwards = t[None, :] * height[:, None] * drop[:, None]
+    spine = base[:, None, :] + sideways[:, :, None] * out[:, None, :]
+    spine[:, :, 2] += upwards
+    across = np.column_stack([facing_direction, np.zeros(n_blades)])
+    half = (0.5 * width)[:, None] * (1.0 - 0.85 * t[:-1])[None, :]
+    left = spine[:, :-1] - half[:, :, None] * across[:, None, :]
+    right = spine[:, :-1] + half[:, :, None] * across[:, None, :]
+    per_blade = 2 * n_levels + 1
+    verts = np.concatenate([np.stack([left, right], 2).reshape(n_blades, 2 * n_levels, 3), spine[:, -1:]], 1)
+    one = []
+    for k in range(n_levels - 1):
         a, b, c, d = 2 * k, 2 * k + 1, 2 * k + 2, 2 * k + 3
-        tris += [(a, b, d), (a, d, c)]
-    tris.append((2 * (n - 1), 2 * (n - 1) + 1, 2 * n))
-    return verts, np.array(tris, np.int64)
+        one += [(a, b, d), (a, d, c)]
+    one.append((2 * (n_levels - 1), 2 * (n_levels - 1) + 1, 2 * n_levels))
+    tris = np.array(one, np.int64)[None] + per_blade * np.arange(n_blades, dtype=np.int64)[:, None, None]
+    return verts.reshape(-1, 3), tris.reshape(-1, 3)
 
 
-def tuft(seed: int, blades: int = 24) -> tuple[np.ndarray, np.ndarray]:
-    """A tuft of `blades` blades standing within `TUFT_RADIUS_M` of the origin, on z = 0 (unit scale)."""
+def tuft(seed: int, blades_per_tuft: int = 24) -> tuple[np.ndarray, np.ndarray]:
+    """A tuft of `blades_per_tuft` blades standing within `TUFT_RADIUS_M` of the origin, on z = 0 (unit
+    scale)."""
     rng = np.random.default_rng([abs(int(seed)), 7331])
-    parts_v, parts_t, offset = [], [], 0
-    for _ in range(blades):
+    draws = np.empty((blades_per_tuft, 10))
+    for i in range(blades_per_tuft):  # one blade's draws after another's: the order fixes the tuft
         r = TUFT_RADIUS_M * math.sqrt(rng.random())
         a = rng.uniform(0.0, 2 * math.pi)
         lean_az = a + rng.normal(0.0, 0.6)  # blades lean outwards, roughly
-        v, t = blade((r * math.cos(a), r * math.sin(a), 0.0), rng.uniform(*BLADE_HEIGHT_M), rng.uniform(0.003, 0.006),
-                     lean_az, rng.uniform(0.1, 0.55), lean_az + math.pi / 2 + rng.normal(0.0, 0.5))
-        parts_v.append(v)
-        parts_t.append(t + offset)
-        offset += len(v)
-    return np.vstack(parts_v), np.vstack(parts_t)
+        height, width = rng.uniform(*BLADE_HEIGHT_M), rng.uniform(0.003, 0.006)
+        lean = rng.uniform(0.1, 0.55)
+        facing = lean_az + math.pi / 2 + rng.normal(0.0, 0.5)
+        draws[i] = (r * math.cos(a), r * math.sin(a), height, width, math.cos(lean_az), math.sin(lean_az), lean,
+                    math.cos(facing), math.sin(facing), 0.0)
+    base = np.column_stack([draws[:, 0], draws[:, 1], np.zeros(blades_per_tuft)])
+    return blades(base, draws[:, 2], draws[:, 3], draws[:, 4:6], draws[:, 6], draws[:, 7:9])
 
 
 def tuft_variants(seed: int, count: int = 6) -> list[tuple[np.ndarray, np.ndarray]]:
