@@ -542,6 +542,14 @@ def raycast_cache_handler():
     return on_depsgraph_update
 
 
+def pack_on_save_handler():
+    """The save_pre handler that packs the scene's drawn textures into the .blend being saved (persistent;
+    `bl.materials.pack_on_save` installs it too, for scripts that never register the add-on)."""
+    from .bl.materials import pack_before_save
+
+    return pack_before_save
+
+
 def forget_raycast_cache() -> None:
     from .bl.raycast import invalidate
 

@@ -166,6 +166,7 @@ def test_installed_extension_runs_and_uninstalls_without_leftovers(extension_bui
     assert {"REALITYBENCH_OT_measure", "REALITYBENCH_OT_demo_scene"} <= set(s["rna_types"])
     assert s["wm_property"] is True
     assert f"depsgraph_update_post:{MODULE}.bl.raycast.on_depsgraph_update" in s["handlers"]
+    assert f"save_pre:{MODULE}.bl.materials.pack_before_save" in s["handlers"]  # drawn textures go into saves
 
     # The bundled wheel went into the extensions' site-packages and works on its own.
     assert s["blender"].startswith(line)

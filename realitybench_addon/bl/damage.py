@@ -8,6 +8,7 @@ import numpy as np
 from ..core.damage import DamagePlan, damage_texture
 from ..core.vehicle import VehiclePlan
 from . import compat
+from .materials import pack_on_save
 from .vehicle import paint_material
 
 DAMAGE_IMAGE = "RB_DamageImage"
@@ -19,7 +20,8 @@ def linear_to_srgb(x: np.ndarray) -> np.ndarray:
 
 
 def packed_rgba(name: str, rgba_linear: np.ndarray):
-    """A packed 8-bit sRGB image with straight alpha from a linear RGBA float array (row 0 at the top)."""
+    """An 8-bit sRGB image with straight alpha from a linear RGBA float array (row 0 at the top), packed into
+    any .blend saved with it."""
     h, w = rgba_linear.shape[:2]
     image = bpy.data.images.new(name, w, h, alpha=True)
     px = np.empty((h, w, 4), np.float32)
@@ -28,8 +30,7 @@ def packed_rgba(name: str, rgba_linear: np.ndarray):
     px = np.round(px * 255.0) / 255.0  # what the byte buffer will hold
     image.pixels.foreach_set(px[::-1].ravel())
     image.alpha_mode = "STRAIGHT"
-    image.pack()
-    return image
+    return pack_on_save(image)
 
 
 def damage_material(name: str, vehicle: VehiclePlan, plan: DamagePlan):

@@ -284,14 +284,41 @@ def module_glass(name: str, cell_m: float = 0.166):
     return mat
 
 
+PACK_ON_SAVE = "rb_pack_on_save"  # a custom property on the images `pack_on_save` marked
+
+
 def packed_image(name: str, rgb: np.ndarray):
-    """A Blender image from an RGB uint8 array (row 0 at the top), packed so a saved .blend carries it."""
+    """A Blender image from an RGB uint8 array (row 0 at the top), packed into any .blend saved with it."""
     h, w = rgb.shape[:2]
     image = bpy.data.images.new(name, w, h, alpha=False)
-    rgba = np.concatenate([rgb[::-1].astype(np.float32) / 255.0, np.ones((h, w, 1), np.float32)], axis=2)
+    rgba = np.empty((h, w, 4), np.float32)
+    np.divide(rgb[::-1], np.float32(255.0), out=rgba[..., :3], dtype=np.float32)
+    rgba[..., 3] = 1.0
     image.pixels.foreach_set(rgba.ravel())
-    image.pack()
+    return pack_on_save(image)
+
+
+def pack_on_save(image):
+    """Mark a drawn image to be packed (PNG-encoded into the file) when a .blend is saved, not now: packing
+    a tape blade's texture takes some 20 ms, and an export builds scenes that are never saved. The
+    `pack_before_save` handler (installed here, kept across file loads) packs them on any save."""
+    image[PACK_ON_SAVE] = True
+    if not any(getattr(h, "__name__", "") == pack_before_save.__name__ for h in bpy.app.handlers.save_pre):
+        bpy.app.handlers.save_pre.append(pack_before_save)
     return image
+
+
+def pack_marked_images() -> int:
+    """Pack every image `pack_on_save` marked that is not packed yet; returns how many."""
+    marked = [image for image in bpy.data.images if image.get(PACK_ON_SAVE) and image.packed_file is None]
+    for image in marked:
+        image.pack()
+    return len(marked)
+
+
+@bpy.app.handlers.persistent  # a file load would otherwise drop it
+def pack_before_save(*_args) -> None:
+    pack_marked_images()
 
 
 def image_material(name: str, image, roughness: float = 0.4):

@@ -9,7 +9,8 @@ from . import live, operators, overlay, panels, properties
 CLASSES = (*properties.CLASSES, *operators.CLASSES, *panels.CLASSES)
 HANDLERS = ((bpy.app.handlers.depsgraph_update_post, api.raycast_cache_handler()),
             (bpy.app.handlers.depsgraph_update_post, live.on_depsgraph_update),
-            (bpy.app.handlers.load_post, live.on_load_post))
+            (bpy.app.handlers.load_post, live.on_load_post),
+            (bpy.app.handlers.save_pre, api.pack_on_save_handler()))
 
 
 def register():
