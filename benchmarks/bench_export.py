@@ -4,6 +4,7 @@ Run:  .venv/bin/python benchmarks/bench_export.py [--frames 200] [--resolution 3
 
 Prints (issue 4 targets in brackets):
   overhead ratio = (wall time - pure render time) / pure render time, random stratum   [<= 0.10]
+    and where that time goes, per frame (scene building, geometric terms, image terms, the rest)
   renders per accepted positive frame (the funnel: geometric terms before any render)  [<= 1.3]
   resident memory growth from frame 20 to the last frame in one process, and within the
   100 frames one CLI worker process renders before it is recycled                        [<= 10 %]
@@ -54,6 +55,11 @@ def main() -> None:
         print(f"random stratum: {frames} frames at {args.resolution}, {args.samples} samples in {wall:.1f} s; "
               f"pure render {render:.1f} s")
         print(f"overhead ratio (wall - render) / render: {(wall - render) / render:.3f}  (target <= 0.10)")
+        timings = manifest["stats"]["timings"]
+        parts = {"scene building": timings.get("scene_build_s", 0.0), "geometric terms": timings.get("geometric_s", 0.0),
+                 "image terms and post-processing": timings.get("image_terms_s", 0.0)}
+        parts["the rest (planning, scoring, writing)"] = wall - render - sum(parts.values())
+        print("  outside Cycles, per frame: " + ", ".join(f"{name} {1000 * s / frames:.0f} ms" for name, s in parts.items()))
         if len(memory) > 20:
             growth = (memory[-1] - memory[19]) / memory[19]
             print(f"resident memory in one process: {memory[19]:.0f} MB at frame 20, {memory[-1]:.0f} MB at frame "
