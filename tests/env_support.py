@@ -17,7 +17,7 @@ def run(env, index, seed=0, cache=None, stratum="random", **kw):
 
 
 def packed_pixels(image_name: str) -> np.ndarray:
-    """An image packed in the .blend as 8-bit RGB, top row first (what was drawn)."""
+    """A drawn image of the built scene as 8-bit RGB, top row first (what was drawn)."""
     import bpy
 
     image = bpy.data.images[image_name]
