@@ -550,6 +550,14 @@ def pack_on_save_handler():
     return pack_before_save
 
 
+def pack_drawn_images() -> list[str]:
+    """Pack the scene's drawn textures now (a save does it anyway: `pack_on_save_handler`); returns the names
+    of any that could not be packed."""
+    from .bl.materials import pack_marked_images
+
+    return pack_marked_images()
+
+
 def forget_raycast_cache() -> None:
     from .bl.raycast import invalidate
 

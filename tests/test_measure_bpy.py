@@ -157,6 +157,30 @@ def test_a_shaken_frame_after_a_shaken_frame_keys_the_camera_as_a_fresh_camera_w
     assert shaken.animation_data is None and not scene.render.use_motion_blur
 
 
+def test_a_shaken_frame_leaves_an_action_the_camera_shares_with_another_object_alone(scene):
+    """Keyframes are rewritten in place only in the camera's own action: one it shares (as Object.copy()
+    shares) is let go, as before, and the other object keeps its keys."""
+    from realitybench_addon.bl.camera import apply_capture
+    from realitybench_addon.core.optics import look_at
+    from realitybench_addon.core.phone import camera_settings, draw_phone
+
+    _card_and_two_cameras(scene)
+    phone = draw_phone(np.random.default_rng(0))
+    shake = Capture(mode="hand_shake", shutter_s=0.05, shake_rate_deg_s=20.0, shake_axis=(0, 1, 0))
+    camera = bpy.data.objects["Wide"]
+
+    def place(pose):
+        apply_capture(scene, camera, camera_settings(phone, shake, 1.0, 64), shake, phone, pose)
+
+    place(look_at((0.02, -0.1, 0.03), (0, 1.0, 0)))
+    shared = camera.animation_data.action
+    other = bpy.data.objects["Tall"]
+    other.animation_data_create().action = shared
+    keys = _keyframes(other)
+    place(look_at((-0.03, 0.05, -0.02), (0.01, 1.0, 0.01)))
+    assert camera.animation_data.action != shared and _keyframes(other) == keys
+
+
 def test_rendered_card_contrast_and_mask_alignment(scene):
     analytic.uniform_world(scene, 1.0)
     # the card sits up and to the left of the optical axis, so a flipped mask would be caught
@@ -252,6 +276,25 @@ def test_a_session_numbers_pass_indices_once_and_puts_them_back_at_its_end(scene
             bpy.app.handlers.depsgraph_update_post.remove(record)
         assert "Card" not in updated and second.index_of == first.index_of
         assert second.mask(["Card"]).any()
+    assert card.pass_index == 7
+
+
+def test_a_session_puts_pass_indices_back_after_a_rename_and_when_its_set_up_is_removed_under_it(scene):
+    """Objects are known by their session identity: a renamed object gets its own index back; a rig whose
+    images someone removed still puts the indices back before the next render numbers them again,
+    so the session's end restores the objects' own indices, not the first rig's numbers."""
+    from realitybench_addon.bl.render import render_session
+
+    _card_and_two_cameras(scene)
+    card = bpy.data.objects["Card"]
+    card.pass_index = 7
+    with render_session(scene):
+        render_frame(scene, bpy.data.objects["Wide"], samples=2)
+        card.name = "Card_Renamed"
+        for image in [i for i in bpy.data.images if i.type not in {"RENDER_RESULT", "COMPOSITING"}]:
+            bpy.data.images.remove(image)  # the rig's: it is found dead at the next render
+        again = render_frame(scene, bpy.data.objects["Wide"], samples=2)
+        assert card.pass_index == again.index_of["Card_Renamed"] and again.mask(["Card_Renamed"]).any()
     assert card.pass_index == 7
 
 

@@ -99,7 +99,6 @@ def _clear_shake(camera_obj) -> None:
         bpy.data.actions.remove(action)
 
 
-
 _SHAKE_CHANNELS = [(path, axis) for path in ("location", "rotation_euler") for axis in range(3)]
 
 
@@ -109,10 +108,14 @@ def _rewrite_shake(camera_obj, frame: int, poses) -> bool:
     Returns False, changing nothing, when the camera's animation is not exactly that."""
     animation = camera_obj.animation_data
     action = animation.action if animation is not None else None
-    if action is None or animation.drivers or len(animation.nla_tracks):
+    # only the camera's own, editable action (another object may share one; a linked one cannot change)
+    if action is None or action.users != 1 or action.library is not None or animation.drivers \
+            or len(animation.nla_tracks) or animation.action_influence != 1.0 \
+            or animation.action_blend_type != "REPLACE" or getattr(action, "use_frame_range", False):
         return False
-    curves = {(fc.data_path, fc.array_index): fc for fc in compat.action_fcurves(action)}
-    if sorted(curves) != sorted(_SHAKE_CHANNELS) or any(
+    fcurves = compat.action_fcurves(action)
+    curves = {(fc.data_path, fc.array_index): fc for fc in fcurves}
+    if len(fcurves) != len(_SHAKE_CHANNELS) or sorted(curves) != sorted(_SHAKE_CHANNELS) or any(
             len(fc.keyframe_points) != 2 or fc.mute or fc.modifiers or
             any(k.interpolation != "LINEAR" for k in fc.keyframe_points) for fc in curves.values()):
         return False

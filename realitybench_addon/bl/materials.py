@@ -1,6 +1,8 @@
 """Procedural materials (no downloaded textures): shingles, siding, brick, metals, module glass."""
 from __future__ import annotations
 
+import atexit
+
 import bpy
 import numpy as np
 
@@ -291,29 +293,52 @@ def packed_image(name: str, rgb: np.ndarray):
     """A Blender image from an RGB uint8 array (row 0 at the top), packed into any .blend saved with it."""
     h, w = rgb.shape[:2]
     image = bpy.data.images.new(name, w, h, alpha=False)
-    rgba = np.empty((h, w, 4), np.float32)
-    np.divide(rgb[::-1], np.float32(255.0), out=rgba[..., :3], dtype=np.float32)
-    rgba[..., 3] = 1.0
-    image.pixels.foreach_set(rgba.ravel())
+    image.pixels.foreach_set(blender_rgba(rgb).ravel())
     return pack_on_save(image)
 
 
+def blender_rgba(rgb: np.ndarray) -> np.ndarray:
+    """An RGB uint8 array (row 0 at the top) as Blender's image pixels: float32 RGBA in [0, 1], alpha 1,
+    bottom row first; written into one buffer (no float64 step, no concatenation)."""
+    h, w = rgb.shape[:2]
+    rgba = np.empty((h, w, 4), np.float32)
+    np.divide(rgb[::-1], np.float32(255.0), out=rgba[..., :3], dtype=np.float32)
+    rgba[..., 3] = 1.0
+    return rgba
+
+
 def pack_on_save(image):
-    """Mark a drawn image to be packed (PNG-encoded into the file) when a .blend is saved, not now: packing
-    a tape blade's texture takes some 20 ms, and an export builds scenes that are never saved. The
-    `pack_before_save` handler (installed here, kept across file loads) packs them on any save."""
+    """Headless, mark a drawn image to be packed (PNG-encoded into the file) when a .blend is saved, not now:
+    packing a tape blade's texture takes some 20 ms, and an export builds scenes that are never saved. The
+    `pack_before_save` handler (installed here, kept across file loads) packs them on any save. With a
+    window, pack now: autosave and crash recovery write the file without running save handlers."""
     image[PACK_ON_SAVE] = True
+    if not bpy.app.background:
+        image.pack()
+        return image
     if not any(getattr(h, "__name__", "") == pack_before_save.__name__ for h in bpy.app.handlers.save_pre):
         bpy.app.handlers.save_pre.append(pack_before_save)
+        # bpy 4.5 as a module hangs at interpreter exit while any Python handler is installed
+        atexit.register(_remove_pack_handler)
     return image
 
 
-def pack_marked_images() -> int:
-    """Pack every image `pack_on_save` marked that is not packed yet; returns how many."""
-    marked = [image for image in bpy.data.images if image.get(PACK_ON_SAVE) and image.packed_file is None]
-    for image in marked:
-        image.pack()
-    return len(marked)
+def _remove_pack_handler() -> None:
+    while pack_before_save in bpy.app.handlers.save_pre:
+        bpy.app.handlers.save_pre.remove(pack_before_save)
+
+
+def pack_marked_images() -> list[str]:
+    """Pack every image `pack_on_save` marked that is not packed yet; returns the names of those that could
+    not be (one that fails does not keep the others out of the file)."""
+    failed = []
+    for image in bpy.data.images:
+        if image.get(PACK_ON_SAVE) and image.packed_file is None:
+            try:
+                image.pack()
+            except RuntimeError:
+                failed.append(image.name)
+    return failed
 
 
 @bpy.app.handlers.persistent  # a file load would otherwise drop it

@@ -137,7 +137,7 @@ class _RenderRig:
     def __init__(self, scene):
         self.images: dict[str, object] = {}  # EXR path -> the image reading it
         self.node_names: list[str] = []
-        self.saved_pass_index: dict[str, int] = {}  # object name -> its pass index before the first render
+        self.saved_pass_index: dict = {}  # object identity (`_identity`) -> its own pass index
         self._exit = contextlib.ExitStack()
         self._folder = tempfile.TemporaryDirectory(prefix="rb_render_")
         self.folder = self._folder.name
@@ -167,17 +167,23 @@ class _RenderRig:
         index_of = {}
         for i, obj in enumerate(objects, start=1):
             index_of[obj.name] = i
-            self.saved_pass_index.setdefault(obj.name, obj.pass_index)
+            self.saved_pass_index.setdefault(_identity(obj), obj.pass_index)
             if obj.pass_index != i:
                 obj.pass_index = i
         return index_of
 
     def _restore_pass_indices(self) -> None:
-        for name, index in self.saved_pass_index.items():
-            obj = bpy.data.objects.get(name)
+        """Give each numbered object its own index back: found by its session identity, so a renamed object
+        gets its index and an object made since under a numbered one's name (a scene emptied or a file
+        loaded under the rig) keeps its own."""
+        saved, self.saved_pass_index = self.saved_pass_index, {}
+        if not saved:
+            return
+        by_identity = {_identity(obj): obj for obj in bpy.data.objects}
+        for identity, index in saved.items():
+            obj = by_identity.get(identity)
             if obj is not None and obj.pass_index != index:
                 obj.pass_index = index
-        self.saved_pass_index = {}
 
     def _add_node(self, kind: str):
         node = self.tree.nodes.new(kind)
@@ -217,22 +223,33 @@ class _RenderRig:
             os.remove(path)
 
     def close(self, *, blender_data: bool = True) -> None:
-        """Remove what it added and restore what it changed; with blender_data=False (its scene was emptied
-        under it) only its folder goes."""
-        if blender_data:
+        """Remove what it added and restore what it changed; with blender_data=False (its nodes or images
+        went under it) only the objects' pass indices and its folder are seen to."""
+        try:
             self._restore_pass_indices()
-            for image in self.images.values():
-                bpy.data.images.remove(image)
-            for name in self.node_names:
-                node = self.tree.nodes.get(name)
-                if node is not None:
-                    self.tree.nodes.remove(node)
-            self.view_layer.use_pass_object_index = self._saved_pass
-            self._exit.close()  # the scene's own compositing set-up back
-        else:
-            self._exit.pop_all()  # nothing of it is left in the scene to restore
-        self._folder.cleanup()
-        self.images = {}
+        finally:
+            try:
+                if blender_data:
+                    for image in self.images.values():
+                        bpy.data.images.remove(image)
+                    for name in self.node_names:
+                        node = self.tree.nodes.get(name)
+                        if node is not None:
+                            self.tree.nodes.remove(node)
+                    self.view_layer.use_pass_object_index = self._saved_pass
+                    self._exit.close()  # the scene's own compositing set-up back
+                else:
+                    self._exit.pop_all()  # nothing of it is left in the scene to restore
+            finally:
+                self._folder.cleanup()
+                self.images = {}
+
+
+def _identity(obj) -> tuple:
+    """An object as this Blender session knows it: its session_uid (unique for the session, kept through
+    renames; None where this Blender has none, and then its name stands in)."""
+    uid = getattr(obj, "session_uid", None)
+    return (uid, None) if uid is not None else (None, obj.name)
 
 
 _KEPT: dict[str, Optional[_RenderRig]] = {}  # scene name -> the rig its render_session keeps (None: not yet made)
@@ -259,7 +276,8 @@ def render_session(scene):
 def release_render_rigs() -> None:
     """Remove every kept rig now; their sessions stay open (`bl.analytic.reset_scene` calls this before it
     empties the scene)."""
-    for name, rig in _KEPT.items():
+    # in reverse: the first session's rig, which saw the objects' own indices, puts them back last
+    for name, rig in reversed(list(_KEPT.items())):
         if rig is not None:
             rig.close(blender_data=rig.alive())
             _KEPT[name] = None

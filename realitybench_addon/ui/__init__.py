@@ -25,6 +25,7 @@ def register():
 
 def unregister():
     overlay.unregister()
+    api.pack_drawn_images()  # saved after this, the file still carries the scene's drawn textures
     for handler_list, fn in HANDLERS:
         while fn in handler_list:
             handler_list.remove(fn)
