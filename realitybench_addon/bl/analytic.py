@@ -24,13 +24,16 @@ def reset_scene():
     export and build operators call this) hangs or crashes Blender, and the factory reset
     also disables the running add-on.
     """
+    from .material_cache import template_names
     from .render import release_render_rigs
 
     release_render_rigs()  # a render session's compositor nodes and images go first, cleanly
     scene = bpy.context.scene
     for other in [s for s in bpy.data.scenes if s != scene]:
         bpy.data.scenes.remove(other)
-    doomed = [block for kind in _SCENE_DATA for block in getattr(bpy.data, kind)]
+    keep = template_names()  # materials kept to be copied into later scenes (`bl.material_cache`)
+    doomed = [block for kind in _SCENE_DATA for block in getattr(bpy.data, kind)
+              if not (kind == "materials" and block.name in keep)]
     doomed += [img for img in bpy.data.images if img.type not in {"RENDER_RESULT", "COMPOSITING"}]
     bpy.data.batch_remove(doomed)
     scene.camera = None

@@ -20,6 +20,7 @@ from ..core.geometry import merge_meshes
 from . import compat
 from . import materials as mats
 from .meshes import mesh_object
+from .material_cache import reused
 
 DIRT = (0.16, 0.135, 0.1)
 
@@ -29,6 +30,7 @@ def _seeded(seed: int, n: int) -> np.ndarray:
     return np.random.default_rng(abs(int(seed)) + 7919).random(n)
 
 
+@reused
 def window_glass_material(name: str, *, seed: int = 0, interior=(0.035, 0.03, 0.026), blinds_share: float = 0.45,
                           roughness: float = 0.07):
     """Window glass: a glossy dielectric (it reflects the sky, roughness ~0.07 keeps the sun a soft hot spot,
@@ -68,6 +70,7 @@ def window_glass_material(name: str, *, seed: int = 0, interior=(0.035, 0.03, 0.
     return mat
 
 
+@reused
 def trim_material(name: str, color, *, seed: int = 0, roughness: float = 0.5):
     """Painted trim (window casings, corner boards, fascia, doors): satin paint, weathered."""
     mat = mats.principled(name, color, roughness=roughness, specular=0.45)
@@ -75,6 +78,7 @@ def trim_material(name: str, color, *, seed: int = 0, roughness: float = 0.5):
     return mat
 
 
+@reused
 def gutter_material(name: str, color=(0.82, 0.82, 0.8)):
     """Painted aluminium gutter and downspouts: smoother than the trim, a little metallic."""
     return mats.principled(name, color, roughness=0.32, metallic=0.35, specular=0.5)

@@ -14,10 +14,12 @@ from ..core.grass import instancer_triangles
 from . import compat
 from . import materials as mats
 from .meshes import mesh_object
+from .material_cache import reused
 
 GRASS_TAG = "rb_grass"  # a custom property on every grass object
 
 
+@reused
 def grass_material(name: str, color, *, dry: float = 0.3):
     """Blades: darker at the base and lighter, yellower towards the tip (the tuft's generated Z), each tuft a
     little different (the instance's random), a share of dry straw-coloured tufts, some translucency so

@@ -7,6 +7,7 @@ import bpy
 import numpy as np
 
 from . import compat
+from .material_cache import reused
 
 
 def new_material(name: str):
@@ -18,6 +19,7 @@ def new_material(name: str):
     return mat, nodes, mat.node_tree.links, bsdf
 
 
+@reused
 def principled(name: str, color, roughness: float = 0.6, metallic: float = 0.0, specular: float = 0.5):
     mat, _, _, bsdf = new_material(name)
     compat.principled_input(bsdf, "Base Color").default_value = (*color, 1.0)
@@ -148,6 +150,7 @@ def weathered(nodes, links, color, scale: float = 1.2, spread: tuple[float, floa
     return scaled.outputs["Vector"]
 
 
+@reused
 def shingle(name: str, color, shade_attribute: str = "tab_shade"):
     """Asphalt shingle granules: per-tab shade (a face attribute) times fine granule noise, with bump, under
     metre-sized weathering blotches."""
@@ -169,6 +172,7 @@ def shingle(name: str, color, shade_attribute: str = "tab_shade"):
     return mat
 
 
+@reused
 def lap_siding(name: str, color, board_m: float = 0.17):
     """Horizontal lap siding: a saw-tooth wave along Z gives each board's shadow line."""
     mat, nodes, links, bsdf = new_material(name)
@@ -191,6 +195,7 @@ def lap_siding(name: str, color, board_m: float = 0.17):
     return mat
 
 
+@reused
 def brick(name: str, color):
     mat, nodes, links, bsdf = new_material(name)
     coord = nodes.new("ShaderNodeTexCoord")
@@ -228,6 +233,7 @@ CELL_GAP_M = 0.002
 PIXEL_ANGLE_RAD = 1.0 / 1155.0
 
 
+@reused
 def module_glass(name: str, cell_m: float = 0.166):
     """A solar module's face: dark blue cells in a grid of white gaps (widened and faded to a pixel with
     distance), under textured anti-reflective glass (a softer, dimmer sun glint than plain glass) with a film

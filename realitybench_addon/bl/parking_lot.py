@@ -32,6 +32,7 @@ from .grass import add_grass, grass_material
 from .meshes import boxes, mesh_object, textured_quad
 from .scene_data import world_triangles
 from .vehicle import BuiltVehicle, build_vehicle
+from .material_cache import reused
 
 GRASS_OVERHANG_M = 4.0  # grass blades reach this far past the lot's ends
 GRASS_STRIP_M = 4.0  # and this deep into the planted strip
@@ -69,6 +70,7 @@ def _sun_matrix(direction: np.ndarray) -> Matrix:
     return Matrix(m.tolist())
 
 
+@reused
 def _noise_material(name: str, dark, light, scale: float, roughness: float = 0.9):
     mat, nodes, links, bsdf = mats.new_material(name)
     coord = nodes.new("ShaderNodeTexCoord")

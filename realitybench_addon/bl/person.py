@@ -9,6 +9,7 @@ from ..core.person import Look
 from . import compat
 from . import materials as mats
 from .meshes import mesh_object
+from .material_cache import reused
 
 
 def _set(bsdf, names: tuple[str, ...], value) -> None:
@@ -30,6 +31,7 @@ def _tinted(nodes, links, color, socket, spread: float):
     return ramp.outputs["Color"]
 
 
+@reused
 def skin_material(name: str, color):
     """Skin: blotchy tone and roughness (oilier and redder in places), a faint sheen, a pore-scale bump."""
     mat, nodes, links, bsdf = mats.new_material(name)
@@ -44,6 +46,7 @@ def skin_material(name: str, color):
     return mat
 
 
+@reused
 def fabric_material(name: str, color, roughness: float = 0.85, weave_per_m: float = 2000.0, strength: float = 0.08):
     """Cloth: a twill-like weave (two crossing bands) as a bump, a slight mottling, a sheen along the folds."""
     mat, nodes, links, bsdf = mats.new_material(name)
@@ -69,12 +72,14 @@ def fabric_material(name: str, color, roughness: float = 0.85, weave_per_m: floa
     return mat
 
 
+@reused
 def hi_vis_material(name: str, color):
     """Fluorescent vest fabric: as saturated and bright as a pigment gets. No emission: an emissive mesh turns
     into a light Cycles samples at every shading point (render time), for a glow the eye barely sees."""
     return fabric_material(name, color, roughness=0.75, weave_per_m=1400.0, strength=0.07)
 
 
+@reused
 def reflective_stripe_material(name: str):
     """Retro-reflective tape: silver-grey, glossy, its glass-bead grain as a fine bump."""
     mat, nodes, links, bsdf = mats.new_material(name)
@@ -86,6 +91,7 @@ def reflective_stripe_material(name: str):
     return mat
 
 
+@reused
 def leather_material(name: str, color):
     mat, nodes, links, bsdf = mats.new_material(name)
     mottled = _tinted(nodes, links, color, _object_noise(nodes, links, 30.0), 0.15)
@@ -108,6 +114,7 @@ def glove_material(name: str, look: Look):
     return mat
 
 
+@reused
 def hair_material(name: str, color):
     """Short hair: strands as fine bands running front to back, a sheen."""
     mat, nodes, links, bsdf = mats.new_material(name)

@@ -10,12 +10,14 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
+import bmesh
 import bpy
 import numpy as np
 from mathutils import Vector
 from mathutils.bvhtree import BVHTree
 
-from .scene_data import SURFACE_TYPES, world_triangles
+from . import compat
+from .scene_data import SURFACE_TYPES, matrix_to_numpy
 
 _CACHE: dict[str, "SceneBVH"] = {}
 
@@ -23,7 +25,7 @@ _CACHE: dict[str, "SceneBVH"] = {}
 @dataclass
 class SceneBVH:
     tree: BVHTree
-    face_owner: np.ndarray  # triangle index -> index into `names`
+    face_owner: np.ndarray  # face index -> index into `names`
     names: list[str]
     fingerprint: tuple
     face_count: int
@@ -78,24 +80,40 @@ def scene_fingerprint(scene) -> tuple:
 
 
 def build_scene_bvh(scene, depsgraph=None) -> SceneBVH:
+    """One tree over every visible surface in world space. The evaluated meshes are moved to world space and
+    joined in a BMesh, all in C: building the tree from Python lists of vertices and triangles cost twice as
+    much (a roof scene's 35,000 triangles: some 45 ms against 20)."""
     depsgraph = depsgraph or bpy.context.evaluated_depsgraph_get()
-    verts, tris, owner, names = [], [], [], []
-    offset = 0
-    for obj in _mesh_objects(scene):
-        v, t = world_triangles(obj, depsgraph)
-        if len(t) == 0:
-            continue
-        names.append(obj.name)
-        verts.append(v)
-        tris.append(t + offset)
-        owner.append(np.full(len(t), len(names) - 1))
-        offset += len(v)
-    if not names:
-        raise LookupError(f"scene {scene.name!r} has no visible geometry to ray-cast against")
-    v = np.concatenate(verts)
-    t = np.concatenate(tris)
-    tree = BVHTree.FromPolygons(v.tolist(), t.tolist(), all_triangles=True)
-    return SceneBVH(tree, np.concatenate(owner), names, scene_fingerprint(scene), len(t))
+    names, face_counts = [], []
+    joined = bmesh.new()
+    try:
+        for obj in _mesh_objects(scene):
+            evaluated = obj.evaluated_get(depsgraph)
+            mesh = evaluated.to_mesh()
+            try:
+                if mesh is None or len(mesh.polygons) == 0:
+                    continue
+                _to_world(mesh, evaluated.matrix_world)  # the evaluated copy, not the object's own mesh
+                joined.from_mesh(mesh)  # appends: the faces keep the objects' order
+                names.append(obj.name)
+                face_counts.append(len(mesh.polygons))
+            finally:
+                evaluated.to_mesh_clear()
+        if not names:
+            raise LookupError(f"scene {scene.name!r} has no visible geometry to ray-cast against")
+        tree = BVHTree.FromBMesh(joined)
+    finally:
+        joined.free()
+    face_owner = np.repeat(np.arange(len(names)), face_counts)
+    return SceneBVH(tree, face_owner, names, scene_fingerprint(scene), int(face_owner.size))
+
+
+def _to_world(mesh, matrix) -> None:
+    """Move a mesh's vertices to world space, in double precision as `scene_data.world_triangles` does (so a
+    hit is the same whichever of the two built the triangles)."""
+    co = compat.vertex_positions(mesh).reshape(-1, 3).astype(np.float64)
+    m = matrix_to_numpy(matrix)
+    mesh.vertices.foreach_set("co", (co @ m[:3, :3].T + m[:3, 3]).astype(np.float32).ravel())
 
 
 _FROZEN: set = set()  # scenes whose geometry a caller has promised not to change (geometry_frozen)

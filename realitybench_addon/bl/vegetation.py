@@ -17,12 +17,14 @@ import numpy as np
 from . import compat
 from . import materials as mats
 from .meshes import mesh_object
+from .material_cache import reused
 
 LEAF_GREENS = [(0.2, (0.028, 0.055, 0.014)), (0.45, (0.05, 0.09, 0.02)), (0.7, (0.08, 0.115, 0.028)),
                (0.92, (0.12, 0.125, 0.04))]
 NEEDLE_GREENS = [(0.2, (0.013, 0.03, 0.015)), (0.55, (0.026, 0.052, 0.025)), (0.9, (0.048, 0.07, 0.034))]
 
 
+@reused
 def leaf_material(name: str, stops=None, *, leaf_scale: float = 9.0, shade_attribute: str = "leaf_shade"):
     """Foliage: the per-cluster shade (a face attribute) and broad noise pick the green from `stops`
     ([(position, rgb)], LEAF_GREENS by default); small Voronoi cells read as leaves, darker and rougher in the
@@ -58,6 +60,7 @@ def leaf_material(name: str, stops=None, *, leaf_scale: float = 9.0, shade_attri
     return mat
 
 
+@reused
 def bark_material(name: str, color=(0.075, 0.058, 0.042)):
     """Bark: vertical furrows (noise stretched along Z) darken and bump the base colour."""
     mat, nodes, links, bsdf = mats.new_material(name)
@@ -74,6 +77,7 @@ def bark_material(name: str, color=(0.075, 0.058, 0.042)):
     return mat
 
 
+@reused
 def lawn_material(name: str, color, *, stripe_azimuth_deg: float = 0.0, stripe_width_m: float = 0.9,
                   dry: float = 0.35, seed: int = 0, stripe_center=(0.0, 0.0), stripe_radius_m: float = 30.0):
     """A lawn seen from a few metres: patches of lighter and darker grass (broad noise), mown stripes

@@ -20,6 +20,7 @@ from . import compat
 from . import materials as mats
 from .materials import math_node
 from .meshes import mesh_object
+from .material_cache import reused
 
 SMOOTH_ANGLE_DEG = 32.0  # loft facets smooth up to this crease angle; sharper edges (caps, boxes) stay sharp
 FLAT_PARTS = ("headlights", "taillights", "lights_amber", "grille", "mirrors", "handles", "roof_rails",
@@ -65,6 +66,7 @@ def _object_xyz(nodes, links):
     return coord, sep
 
 
+@reused
 def paint_material(name: str, rgb, metallic: float):
     """Car paint: a base coat (metallic flake as partial metalness) under a glossy clear coat, with a little
     road dirt low on the body (object z is the height above the ground: the car's frame has its origin there)."""
@@ -113,6 +115,7 @@ SHARED = {
 }
 
 
+@reused
 def glass_material(name: str, tint=(0.5, 0.53, 0.53)):
     """Window glass: see-through (tinted, no refraction: a single pane) with a Fresnel-weighted mirror."""
     mat, nodes, links, bsdf = mats.new_material(name)
@@ -132,6 +135,7 @@ def glass_material(name: str, tint=(0.5, 0.53, 0.53)):
     return mat
 
 
+@reused
 def clear_material(name: str):
     """Fully see-through: the inner shell behind the glass (still geometry for ray casts, invisible in renders)."""
     mat, nodes, links, bsdf = mats.new_material(name)
@@ -141,6 +145,7 @@ def clear_material(name: str):
     return mat
 
 
+@reused
 def lamp_material(name: str, lens_rgb, reflector_rgb, cell_m: float):
     """A lamp without emission: a glossy clear lens (the coat) over a faceted reflector (Voronoi bowls whose
     centres are bright, their rims dark housing)."""
@@ -161,6 +166,7 @@ def lamp_material(name: str, lens_rgb, reflector_rgb, cell_m: float):
     return mat
 
 
+@reused
 def grille_material(name: str, slats: bool):
     """A grille: horizontal slats (trucks, SUVs, vans: satin grey) or a fine black mesh (cars), procedural on
     the car frame's (y, z) with dark holes between."""
@@ -195,6 +201,7 @@ def grille_material(name: str, slats: bool):
     return mat
 
 
+@reused
 def tyre_material(name: str):
     """Rubber: a tread of transverse grooves round the running surface, a matt sidewall whose outer edge
     bends away (a rounded shoulder). The tyres' UVs are (cos, sin) of the angle round the axle times the

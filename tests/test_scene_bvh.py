@@ -1,0 +1,79 @@
+"""The scene BVH (`bl.raycast.build_scene_bvh`, joined in a BMesh) answers every ray as a tree built the plain
+way does: from each object's world-space triangles (`scene_data.world_triangles`) as Python lists. Scenes of
+every environment, drawn by seed; rays from around the scene to points on its surfaces."""
+import zlib
+
+import numpy as np
+import pytest
+
+bpy = pytest.importorskip("bpy")
+
+from mathutils import Vector  # noqa: E402
+from mathutils.bvhtree import BVHTree  # noqa: E402
+
+from realitybench_addon import api, pipeline  # noqa: E402
+from realitybench_addon.bl import raycast  # noqa: E402
+from realitybench_addon.bl.scene_data import world_triangles  # noqa: E402
+
+
+def reference_tree(scene, depsgraph):
+    """(tree, triangle owner, names, vertices, triangles): the build before the BMesh one."""
+    verts, tris, owner, names, offset = [], [], [], [], 0
+    for obj in raycast._mesh_objects(scene):
+        v, t = world_triangles(obj, depsgraph)
+        if len(t) == 0:
+            continue
+        names.append(obj.name)
+        verts.append(v)
+        tris.append(t + offset)
+        owner.append(np.full(len(t), len(names) - 1))
+        offset += len(v)
+    v, t = np.concatenate(verts), np.concatenate(tris)
+    return BVHTree.FromPolygons(v.tolist(), t.tolist(), all_triangles=True), np.concatenate(owner), names, v, t
+
+
+@pytest.mark.parametrize("env", sorted(api.environments()))
+def test_every_ray_hits_what_the_plain_tree_hits(env):
+    rng = np.random.default_rng(zlib.crc32(env.encode()))
+    spec = pipeline.plan_frame(env, int(rng.integers(1000)), "random", int(rng.integers(100)))
+    pipeline.SceneCache().get(spec)
+    scene = bpy.context.scene
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    built = raycast.build_scene_bvh(scene, depsgraph)
+    tree, owner, names, v, t = reference_tree(scene, depsgraph)
+    assert built.names == names
+
+    # rays from points a metre or more off the surfaces to the centroids of random triangles
+    picked = t[rng.integers(0, len(t), 600)]
+    targets = v[picked].mean(axis=1)
+    lo, hi = v.min(axis=0), v.max(axis=0)
+    centre = (lo + hi) / 2
+    origins = centre + (rng.random((30, 3)) - 0.5) * np.minimum(hi - lo, 80.0)
+    origins[:, 2] = np.abs(origins[:, 2]) + 1.0
+    hits = disagreements = 0
+    for origin in origins:
+        got = built.first_hits(origin, targets)
+        for target, name_index in zip(targets, got):
+            delta = target - origin
+            dist = float(np.linalg.norm(delta))
+            hit = tree.ray_cast(Vector(origin), Vector(delta), dist * (1 + 1e-4) + 1e-4)
+            expected = -1 if hit[2] is None else int(owner[hit[2]])
+            hits += expected >= 0
+            disagreements += expected != name_index
+    assert hits > 0.5 * len(origins) * len(targets)
+    assert disagreements == 0, f"{env}: {disagreements} of {len(origins) * len(targets)} rays disagree"
+
+
+def test_face_owner_names_each_objects_faces():
+    rng = np.random.default_rng(4)
+    pipeline.SceneCache().get(pipeline.plan_frame("rail_attachment", int(rng.integers(1000)), "random", 0))
+    scene = bpy.context.scene
+    built = raycast.build_scene_bvh(scene, bpy.context.evaluated_depsgraph_get())
+    counts = np.bincount(built.face_owner, minlength=len(built.names))
+    for name, count in zip(built.names, counts):
+        obj = bpy.data.objects[name]
+        evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        mesh = evaluated.to_mesh()
+        assert count == len(mesh.polygons), name
+        evaluated.to_mesh_clear()
+    assert built.face_count == counts.sum()
