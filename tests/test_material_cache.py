@@ -9,7 +9,7 @@ import pytest
 bpy = pytest.importorskip("bpy")
 
 from realitybench_addon import api, pipeline  # noqa: E402
-from realitybench_addon.bl import analytic, facade, material_cache  # noqa: E402
+from realitybench_addon.bl import analytic, facade, material_cache, vegetation  # noqa: E402
 from realitybench_addon.bl import materials as mats  # noqa: E402
 
 SKIP_NODE_PROPS = {"location", "location_absolute", "width", "height", "dimensions", "select", "show_options",
@@ -61,24 +61,52 @@ def build(spec) -> dict:
 
 @pytest.mark.parametrize("env", sorted(api.environments()))
 def test_copied_materials_equal_fresh_ones(env):
-    """Per environment, a scene drawn by seed is built cold, again (which keeps templates), then another scene
-    (whose weathering changes copies in place), then the first again from copies: every material equals the
-    cold build's."""
+    """Per environment, a scene drawn by seed is built cold; then another scene, whose builds keep templates
+    with its own seeds, colours and sizes in them; then the first scene twice more, from copies given its own
+    values (and, the last time, from templates of its own arguments too): every material equals the cold build's.
+    Weathering changes copies in place between the builds."""
     rng = np.random.default_rng(zlib.crc32(env.encode()))
     first, other = (pipeline.plan_frame(env, int(rng.integers(1000)), "random", int(rng.integers(100)))
                     for _ in range(2))
     material_cache.clear()
-    before = dict(material_cache.stats)
     fresh = build(first)
-    build(first)
     build(other)
-    copied_before = material_cache.stats["copied"]
-    again = build(first)
-    assert material_cache.stats["copied"] > copied_before  # the last build did copy templates
-    assert material_cache.stats["built"] > before["built"]
-    assert sorted(again) == sorted(fresh)
-    for name in fresh:
-        assert again[name] == fresh[name], f"{env}: material {name} differs when copied"
+    for _ in range(2):
+        copied = material_cache.stats["copied"]
+        again = build(first)
+        assert material_cache.stats["copied"] > copied  # the build did copy templates
+        assert sorted(again) == sorted(fresh)
+        for name in fresh:
+            assert again[name] == fresh[name], f"{env}: material {name} differs when copied"
+
+
+VARYING = {  # builder: (arguments A, arguments B), differing in every argument left out of the key
+    "lawn": (vegetation.lawn_material, ((0.2, 0.4, 0.1),), dict(stripe_azimuth_deg=20.0, stripe_width_m=0.8, dry=0.3,
+                                                              seed=5, stripe_center=(1.0, 2.0), stripe_radius_m=25.0),
+             ((0.3, 0.35, 0.12),), dict(stripe_azimuth_deg=-70.0, stripe_width_m=1.1, dry=0.6, seed=91,
+                                        stripe_center=(-4.0, 0.5), stripe_radius_m=40.0)),
+    "window glass": (facade.window_glass_material, (), dict(seed=3, blinds_share=0.5), (), dict(seed=12, blinds_share=0.5)),
+    "trim": (facade.trim_material, ((0.7, 0.7, 0.68),), dict(seed=4), ((0.7, 0.7, 0.68),), dict(seed=40)),
+    "weathered siding": (facade.weathered, (mats.lap_siding, ((0.5, 0.45, 0.4),)), dict(seed=2, streaks=0.6),
+                         (mats.lap_siding, ((0.5, 0.45, 0.4),)), dict(seed=77, streaks=0.6)),
+}
+
+
+@pytest.mark.parametrize("builder", sorted(VARYING))
+def test_a_template_made_with_other_values_copies_into_a_fresh_build(builder):
+    """Built cold with arguments A; twice with B (a template holding B's values); then A from B's template:
+    equal to the cold build, and different from B's (every varying value was set)."""
+    build_fn, args_a, kwargs_a, args_b, kwargs_b = VARYING[builder]
+    analytic.reset_scene()
+    material_cache.clear()
+    fresh_a = material_print(build_fn("RB_A", *args_a, **kwargs_a))
+    fresh_b = material_print(build_fn("RB_B", *args_b, **kwargs_b))
+    build_fn("RB_B", *args_b, **kwargs_b)
+    copied = material_cache.stats["copied"]
+    copy_a = build_fn("RB_A2", *args_a, **kwargs_a)
+    assert material_cache.stats["copied"] > copied
+    assert material_print(copy_a) == fresh_a
+    assert fresh_a != fresh_b
 
 
 def test_a_copy_changed_in_place_leaves_its_template_alone():

@@ -88,11 +88,11 @@ def build_house(scene, house: HousePlan, rng: np.random.Generator) -> BuiltHouse
     shingle_mat = mats.shingle("RB_HouseShingle", SHINGLE_COLORS[house.shingle_color])
     felt = mats.principled("RB_HouseFelt", (0.02, 0.02, 0.02), roughness=0.9)
     trim = mats.principled("RB_HouseTrim", house.trim_color, roughness=0.5)
-    if house.siding == "lap":
-        wall = mats.lap_siding("RB_HouseSiding", SIDING_COLORS[house.wall_color])
+    seed = int(house.main.length_m * 7919) % 100003
+    if house.siding == "lap":  # weathered: splash dirt, rain streaks, a tint
+        wall = facade.weathered("RB_HouseSiding", mats.lap_siding, (SIDING_COLORS[house.wall_color],), seed=seed)
     else:
-        wall = mats.brick("RB_HouseBrick", BRICK_COLORS[house.brick_color])
-    facade.weather(wall, seed=int(house.main.length_m * 7919) % 100003)  # splash dirt, rain streaks, a tint
+        wall = facade.weathered("RB_HouseBrick", mats.brick, (BRICK_COLORS[house.brick_color],), seed=seed)
 
     verts, quads, shades, offset = [], [], [], 0
     for plane in roof_planes(house):

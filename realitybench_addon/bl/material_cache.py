@@ -19,6 +19,7 @@ built again.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections import OrderedDict
 
 import bpy
@@ -47,6 +48,8 @@ def _plain(value):
         return (type(value).__name__, value)
     if isinstance(value, (tuple, list)):
         return ("seq",) + tuple(_plain(v) for v in value)
+    if callable(value) and getattr(value, "reused_builder", False):
+        return ("builder", value.__module__, value.__qualname__)
     if isinstance(value, np.ndarray) and value.size <= 64 and value.dtype.kind in "biuf":
         return ("array", value.shape) + tuple(_plain(v) for v in value.ravel().tolist())
     raise _NotPlain
@@ -88,15 +91,33 @@ def _keep_template(key, mat) -> None:
             bpy.data.materials.remove(old_mat)
 
 
-def reused(build):
-    """Decorate a material builder `build(name, *args, **kwargs)` whose result the other arguments fix."""
+def reused(build=None, *, varying: tuple[str, ...] = (), values=None):
+    """Decorate a material builder `build(name, ...)` whose result its other arguments fix (`@reused`).
+
+    `@reused(varying=("seed",), values=set_values)`: the arguments named in `varying` are left out of the key,
+    so one template serves every value of them, and `set_values(mat, **arguments)` (every argument but the
+    name, defaults filled in) sets on a copy each node value they change. The builder must end by calling
+    `set_values` itself, so that a copy given its values is what a build makes (tests/test_material_cache.py
+    holds both equal in every environment).
+    """
+    if build is None:
+        return functools.partial(reused, varying=varying, values=values)
+    if varying and values is None:
+        raise TypeError(f"{build.__qualname__}: arguments left out of the key need a function that sets them")
+    signature = inspect.signature(build)
+
     @functools.wraps(build)
     def builder(name, *args, **kwargs):
         if not enabled:
             stats["built"] += 1
             return build(name, *args, **kwargs)
+        bound = signature.bind(name, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        del arguments[next(iter(signature.parameters))]  # the name
         try:
-            key = (build.__module__, build.__qualname__, _plain(args), _plain(sorted(kwargs.items())))
+            key = (build.__module__, build.__qualname__,
+                   _plain([(k, v) for k, v in arguments.items() if k not in varying]))
         except _NotPlain:
             stats["built"] += 1
             return build(name, *args, **kwargs)
@@ -106,6 +127,8 @@ def reused(build):
             if template is not None:
                 mat = template.copy()
                 mat.name = name
+                if values is not None:
+                    values(mat, **arguments)
                 stats["copied"] += 1
                 return mat
             if _templates[key] is not None:  # removed under us: build it again and keep a new template
@@ -121,4 +144,6 @@ def reused(build):
                 _seen_once.clear()
             _seen_once.add(key)
         return mat
+
+    builder.reused_builder = True  # a key part when passed to another reused builder (`facade.weathered`)
     return builder

@@ -222,14 +222,14 @@ def _build_building(scene, plan: LotPlan, built: BuiltLot) -> None:
     col = scene.collection
     box = plan.building_box()
     seed = layout_seed(plan)
+    weathering = {"seed": seed, "ground_dirt_m": 0.6, "streaks": 0.8}
     if plan.building_finish == "brick":
-        wall = mats.brick("RB_BuildingWall", plan.building_color)
+        wall = facade.weathered("RB_BuildingWall", mats.brick, (plan.building_color,), **weathering)
     elif plan.building_finish == "stucco":
         c = plan.building_color
-        wall = _noise_material("RB_BuildingWall", tuple(x * 0.85 for x in c), c, 12.0)
+        wall = facade.weathered("RB_BuildingWall", _noise_material, (tuple(x * 0.85 for x in c), c, 12.0), **weathering)
     else:
-        wall = mats.lap_siding("RB_BuildingWall", plan.building_color, board_m=0.6)
-    facade.weather(wall, seed, ground_dirt_m=0.6, streaks=0.8)
+        wall = facade.weathered("RB_BuildingWall", mats.lap_siding, (plan.building_color, 0.6), **weathering)
     v, q = boxes([box.x - box.half_l, box.y - box.half_w, 0.0], [box.x + box.half_l, box.y + box.half_w, box.z1])
     mesh_object("Building", v, q, col, materials=[wall])
     built.scenery.append("Building")
@@ -256,10 +256,10 @@ def _build_building(scene, plan: LotPlan, built: BuiltLot) -> None:
     trim_rgb = (0.78, 0.77, 0.73) if plan.building_finish == "brick" else (0.18, 0.19, 0.2)
     materials = {"glass": facade.window_glass_material("RB_StoreGlass", seed=seed, blinds_share=0.5),
                  "frame": facade.trim_material("RB_StoreTrim", trim_rgb, seed=seed),
-                 "bay": mats.lap_siding("RB_BayDoor", (0.6, 0.6, 0.58), board_m=0.25),
+                 "bay": facade.weathered("RB_BayDoor", mats.lap_siding, ((0.6, 0.6, 0.58), 0.25), seed=seed + 2,
+                                         ground_dirt_m=0.4, streaks=0.6),
                  "leaf": facade.trim_material("RB_ServiceDoor", (0.32, 0.34, 0.36), seed=seed + 1, roughness=0.4),
                  "gutter": facade.gutter_material("RB_Gutter", (0.7, 0.7, 0.68))}
-    facade.weather(materials["bay"], seed + 2, ground_dirt_m=0.4, streaks=0.6)
     built.scenery += facade.add_details(col, "Building", parts, materials)
     trim = mats.principled("RB_Coping", (0.3, 0.3, 0.3), roughness=0.5)
     cv, cq = boxes([box.x - box.half_l, y - 0.08, box.z1], [box.x + box.half_l, y + 0.3, box.z1 + 0.25])

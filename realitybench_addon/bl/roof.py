@@ -115,10 +115,10 @@ def _build_house(scene, plan: RoofPlan, ridge_y: float, ridge_z: float) -> None:
     y0, y1 = inset, depth - inset
     z_at = (lambda y: plan.eave_height_m + min(y, 2 * ridge_y - y) * math.tan(p)) if plan.style == "gable" else \
         (lambda y: plan.eave_height_m + y * math.tan(p))
-    if plan.siding == "lap":
-        wall = mats.lap_siding("RB_Siding", SIDING_COLORS[plan.wall_color])
+    if plan.siding == "lap":  # weathered: dirt splashed up, streaks, a tint
+        wall = facade.weathered("RB_Siding", mats.lap_siding, (SIDING_COLORS[plan.wall_color],), seed=_plan_seed(plan))
     else:
-        wall = mats.brick("RB_Brick", BRICK_COLORS[plan.brick_color])
+        wall = facade.weathered("RB_Brick", mats.brick, (BRICK_COLORS[plan.brick_color],), seed=_plan_seed(plan))
     verts = [(x0, y0, 0), (x1, y0, 0), (x1, y1, 0), (x0, y1, 0),
              (x0, y0, z_at(y0)), (x1, y0, z_at(y0)), (x1, y1, z_at(y1)), (x0, y1, z_at(y1))]
     faces = [(0, 1, 5, 4), (2, 3, 7, 6)]
@@ -142,7 +142,6 @@ def _build_facade(scene, plan: RoofPlan, wall, x0: float, x1: float, y0: float, 
     house, the siding weathered; the ladder's span of the eave wall is kept clear of windows."""
     col = scene.collection
     seed = _plan_seed(plan)
-    facade.weather(wall, seed)
     p = math.radians(plan.pitch_deg)
     over = plan.overhang_m
     corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
@@ -160,8 +159,8 @@ def _build_facade(scene, plan: RoofPlan, wall, x0: float, x1: float, y0: float, 
                  "door": facade.trim_material("RB_HouseDoor", door_colors[seed % len(door_colors)], seed=seed + 1,
                                               roughness=0.4),
                  "gutter": facade.gutter_material("RB_HouseGutter"),
-                 "foundation": mats.principled("RB_HouseFoundation", (0.36, 0.35, 0.33), roughness=0.95)}
-    facade.weather(materials["foundation"], seed, ground_dirt_m=0.25, streaks=0.3)
+                 "foundation": facade.weathered("RB_HouseFoundation", mats.principled, ((0.36, 0.35, 0.33), 0.95),
+                                                seed=seed, ground_dirt_m=0.25, streaks=0.3)}
     facade.add_details(col, "House", details, materials)
 
 

@@ -150,8 +150,8 @@ def _materials(plan: SurroundingsPlan) -> dict:
     }
     for i, b in enumerate(plan.buildings):
         brick = b.wall_color[0] > 2 * b.wall_color[1]  # the red of the wall palette is brick; the rest is siding
-        out[f"wall{i}"] = (mats.brick if brick else mats.lap_siding)(f"RB_NeighbourWall{i:02d}", b.wall_color)
-        facade.weather(out[f"wall{i}"], seed=i * 7 + 3)  # splash dirt, streaks, a tint of its own
+        out[f"wall{i}"] = facade.weathered(f"RB_NeighbourWall{i:02d}", mats.brick if brick else mats.lap_siding,
+                                           (b.wall_color,), seed=i * 7 + 3)  # splash dirt, streaks, a tint of its own
         out[f"roof{i}"] = _noisy(f"RB_NeighbourRoof{i:02d}", [(0.3, _scaled(b.roof_color, 0.75)),
                                                                (0.7, _scaled(b.roof_color, 1.25))], 6.0, bump=0.2,
                                  roughness=0.9)

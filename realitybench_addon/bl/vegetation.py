@@ -77,7 +77,31 @@ def bark_material(name: str, color=(0.075, 0.058, 0.042)):
     return mat
 
 
-@reused
+LAWN_ARGUMENTS = ("color", "stripe_azimuth_deg", "stripe_width_m", "dry", "seed", "stripe_center", "stripe_radius_m")
+
+
+def _lawn_values(mat, *, color, stripe_azimuth_deg, stripe_width_m, dry, seed, stripe_center, stripe_radius_m):
+    """Every value `lawn_material`'s arguments choose, set on its named nodes (one template serves all lawns)."""
+    nodes = mat.node_tree.nodes
+    rng = np.random.default_rng(abs(int(seed)) + 17)
+    nodes["Patches"].inputs["Scale"].default_value = 0.18 + 0.05 * rng.random()
+    light = tuple(min(1.0, c * 1.3) for c in color)
+    stops = (tuple(c * 0.62 for c in color), color, light,
+             (min(1.0, color[0] * 1.6), min(1.0, color[1] * 1.25), color[2] * 0.8))
+    for element, rgb in zip(nodes["Lawn colours"].color_ramp.elements, stops):
+        element.color = (*rgb, 1.0)
+    a = math.radians(stripe_azimuth_deg)
+    nodes["Across stripes"].inputs[1].default_value = (-math.sin(a) / stripe_width_m, math.cos(a) / stripe_width_m, 0.0)
+    nodes["Stripe light"].inputs[7].default_value = (*light[:3], 1.0)
+    nodes["Yard centre"].inputs[1].default_value = (*stripe_center, 0.0)
+    yard = nodes["Yard"].inputs
+    yard["From Min"].default_value, yard["From Max"].default_value = stripe_radius_m, 2 * stripe_radius_m
+    nodes["Dry spots"].inputs["To Max"].default_value = 0.7 * dry
+    nodes["Bare soil"].inputs["To Max"].default_value = 0.45 * dry
+    mat.diffuse_color = (*color, 1.0)
+
+
+@reused(varying=LAWN_ARGUMENTS, values=_lawn_values)
 def lawn_material(name: str, color, *, stripe_azimuth_deg: float = 0.0, stripe_width_m: float = 0.9,
                   dry: float = 0.35, seed: int = 0, stripe_center=(0.0, 0.0), stripe_radius_m: float = 30.0):
     """A lawn seen from a few metres: patches of lighter and darker grass (broad noise), mown stripes
@@ -85,21 +109,20 @@ def lawn_material(name: str, color, *, stripe_azimuth_deg: float = 0.0, stripe_w
     `stripe_radius_m` and twice that from `stripe_center`), yellow-brown dry spots (`dry` 0..1 of their strength),
     bare-soil flecks and blade-scale noise with a fine bump. Object coordinates (world, for our meshes)."""
     mat, nodes, links, bsdf = mats.new_material(name)
-    rng = np.random.default_rng(abs(int(seed)) + 17)
+    # the structure here; every value the arguments choose is set by _lawn_values, named nodes
     coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
-    patches = mats.noise_fac(nodes, links, coord, 0.18 + 0.05 * rng.random(), 4.0)
+    patches = mats.noise_fac(nodes, links, coord, 1.0, 4.0)
+    patches.node.name = "Patches"
     blades = mats.noise_fac(nodes, links, coord, 140.0, 2.0)
     fac = mats.weighted_sum(nodes, links, patches, blades, 0.75)
-    dark = tuple(c * 0.62 for c in color)
-    light = tuple(min(1.0, c * 1.3) for c in color)
-    yellowish = (min(1.0, color[0] * 1.6), min(1.0, color[1] * 1.25), color[2] * 0.8)
-    color_out = mats.color_ramp(nodes, links, fac, [(0.36, dark), (0.5, color), (0.62, light),
-                                                    (0.74, yellowish)]).outputs["Color"]
+    grey = (0.5, 0.5, 0.5)
+    ramp = mats.color_ramp(nodes, links, fac, [(0.36, grey), (0.5, grey), (0.62, grey), (0.74, grey)])
+    ramp.name = "Lawn colours"
+    color_out = ramp.outputs["Color"]
     # mown stripes: alternate bands along the mowing direction, the lighter ones bend the blades away
-    a = math.radians(stripe_azimuth_deg)
     across = nodes.new("ShaderNodeVectorMath")
+    across.name = "Across stripes"
     across.operation = "DOT_PRODUCT"
-    across.inputs[1].default_value = (-math.sin(a) / stripe_width_m, math.cos(a) / stripe_width_m, 0.0)
     links.new(coord, across.inputs[0])
     band = nodes.new("ShaderNodeMath")
     band.operation = "PINGPONG"
@@ -107,27 +130,32 @@ def lawn_material(name: str, color, *, stripe_azimuth_deg: float = 0.0, stripe_w
     links.new(across.outputs["Value"], band.inputs[0])
     stripe = mats.map_range(nodes, links, band.outputs[0], 0.4, 0.6, 0.0, 0.4)
     offset = nodes.new("ShaderNodeVectorMath")
+    offset.name = "Yard centre"
     offset.operation = "DISTANCE"
-    offset.inputs[1].default_value = (*stripe_center, 0.0)
     links.new(mats.scaled_vector(nodes, links, coord, (1.0, 1.0, 0.0)), offset.inputs[0])
-    yard = mats.map_range(nodes, links, offset.outputs["Value"], stripe_radius_m, 2 * stripe_radius_m, 1.0, 0.0)
+    yard = mats.map_range(nodes, links, offset.outputs["Value"], 1.0, 2.0, 1.0, 0.0)
+    yard.node.name = "Yard"
     on_yard = nodes.new("ShaderNodeMath")
     on_yard.operation = "MULTIPLY"
     links.new(stripe, on_yard.inputs[0])
     links.new(yard, on_yard.inputs[1])
     stripe = on_yard.outputs[0]
-    color_out = mats.mix_rgb(nodes, links, stripe, color_out, light)
+    color_out = mats.mix_rgb(nodes, links, stripe, color_out, grey)
+    color_out.node.name = "Stripe light"
     # dry spots and bare soil
     spots = mats.noise_fac(nodes, links, mats.scaled_vector(nodes, links, coord, (1.0, 1.0, 0.0)), 0.55, 3.0)
-    dry_fac = mats.map_range(nodes, links, spots, 0.6, 0.72, 0.0, 0.7 * dry)
+    dry_fac = mats.map_range(nodes, links, spots, 0.6, 0.72, 0.0, 1.0)
+    dry_fac.node.name = "Dry spots"
     color_out = mats.mix_rgb(nodes, links, dry_fac, color_out, (0.2, 0.16, 0.07))
-    soil = mats.map_range(nodes, links, mats.noise_fac(nodes, links, coord, 3.5, 2.0), 0.7, 0.78, 0.0, 0.45 * dry)
+    soil = mats.map_range(nodes, links, mats.noise_fac(nodes, links, coord, 3.5, 2.0), 0.7, 0.78, 0.0, 1.0)
+    soil.node.name = "Bare soil"
     color_out = mats.mix_rgb(nodes, links, soil, color_out, (0.09, 0.07, 0.05))
     links.new(color_out, compat.principled_input(bsdf, "Base Color"))
     mats.bump_normal(nodes, links, bsdf, blades, 0.35, 0.02)
     compat.principled_input(bsdf, "Roughness").default_value = 0.95
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.15
-    mat.diffuse_color = (*color, 1.0)
+    _lawn_values(mat, color=color, stripe_azimuth_deg=stripe_azimuth_deg, stripe_width_m=stripe_width_m, dry=dry,
+                 seed=seed, stripe_center=stripe_center, stripe_radius_m=stripe_radius_m)
     return mat
 
 
