@@ -368,14 +368,15 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
     remaining = expected - len(done)
     tracker = Progress(remaining if max_frames is None else min(max_frames, remaining), report=progress)
 
+    preset_hashes = {env: p.content_hash() for env, p in presets.items()}  # fixed for the export's length
+
     def save_manifest(complete: bool) -> dict:
         manifest = {
             "command": command, "config": config.identity(), "config_hash": config_hash,
             "complete": complete, "expected_frames": expected, "counts": {k: dict(v) for k, v in counts.items()},
             "stats": stats.to_dict(config.environments),
             "render_settings": settings.to_dict(),
-            "versions": {"realitybench": __version__,
-                         "preset_hashes": {env: p.content_hash() for env, p in presets.items()}},
+            "versions": {"realitybench": __version__, "preset_hashes": preset_hashes},
         }
         if repairs:
             manifest["repairs"] = repairs
@@ -411,13 +412,13 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
                              debug_images.overlay_jpeg(result.jpeg, result.mask, row))
             atomic_write(out / env / f"{fid}.jpg", result.jpeg)
             stats.timings["wall_s"] += time.perf_counter() - started
-            # The slot's stats before its row: a kill in between redoes the slot, which replaces them.
+            # The slot's stats and count before its row, in one manifest write: a kill in between redoes the
+            # slot, which replaces its stats, and a resume counts the frames from the rows.
             stats.record(env, stratum, slot, discards, search)
+            counts.setdefault(env, Counter())[stratum] += 1
             save_manifest(complete=False)
             append_row(out, row)
             new_frames += 1
-            counts.setdefault(env, Counter())[stratum] += 1
-            save_manifest(complete=False)
             tracker.step(f"{env} {stratum} slot {slot}: {result.frame.verdict.value}")
     complete = len(done) + new_frames == expected
     if complete and config.extras:
