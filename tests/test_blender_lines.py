@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SUITES = ["tests/test_cli.py", "tests/test_measure_bpy.py", "tests/test_envs_roof.py", "tests/test_envs_lot.py",
           "tests/test_envs_gauge_label.py", "tests/test_breaker_label.py", "tests/test_horizon_peak.py",
           "tests/test_export.py", "tests/test_sidebar.py", "tests/test_resume_determinism.py",
-          "tests/test_mesh_construction.py", "tests/test_pack_on_save.py"]
+          "tests/test_mesh_construction.py", "tests/test_pack_on_save.py", "tests/test_material_cache.py",
+          "tests/test_scene_bvh.py"]
 TIMEOUT_S = 1500
 
 
