@@ -123,6 +123,8 @@ def test_a_copy_changed_in_place_leaves_its_template_alone():
     assert material_print(template) == pristine
     assert material_print(copy) != pristine
     assert material_print(mats.lap_siding("RB_Wall2", (0.6, 0.5, 0.4))) == pristine
+    with pytest.raises(ValueError, match="weathered already"):  # its values are found by node name: once only
+        facade.weather(copy, seed=4)
 
 
 def test_templates_survive_a_scene_reset_and_are_not_saved_users():
@@ -135,6 +137,7 @@ def test_templates_survive_a_scene_reset_and_are_not_saved_users():
     template = bpy.data.materials.get(name)
     assert template is not None and template.users == 0 and not template.use_fake_user
     assert name.startswith(".")  # hidden from Blender's lists
+    assert material_cache._SESSION in name  # another session's template (a recovered autosave) never matches
     assert "RB_Paint" not in bpy.data.materials
 
 

@@ -50,7 +50,7 @@ def test_every_ray_hits_what_the_plain_tree_hits(env):
     centre = (lo + hi) / 2
     origins = centre + (rng.random((30, 3)) - 0.5) * np.minimum(hi - lo, 80.0)
     origins[:, 2] = np.abs(origins[:, 2]) + 1.0
-    hits = disagreements = 0
+    hits = disagreements = facing = 0
     for origin in origins:
         got = built.first_hits(origin, targets)
         for target, name_index in zip(targets, got):
@@ -60,8 +60,12 @@ def test_every_ray_hits_what_the_plain_tree_hits(env):
             expected = -1 if hit[2] is None else int(owner[hit[2]])
             hits += expected >= 0
             disagreements += expected != name_index
+            if hit[2] is not None:  # the hit's normal faces the same way (inside_geometry counts back faces)
+                new = built.tree.ray_cast(Vector(origin), Vector(delta), dist * (1 + 1e-4) + 1e-4)
+                facing += (new[1].dot(Vector(delta)) > 0) != (hit[1].dot(Vector(delta)) > 0)
     assert hits > 0.5 * len(origins) * len(targets)
     assert disagreements == 0, f"{env}: {disagreements} of {len(origins) * len(targets)} rays disagree"
+    assert facing == 0, f"{env}: {facing} hits face the other way"
 
 
 def test_face_owner_names_each_objects_faces():

@@ -106,6 +106,8 @@ def weather(mat, seed: int, *, ground_dirt_m: float = 0.55, streaks: float = 1.0
     coordinates: objects built in world coordinates, as ours are). Materials without a linked Base Color get
     their constant colour as the input."""
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    if nodes.get("Weather tint") is not None:  # weather_values finds the nodes by name: one weathering each
+        raise ValueError(f"material {mat.name!r} is weathered already")
     bsdf = nodes.get("Principled BSDF")
     base = compat.principled_input(bsdf, "Base Color")
     source = base.links[0].from_socket if base.is_linked else tuple(base.default_value)[:3]

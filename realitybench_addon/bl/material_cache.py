@@ -13,13 +13,15 @@ other argument (a generator, a plan object, an image) is built every time, and s
 image or a node group, since `analytic.reset_scene` removes those between scenes.
 
 Templates are hidden data (their names start with a dot), have no users and so are never saved into a .blend
-file, and survive `reset_scene`. A template that went missing (a file load, a purge of orphan data) is simply
+file (Blender 3.4's autosave keeps them; their names carry a token of the session that made them, so a recovered
+file's templates are never taken for ours), and survive `reset_scene`. A template that went missing (a file load, a purge of orphan data) is simply
 built again.
 """
 from __future__ import annotations
 
 import functools
 import inspect
+import secrets
 from collections import OrderedDict
 
 import bpy
@@ -33,6 +35,9 @@ enabled = True  # off: every call builds (benchmarks compare both ways)
 _templates: OrderedDict = OrderedDict()  # key -> template material's name
 _seen_once: set = set()
 _serial = [0]
+# In every template's name: a template of another session (in a recovered autosave, which on Blender 3.4 keeps
+# data without users) never answers for one of ours.
+_SESSION = secrets.token_hex(4)
 stats = {"built": 0, "copied": 0}  # for tests and benchmarks
 
 
@@ -82,7 +87,7 @@ def _keep_template(key, mat) -> None:
         return
     _serial[0] += 1
     template = mat.copy()
-    template.name = f"{TEMPLATE_PREFIX}{_serial[0]}"
+    template.name = f"{TEMPLATE_PREFIX}{_SESSION}.{_serial[0]}"
     _templates[key] = template.name
     while len(_templates) > MAX_TEMPLATES:
         _, old = _templates.popitem(last=False)
