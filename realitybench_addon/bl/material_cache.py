@@ -14,8 +14,8 @@ image or a node group, since `analytic.reset_scene` removes those between scenes
 
 Templates are hidden data (their names start with a dot), have no users and so are never saved into a .blend
 file (Blender 3.4's autosave keeps them; their names carry a token of the session that made them, so a recovered
-file's templates are never taken for ours), and survive `reset_scene`. A template that went missing (a file load, a purge of orphan data) is simply
-built again.
+file's templates are never taken for ours), and survive `reset_scene`. A template that went missing (a file
+load, a purge of orphan data) is simply built again.
 """
 from __future__ import annotations
 

@@ -16,8 +16,7 @@ import numpy as np
 from mathutils import Vector
 from mathutils.bvhtree import BVHTree
 
-from . import compat
-from .scene_data import SURFACE_TYPES, matrix_to_numpy
+from .scene_data import SURFACE_TYPES, world_vertices
 
 _CACHE: dict[str, "SceneBVH"] = {}
 
@@ -110,13 +109,11 @@ def build_scene_bvh(scene, depsgraph=None) -> SceneBVH:
 
 
 def _to_world(mesh, matrix) -> None:
-    """Move a mesh's vertices to world space, in double precision as `scene_data.world_triangles` does (so a
-    hit is the same whichever of the two built the triangles)."""
-    co = compat.vertex_positions(mesh).reshape(-1, 3).astype(np.float64)
-    m = matrix_to_numpy(matrix)
+    """Move a (temporary) mesh's vertices to world space as `scene_data.world_vertices` computes them: in double
+    precision, so a hit is the one a tree of `world_triangles` would give."""
     # Through MeshVertex.co, not the "position" attribute: written that way, 8 of the 44 comparison frames (all
     # in the parking lot) changed, for a cause not found (the object's own and evaluated meshes read back intact).
-    mesh.vertices.foreach_set("co", (co @ m[:3, :3].T + m[:3, 3]).astype(np.float32).ravel())
+    mesh.vertices.foreach_set("co", world_vertices(mesh, matrix).astype(np.float32).ravel())
 
 
 _FROZEN: set = set()  # scenes whose geometry a caller has promised not to change (geometry_frozen)

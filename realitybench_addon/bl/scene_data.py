@@ -47,6 +47,13 @@ def matrix_to_numpy(matrix) -> np.ndarray:
     return np.array([list(row) for row in matrix], dtype=float)
 
 
+def world_vertices(mesh, matrix_world) -> np.ndarray:
+    """A mesh's vertex positions moved to world space by `matrix_world`, (V, 3) float64: the one formula both the
+    measuring BVH (`raycast.build_scene_bvh`) and `world_triangles` use, so their triangles agree to the bit."""
+    m = matrix_to_numpy(matrix_world)
+    return compat.vertex_positions(mesh).reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
+
+
 def world_triangles(obj, depsgraph) -> tuple[np.ndarray, np.ndarray]:
     """The evaluated (modifiers applied) triangles of a mesh-like object, in world space."""
     evaluated = obj.evaluated_get(depsgraph)
@@ -55,12 +62,9 @@ def world_triangles(obj, depsgraph) -> tuple[np.ndarray, np.ndarray]:
         if mesh is None or len(mesh.polygons) == 0:
             return np.zeros((0, 3)), np.zeros((0, 3), int)
         mesh.calc_loop_triangles()
-        verts = compat.vertex_positions(mesh)
         tris = np.empty(len(mesh.loop_triangles) * 3, np.int64)
         mesh.loop_triangles.foreach_get("vertices", tris)
-        m = matrix_to_numpy(evaluated.matrix_world)
-        verts = verts.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
-        return verts, tris.reshape(-1, 3)
+        return world_vertices(mesh, evaluated.matrix_world), tris.reshape(-1, 3)
     finally:
         evaluated.to_mesh_clear()
 
