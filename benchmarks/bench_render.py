@@ -73,6 +73,12 @@ CANDIDATES = {
     "lean_s14": BASE.with_(light_tree=False, sky_as_light=False, samples=14),
     "lean_s12_fast": BASE.with_(light_tree=False, sky_as_light=False, samples=12, denoise_prefilter="FAST"),
     "lean_s10_fast": BASE.with_(light_tree=False, sky_as_light=False, samples=10, denoise_prefilter="FAST"),
+    # round 5: the denoiser's share of a frame (about 5 s of an 800x600 frame on 2 cores): OpenImageDenoise's fast
+    # network, and the albedo pass alone as its guide (one prefilter pass fewer)
+    "lean_fastq": RenderSettings().with_(denoise_quality="FAST"),
+    "lean_albedo": RenderSettings().with_(denoise_passes="RGB_ALBEDO"),
+    "lean_s12_fastq": RenderSettings().with_(samples=12, denoise_quality="FAST"),
+    "lean_s12_albedo": RenderSettings().with_(samples=12, denoise_passes="RGB_ALBEDO"),
 }
 FINE_TEXTURE = {"tape_gap": "shingle granules and tape ticks", "equipment_label": "label text",
                 "breaker_label": "label text", "slope_gauge": "LCD segments"}
