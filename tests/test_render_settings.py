@@ -33,8 +33,8 @@ def test_settings_round_trip_and_refuse_what_cycles_cannot_take():
 
 
 def test_bench_render_candidates_change_what_their_names_say():
-    """Each benchmark candidate travels to its worker as a mapping; round 5's differ from today's defaults only
-    in the denoiser setting their names give, so their table rows measure that setting alone."""
+    """Each benchmark candidate travels to its worker as a mapping; rounds 5 and 6's differ from today's
+    defaults only in the denoiser setting their names give, so their table rows measure that setting alone."""
     import importlib.util
     from dataclasses import fields
     from pathlib import Path
@@ -54,6 +54,8 @@ def test_bench_render_candidates_change_what_their_names_say():
     assert changed("lean_albedo") == {"denoise_passes": "RGB_ALBEDO"}
     assert changed("lean_s12_fastq") == {"samples": 12, "denoise_quality": "FAST"}
     assert changed("lean_s12_albedo") == {"samples": 12, "denoise_passes": "RGB_ALBEDO"}
+    assert changed("lean_bal") == {"denoise_quality": "BALANCED"}
+    assert changed("lean_prenone") == {"denoise_prefilter": "NONE"}
     assert changed("lean") == {}  # round 3's choice is today's default
 
 
