@@ -23,9 +23,13 @@ def test_settings_round_trip_and_refuse_what_cycles_cannot_take():
                       ({"adaptive_threshold": math.nan}, "adaptive_threshold"),
                       ({"denoise_passes": "ALBEDO"}, "denoise_passes"), ({"denoise": "yes"}, "denoise"),
                       ({"max_bounces": -1}, "max_bounces"), ({"denoise_quality": "BEST"}, "denoise_quality"),
-                      ({"light_tree": 0}, "light_tree"), ({"sky_as_light": "no"}, "sky_as_light")]:
+                      ({"light_tree": 0}, "light_tree"), ({"sky_as_light": "no"}, "sky_as_light"),
+                      ({"fast_gi_bounces": -1}, "fast_gi_bounces"), ({"fast_gi_bounces": 1.5}, "fast_gi_bounces")]:
         with pytest.raises(RenderSettingsError, match=word):
             RenderSettings(**bad)
+    # a manifest written before fast GI existed was rendered without it
+    old = {k: v for k, v in RenderSettings().to_dict().items() if k != "fast_gi_bounces"}
+    assert RenderSettings.from_dict(old).fast_gi_bounces == 0 == RenderSettings().fast_gi_bounces
     with pytest.raises(RenderSettingsError, match="unknown key.*'spp'"):
         RenderSettings.from_dict({"spp": 4})
     with pytest.raises(RenderSettingsError, match="mapping"):
@@ -33,8 +37,8 @@ def test_settings_round_trip_and_refuse_what_cycles_cannot_take():
 
 
 def test_bench_render_candidates_change_what_their_names_say():
-    """Each benchmark candidate travels to its worker as a mapping; rounds 5 and 6's differ from today's
-    defaults only in the denoiser setting their names give, so their table rows measure that setting alone."""
+    """Each benchmark candidate travels to its worker as a mapping; rounds 5 to 7's differ from today's
+    defaults only in the setting their names give, so their table rows measure that setting alone."""
     import importlib.util
     from dataclasses import fields
     from pathlib import Path
@@ -56,6 +60,8 @@ def test_bench_render_candidates_change_what_their_names_say():
     assert changed("lean_s12_albedo") == {"samples": 12, "denoise_passes": "RGB_ALBEDO"}
     assert changed("lean_bal") == {"denoise_quality": "BALANCED"}
     assert changed("lean_prenone") == {"denoise_prefilter": "NONE"}
+    assert changed("lean_gi1") == {"fast_gi_bounces": 1}
+    assert changed("lean_gi2") == {"fast_gi_bounces": 2}
     assert changed("lean") == {}  # round 3's choice is today's default
 
 
@@ -133,7 +139,7 @@ def test_every_setting_reaches_cycles_and_the_record(bpy):
     s = RenderSettings(samples=5, adaptive_threshold=0.07, adaptive_min_samples=3, max_bounces=5, diffuse_bounces=1,
                        glossy_bounces=2, transmission_bounces=3, transparent_bounces=6, caustics=False,
                        blur_glossy=0.5, clamp_indirect=2.0, persistent_data=True, denoise_prefilter="FAST",
-                       denoise_passes="RGB_ALBEDO", light_tree=False)
+                       denoise_passes="RGB_ALBEDO", light_tree=False, fast_gi_bounces=2)
     assert configure_cycles(scene, settings=s) == s
     c = scene.cycles
     assert (c.samples, c.use_adaptive_sampling, c.adaptive_min_samples, c.max_bounces, c.diffuse_bounces,
@@ -143,8 +149,10 @@ def test_every_setting_reaches_cycles_and_the_record(bpy):
     assert (c.denoising_prefilter, c.denoising_input_passes) == ("FAST", "RGB_ALBEDO")
     assert scene.render.use_persistent_data is True
     assert c.use_light_tree is False
+    assert (c.use_fast_gi, c.ao_bounces_render, c.fast_gi_method) == (True, 2, "REPLACE")
     configure_cycles(scene, settings=RenderSettings.before_issue_21(9))
     assert (c.samples, c.use_light_tree, scene.world.cycles.sampling_method) == (9, True, "AUTOMATIC")
+    assert c.use_fast_gi is False
     configure_cycles(scene, samples=7, denoise=False)  # the old call keeps working, with the defaults
     assert (c.samples, c.use_denoising, scene.render.use_persistent_data) == (7, False, False)
     assert (c.use_light_tree, scene.world.cycles.sampling_method) == (False, "NONE")

@@ -19,7 +19,7 @@ DENOISE_QUALITIES = ("HIGH", "BALANCED", "FAST")  # OpenImageDenoise 2's modes (
 
 # Settings added after sets began recording theirs (5a41c7d), with what every render did before each existed:
 # a stored mapping without one was rendered that way.
-ADDED_LATER = {"light_tree": True, "sky_as_light": True}
+ADDED_LATER = {"light_tree": True, "sky_as_light": True, "fast_gi_bounces": 0}
 
 
 class RenderSettingsError(RealityBenchError, ValueError):
@@ -33,7 +33,9 @@ class RenderSettings:
     denoise_passes: str = "RGB_ALBEDO_NORMAL"  # what the denoiser sees besides the noisy colour
     denoise_prefilter: str = "ACCURATE"  # how the albedo and normal passes are cleaned first
     denoise_quality: str = "HIGH"
-    adaptive_threshold: float = 0.0  # stop sampling a pixel below this noise level; 0 = off
+    # Stop sampling a pixel below this noise level; 0 = off. Cycles first checks a pixel after 16 samples (its
+    # adaptive step), so at 16 samples or fewer this changes nothing (docs/export.md, round 7).
+    adaptive_threshold: float = 0.0
     adaptive_min_samples: int = 0  # samples before adaptive sampling may stop a pixel; 0 = Cycles' choice
     max_bounces: int = 12
     diffuse_bounces: int = 4
@@ -49,11 +51,14 @@ class RenderSettings:
     # faster and no less faithful to the reference.
     light_tree: bool = False  # Cycles' light tree (4.0+): picks among many lights
     sky_as_light: bool = False  # the world sampled as a light too; off, only paths that bounce into it see it
+    # Cycles' fast GI: after this many bounces, indirect light is replaced by ambient occlusion lit by the
+    # world; 0 = off (every bounce path-traced). Faster indoors, less faithful outdoors (round 7).
+    fast_gi_bounces: int = 0
 
     def __post_init__(self):
         problems = []
         for name in ("samples", "adaptive_min_samples", "max_bounces", "diffuse_bounces", "glossy_bounces",
-                     "transmission_bounces", "transparent_bounces"):
+                     "transmission_bounces", "transparent_bounces", "fast_gi_bounces"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > 100_000:
                 problems.append(f"{name} must be a whole number from 0 to 100000, not {value!r}")
