@@ -164,3 +164,24 @@ def test_every_setting_reaches_cycles_and_the_record(bpy):
     render = result.record["render"]
     assert render["samples"] == 5
     assert render["settings"] == s.with_(persistent_data=False, sky_as_light=False).to_dict()
+
+
+def test_render_split_times_the_three_ways_and_leaves_the_scene_as_built(bpy):
+    """benchmarks/bench_render_split.py (docs/export.md, round 7): each way renders, the counts describe the
+    scene, and the scene is left as an export renders it (no material override, the grass shown)."""
+    import importlib.util
+    from pathlib import Path
+
+    from realitybench_addon.bl.grass import is_grass
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_render_split.py"
+    spec = importlib.util.spec_from_file_location("bench_render_split", path)
+    split = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(split)
+    r = split.measure("tape_gap", 0, 48)
+    assert {k: len(v) for k, v in r["seconds"].items()} == {"as_built": 2, "plain": 1, "no_grass": 1}
+    assert all(t > 0 for v in r["seconds"].values() for t in v)
+    assert r["triangles"] > 10_000 and r["instances"] > 10_000  # a roof scene with a lawn of instanced tufts
+    assert bpy.context.view_layer.material_override is None
+    grass = [o for o in bpy.context.scene.objects if is_grass(o)]
+    assert grass and not any(o.hide_render for o in grass)
