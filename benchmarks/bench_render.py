@@ -85,7 +85,7 @@ CANDIDATES = {
     # used as rendered, without a prefilter, at today's 16 samples.
     "lean_bal": DEFAULT.with_(denoise_quality="BALANCED"),
     "lean_prenone": DEFAULT.with_(denoise_prefilter="NONE"),
-    # Round 7: where the time goes is neither shading (8%) nor the grass but the light paths themselves, so
+    # Round 7: where the time goes is neither shading (0.07) nor the grass but the light paths themselves, so
     # Cycles' fast GI: indirect light after one or two bounces replaced by ambient occlusion.
     "lean_gi1": DEFAULT.with_(fast_gi_bounces=1),
     "lean_gi2": DEFAULT.with_(fast_gi_bounces=2),
