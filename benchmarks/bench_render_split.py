@@ -12,7 +12,7 @@ today's default samples (`RenderSettings()`, denoiser off so only path tracing i
 It prints the seconds of each and the shares `shading = 1 - plain / as_built` and
 `grass = 1 - no_grass / as_built`, with the scene's triangles and instances. A plain white diffuse reflects
 more light than the scenes' materials, so its paths run longer: a negative shading share (indoors) means
-the materials are cheaper than the longer paths they spare. docs/export.md ("Where the time goes") reads it.
+the materials are cheaper than the longer paths they spare. docs/export.md (round 7) reads it.
 """
 from __future__ import annotations
 
