@@ -56,15 +56,23 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--render", action="store_true", help="also render and report the image terms")
     m.add_argument("--render-samples", type=int, default=16, help="Cycles samples with --render (default 16)")
 
-    f = sub.add_parser("frame", help="build, photograph, measure and score one frame of an environment; "
-                                     "write FRAME_ID.jpg + FRAME_ID.json")
-    f.add_argument("--env", required=True, help="environment, e.g. rail_attachment")
-    f.add_argument("--seed", type=int, required=True, help="set seed")
-    f.add_argument("--index", type=int, required=True, help="frame index within the stratum")
+    f = sub.add_parser("frame", help="build, photograph, measure and score one frame of an environment, as the "
+                                     "export makes it; write FRAME_ID.jpg + FRAME_ID.json")
+    f.add_argument("--env", help="environment, e.g. rail_attachment (with --seed and --index)")
+    f.add_argument("--seed", type=int, help="set seed")
+    f.add_argument("--index", type=int, help="frame index within the stratum")
+    f.add_argument("--id", dest="frame_id", help="instead of --env/--seed/--index/--stratum: a frame id, e.g. "
+                                                 "tape_gap-random-s0-000002")
+    f.add_argument("--from-set", metavar="DIR", help="rebuild frame --id exactly as the exported set in DIR made "
+                                                     "it: its row's size, samples, denoising and every Cycles "
+                                                     "setting, the set's device and presets")
     f.add_argument("--out", required=True, help="output folder")
-    f.add_argument("--stratum", default="random", help="random (default) or positive")
-    f.add_argument("--resolution", default="1600x1200", help="frame size, 4:3; portrait frames swap it (default 1600x1200)")
-    f.add_argument("--samples", type=int, default=16, help="Cycles samples (default 16)")
+    f.add_argument("--stratum", default=None, help="random (default) or positive")
+    f.add_argument("--resolution", default=None,
+                   help="frame size, 4:3; portrait frames swap it (default 1600x1200, as export)")
+    f.add_argument("--samples", type=int, default=None, help="Cycles samples (default 16, as export)")
+    f.add_argument("--no-denoise", action="store_true", default=None, help="skip Cycles' denoiser (as export's)")
+    f.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None, help="render device (default cpu)")
     f.add_argument("--no-render", action="store_true", help="geometric terms only: no render, no image, JSON record")
 
     e = sub.add_parser("export", help="export a labeled set (random + positive strata) as a Hugging Face "
@@ -112,10 +120,15 @@ def build_parser() -> argparse.ArgumentParser:
     sg.add_argument("--no-render", action="store_true", help="geometric terms only: no confirming quick render")
     sg.add_argument("--out", help="save the scene with the camera moved to the suggestion as this .blend")
 
-    r = sub.add_parser("replay", help="rebuild the scene and camera of any frame from its id; save a .blend")
+    r = sub.add_parser("replay", help="rebuild the scene and camera of any frame from its id, Cycles set up as "
+                                      "`frame` renders it; save a .blend")
     r.add_argument("frame_id", help="e.g. tape_gap-random-s0-000002")
     r.add_argument("--out", required=True, help="the .blend file to write")
-    r.add_argument("--resolution", default="1600x1200")
+    r.add_argument("--from-set", metavar="DIR", help="the size and render settings the exported set in DIR "
+                                                     "recorded for this frame")
+    r.add_argument("--resolution", default=None, help="frame size, 4:3 (default 1600x1200, as export)")
+    r.add_argument("--samples", type=int, default=None, help="Cycles samples (default 16, as export)")
+    r.add_argument("--no-denoise", action="store_true", default=None, help="skip Cycles' denoiser")
 
     rs = sub.add_parser("rescore", help="re-apply presets to a set's stored term values; report verdict flips")
     rs.add_argument("directory", help="an exported set")
@@ -155,13 +168,7 @@ def _run(args) -> dict:
         return measure(target, args.camera, blend=args.blend, unit_length_m=args.unit_length, axis=args.axis,
                        render=args.render, samples=args.render_samples, n_samples=args.samples_on_target)
     if args.command == "frame":
-        from .api import frame, parse_resolution
-
-        record = frame(args.env, args.seed, args.index, args.out, stratum=args.stratum,
-                       long_side_px=parse_resolution(args.resolution), samples=args.samples,
-                       render=not args.no_render)
-        return {key: record[key] for key in ("frame_id", "file_name", "environment", "verdict", "failing_terms",
-                                             "gray_terms", "unscored_reason", "ground_truth")}
+        return _frame(args)
     if args.command == "export" and args.engine == "ray":
         return _export_on_ray(args)
     if args.command == "export" and args.recycle_every > 0 and args.max_frames is None:
@@ -184,7 +191,11 @@ def _run(args) -> dict:
     if args.command == "replay":
         from .api import parse_resolution, replay
 
-        return replay(args.frame_id, args.out, long_side_px=parse_resolution(args.resolution))
+        if args.from_set is not None:
+            _only_one_source("replay --from-set", args, ("resolution", "samples", "no_denoise"))
+            return replay(args.frame_id, args.out, from_set=args.from_set)
+        return replay(args.frame_id, args.out, long_side_px=parse_resolution(args.resolution or "1600x1200"),
+                      samples=16 if args.samples is None else args.samples, denoise=not args.no_denoise)
     if args.command == "rescore":
         from .api import rescore
 
@@ -212,6 +223,54 @@ def _run(args) -> dict:
         return {"frame_id": record["frame_id"], "file_name": record["file_name"], "out": str(args.out),
                 "terms": record["terms"]}
     raise RealityBenchError(f"unknown command {args.command!r}")
+
+
+def _only_one_source(what: str, args, options) -> None:
+    given = [o for o in options if getattr(args, o, None) is not None]
+    if given:
+        raise _error(f"{what} takes the frame and its settings from the set's row; leave out "
+                     f"{', '.join('--' + o.replace('_', '-') for o in given)}")
+
+
+def _error(message: str):
+    from .core.errors import RealityBenchError
+
+    return RealityBenchError(message)
+
+
+def _frame_call(args):
+    """What `frame` calls: (api.frame, its arguments) for --env/--seed/--index or --id with the export's defaults,
+    or (api.frame_from_set, ...) for --id --from-set, which takes everything from the set's row."""
+    from . import api
+
+    named = [o for o in ("env", "seed", "index", "stratum") if getattr(args, o) is not None]
+    if args.from_set is not None:
+        if args.frame_id is None:
+            raise _error("frame --from-set needs the frame's id: --id FRAME_ID")
+        _only_one_source("frame --from-set", args, ("env", "seed", "index", "stratum", "resolution", "samples",
+                                                    "no_denoise", "device"))
+        if args.no_render:
+            raise _error("frame --from-set rebuilds the rendered frame; leave out --no-render")
+        return api.frame_from_set, (args.from_set, args.frame_id, args.out), {}
+    if args.frame_id is not None:
+        if named:
+            raise _error(f"frame --id names the frame; leave out {', '.join('--' + o for o in named)}")
+        seed, env, stratum, index = api.parse_frame_id(args.frame_id)
+    elif None in (args.env, args.seed, args.index):
+        raise _error("name the frame: --env, --seed and --index (and --stratum), or --id FRAME_ID")
+    else:
+        env, seed, index, stratum = args.env, args.seed, args.index, args.stratum or "random"
+    return api.frame, (env, seed, index, args.out), {
+        "stratum": stratum, "long_side_px": api.parse_resolution(args.resolution or "1600x1200"),
+        "samples": 16 if args.samples is None else args.samples, "denoise": not args.no_denoise,
+        "device": args.device or "cpu", "render": not args.no_render}
+
+
+def _frame(args) -> dict:
+    function, positional, keywords = _frame_call(args)
+    record = function(*positional, **keywords)
+    return {key: record[key] for key in ("frame_id", "file_name", "environment", "verdict", "failing_terms",
+                                         "gray_terms", "unscored_reason", "ground_truth")}
 
 
 def _user_command() -> str:

@@ -168,29 +168,157 @@ def parse_resolution(text: str) -> int:
     return max(w, h)
 
 
+def frame_settings(samples: int = 16, denoise: bool = True):
+    """The Cycles settings `frame` and `replay` render with for `--samples` and denoising: exactly an export's
+    for the same options (`ExportConfig.render_settings`), so `frame` with its defaults rebuilds a default
+    export's frame."""
+    from .export import ExportConfig
+
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+        raise RealityBenchError(f"--samples must be at least 1, got {samples}")
+    return ExportConfig((), samples=samples, denoise=bool(denoise)).render_settings()
+
+
+def _check_can_render(settings, device: str) -> None:
+    """A one-line error, before any work, for settings this Blender cannot render (no denoiser, no GPU)."""
+    from .bl.render import cycles_device, denoise_problem
+
+    problem = denoise_problem(settings.denoise)
+    if problem:
+        raise RealityBenchError(problem)
+    if device not in ("cpu", "gpu", "auto"):
+        raise RealityBenchError(f"--device must be cpu, gpu or auto, not {device!r}")
+    try:
+        cycles_device(device)
+    except RuntimeError as exc:
+        raise RealityBenchError(str(exc)) from None
+
+
+def _frame_preset(environment: str, preset_dirs: Sequence[str | os.PathLike] = ()):
+    from .core.presets import PresetError, load_environment_preset
+
+    for directory in preset_dirs:
+        if not Path(directory).is_dir():
+            raise RealityBenchError(f"presets folder {directory} is not here (the set's manifest names it); the "
+                                    "frame's terms are scored under its presets")
+    try:
+        return load_environment_preset(environment, [Path(d) for d in preset_dirs])
+    except PresetError as exc:
+        raise RealityBenchError(f"bad preset: {exc}") from None
+
+
 def frame(environment: str, seed: int, index: int, out: str | os.PathLike, *, stratum: str = "random",
-          long_side_px: int = 1600, samples: int = 16, render: bool = True) -> dict:
-    """Build, photograph, measure and score one frame; write `<frame id>.jpg` (when rendered) and
-    `<frame id>.json` atomically into `out`. Returns the record."""
+          long_side_px: int = 1600, samples: int = 16, denoise: bool = True, device: str = "cpu",
+          render: bool = True, settings=None, presets: Sequence[str | os.PathLike] = ()) -> dict:
+    """Build, photograph, measure and score one frame through the export's own path
+    (`pipeline.render_and_measure`); write `<frame id>.jpg` (when rendered) and `<frame id>.json` atomically
+    into `out`. Returns the record. The defaults are a default export's (1600 px, `frame_settings()`: 16
+    samples, denoised, the shipped presets), so the same id gives the exported JPEG, terms and verdict;
+    `settings` (a RenderSettings) replaces `samples` and `denoise`; `frame_from_set` takes them all from a
+    set's row."""
     from .core.rng import STRATA
     from .envs import registry
-    from .pipeline import SHARED_CACHE, plan_frame, run_frame
+    from .pipeline import SHARED_CACHE, plan_frame, render_and_measure, run_frame
 
-    registry.get(environment)
+    try:
+        registry.get(environment)
+    except LookupError as exc:
+        raise RealityBenchError(str(exc)) from None
     if seed < 0 or index < 0:
         raise RealityBenchError(f"seed and index must be non-negative (got seed {seed}, index {index})")
     if stratum not in STRATA:
         raise RealityBenchError(f"unknown stratum {stratum!r}; expected one of {', '.join(STRATA)}")
-    if samples < 1:
-        raise RealityBenchError(f"--samples must be at least 1, got {samples}")
+    settings = settings if settings is not None else frame_settings(samples, denoise)
+    preset = _frame_preset(environment, presets)
+    if render:
+        _check_can_render(settings, device)
     out = ensure_writable_dir(out)
-    result = run_frame(plan_frame(environment, seed, stratum, index), long_side_px=long_side_px, render=render,
-                       samples=samples, cache=SHARED_CACHE)
+    spec = plan_frame(environment, seed, stratum, index)
+    if render:
+        result = render_and_measure(spec, settings, long_side_px=long_side_px, device=device, preset=preset,
+                                    cache=SHARED_CACHE)
+    else:
+        result = run_frame(spec, long_side_px=long_side_px, render=False, preset=preset, cache=SHARED_CACHE)
     record = result.record
     if result.jpeg is not None:
         atomic_write(out / record["file_name"], result.jpeg)
     atomic_write(out / f"{record['frame_id']}.json", (json.dumps(jsonable(record), indent=2) + "\n").encode())
     return record
+
+
+def set_frame(directory: str | os.PathLike, frame_id_text: str) -> dict:
+    """How an exported set made one of its frames, from its metadata.jsonl row (read through
+    `setio.read_rows`, so a damaged or hostile set is refused with its line) and its manifest: the frame's
+    environment, seed, stratum and index, its long side, its Cycles settings, the device and preset folders
+    of the export, and the row itself. A one-line RealityBenchError for a missing set or an id not in it."""
+    from .core.render_settings import RenderSettings, RenderSettingsError
+    from .setio import METADATA, read_manifest, read_rows
+
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise RealityBenchError(f"no set at {directory} (no such folder)")
+    if not (directory / METADATA).is_file():
+        raise RealityBenchError(f"{directory} is not an exported set (no {METADATA})")
+    seed, environment, stratum, index = parse_frame_id(frame_id_text)
+    rows = read_rows(directory)
+    row = next((r for r in rows if r["frame_id"] == frame_id_text), None)
+    if row is None:
+        raise RealityBenchError(f"frame {frame_id_text} is not in {directory / METADATA} ({len(rows)} frames)")
+    manifest = read_manifest(directory) or {}
+    config = manifest.get("config") if isinstance(manifest.get("config"), dict) else {}
+    render = row.get("render") if isinstance(row.get("render"), dict) else {}
+    try:
+        if (row.get("environment"), row.get("set_seed"), row.get("stratum"), row.get("index")) != (
+                environment, seed, stratum, index):
+            raise ValueError("its environment, set_seed, stratum or index disagree with its frame id")
+        resolution = render.get("resolution")
+        if not (isinstance(resolution, list) and len(resolution) == 2
+                and all(isinstance(v, int) and not isinstance(v, bool) and v >= 16 for v in resolution)):
+            raise ValueError(f"its render resolution {resolution!r} is not two sizes in px")
+        if isinstance(render.get("settings"), dict):
+            settings = RenderSettings.from_dict(render["settings"])
+        elif isinstance(manifest.get("render_settings"), dict):
+            settings = RenderSettings.from_dict(manifest["render_settings"])
+        else:  # a set from before sets recorded their settings (issue 21)
+            settings = RenderSettings.before_issue_21(render.get("samples"), render.get("denoise"))
+        if (render.get("samples"), render.get("denoise")) != (settings.samples, settings.denoise):
+            raise ValueError("its render samples and denoise disagree with its render settings")
+        device = config.get("device", "cpu")
+        preset_dirs = config.get("preset_dirs", [])
+        if not isinstance(device, str) or not isinstance(preset_dirs, list) or not all(
+                isinstance(d, str) for d in preset_dirs):
+            raise ValueError("the manifest's device or preset folders are not text")
+    except (ValueError, TypeError, RenderSettingsError) as exc:
+        raise RealityBenchError(f"{directory / METADATA}: frame {frame_id_text} cannot be rebuilt: {exc}") from None
+    return {"frame_id": frame_id_text, "environment": environment, "seed": seed, "stratum": stratum, "index": index,
+            "long_side_px": max(resolution), "settings": settings, "device": device,
+            "presets": tuple(preset_dirs), "row": row}
+
+
+def frame_from_set(directory: str | os.PathLike, frame_id_text: str, out: str | os.PathLike, *,
+                   warn=None) -> dict:
+    """Rebuild an exported frame exactly as its set made it (`set_frame`: size, Cycles settings, device,
+    presets) and write it as `frame` does. The JPEG is byte for byte the set's, and the terms and verdict
+    its row's, when this is the Blender and the preset the set was made with; where either differs, `warn`
+    (default: a line on stderr) says so first."""
+    import sys
+
+    made = set_frame(directory, frame_id_text)
+    row, bpy = made["row"], _bpy()
+    versions = row.get("versions") if isinstance(row.get("versions"), dict) else {}
+    preset = _frame_preset(made["environment"], made["presets"])
+    notes = []
+    if versions.get("blender") not in (None, bpy.app.version_string):
+        notes.append(f"the set was rendered by Blender {versions['blender']}, this is {bpy.app.version_string}: "
+                     "the image may differ")
+    if versions.get("preset_hash") not in (None, preset.content_hash()):
+        notes.append(f"{made['environment']}'s preset changed since the set was made (hash "
+                     f"{versions['preset_hash']} there, {preset.content_hash()} here): the verdict is today's")
+    for note in notes:
+        (warn or (lambda line: print(f"warning: {line}", file=sys.stderr, flush=True)))(note)
+    return frame(made["environment"], made["seed"], made["index"], out, stratum=made["stratum"],
+                 long_side_px=made["long_side_px"], settings=made["settings"], device=made["device"],
+                 presets=made["presets"])
 
 
 def export_config(environments, *, random: int = 100, positive: int = 50, seed: int = 0, long_side_px: int = 1600,
@@ -239,31 +367,38 @@ def export(environments, *, out, random: int = 100, positive: int = 50, seed: in
     return run_export(config, out, command=command, progress=progress, max_frames=max_frames, repair=repair)
 
 
-def replay(frame_id_text: str, out_blend: str | os.PathLike, *, long_side_px: int = 1600) -> dict:
-    """Rebuild the scene and camera of any frame from its id and save them as a .blend."""
-    from .core.rng import parse_frame_id
+def replay(frame_id_text: str, out_blend: str | os.PathLike, *, long_side_px: int = 1600, samples: int = 16,
+           denoise: bool = True, device: str = "cpu", from_set: Optional[str | os.PathLike] = None) -> dict:
+    """Rebuild the scene and camera of any frame from its id and save them as a .blend, with Cycles set up as
+    `frame` renders it (`frame_settings`: a default export's), so rendering the .blend gives the frame's raw
+    image. With `from_set`, the size and settings are those the set's row recorded (`set_frame`)."""
+    from .bl.render import configure_cycles
     from .pipeline import SHARED_CACHE, place_camera, plan_frame
 
-    try:
-        seed, environment, stratum, index = parse_frame_id(frame_id_text)
-    except ValueError as exc:
-        raise RealityBenchError(str(exc)) from None
+    seed, environment, stratum, index = parse_frame_id(frame_id_text)
     try:
         from .envs import registry
 
         registry.get(environment)
     except LookupError as exc:
         raise RealityBenchError(str(exc)) from None
+    if from_set is not None:
+        made = set_frame(from_set, frame_id_text)
+        long_side_px, settings, device = made["long_side_px"], made["settings"], made["device"]
+    else:
+        settings = frame_settings(samples, denoise)
+    _check_can_render(settings, device)
     out_blend = Path(out_blend)
     ensure_writable_dir(out_blend.parent)
     spec = plan_frame(environment, seed, stratum, index)
     SHARED_CACHE.get(spec)
-    _, settings = place_camera(spec, long_side_px)
+    _, placed = place_camera(spec, long_side_px)
     bpy = _bpy()
+    configure_cycles(bpy.context.scene, device=device, settings=settings)
     bpy.ops.file.pack_all()
     bpy.ops.wm.save_as_mainfile(filepath=str(out_blend), compress=True)
     return {"frame_id": frame_id_text, "blend": str(out_blend), "camera": "RB_Phone",
-            "resolution": list(settings.resolution)}
+            "resolution": list(placed.resolution), "render_settings": settings.to_dict(), "device": device}
 
 
 def rescore(directory: str | os.PathLike, presets: Sequence[str | os.PathLike] = ()) -> dict:
@@ -311,16 +446,20 @@ def build_frame(environment: str, seed: int = 0, index: int = 0, *, stratum: str
 
 def check_active(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,
                  stratum: str = "random", render: bool = True, samples: int = 8, resolution_scale: float = 0.5,
-                 preset=None, build: bool = True) -> dict:
+                 preset=None, build: bool = True, settings=None) -> dict:
     """Score the built scene of (environment, seed, index) from `camera` (default: the scene camera, which
-    may have been moved or made by hand). A quick render (default 50% resolution, 8 samples) gives the
-    image terms."""
+    may have been moved or made by hand). A quick render (default 50% resolution, 8 samples, otherwise the
+    export's settings: `pipeline.quick_settings`) gives the image terms, made and read as a frame's
+    (`pipeline.render_image`); `settings` (a RenderSettings) and resolution_scale=1 check at the export's."""
     from .pipeline import SHARED_CACHE, check_camera, plan_frame
 
     scene, cam = _scene_and_camera(camera)
+    if render and settings is not None:
+        _check_can_render(settings, "cpu")
     try:
         return check_camera(plan_frame(environment, seed, stratum, index), cam, render=render, samples=samples,
-                            resolution_scale=resolution_scale, preset=preset, cache=SHARED_CACHE, build=build)
+                            resolution_scale=resolution_scale, preset=preset, cache=SHARED_CACHE, build=build,
+                            settings=settings)
     except LookupError as exc:
         raise RealityBenchError(str(exc)) from None
 

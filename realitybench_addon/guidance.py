@@ -23,8 +23,9 @@ from .core.errors import RealityBenchError
 DRAWS = 12  # the environment's own field poses tried as starting points
 BUDGET = 60  # geometric measurements per search (15-45 ms each)
 ALTERNATIVE_BUDGET = 30  # ... per search with another way of holding the phone (lens, zoom, orientation)
-IMAGE_SAMPLES = 4  # the confirming render: a few samples, denoised as the export renders, at the environment's
-                   # quick_render_scale of the frame's size (pixel counts scaled back up)
+IMAGE_SAMPLES = 4  # the confirming render (pipeline.render_image, as every frame's): the export's settings with a
+                   # few samples (pipeline.quick_settings), at the environment's quick_render_scale of the frame's
+                   # size (pixel counts scaled back up)
 IMAGE_TRIES = 4  # passing poses rendered before the image terms are reported as what no nearby pose fixes
 FOCUS_FIX = "tap the target on the screen to focus on it"
 STEADY_FIX = "hold the phone still (brace your elbows) while it takes the photo"
@@ -129,25 +130,12 @@ class _Camera:
 
 
 def _image_terms(env, ctx, preset, scene, cam, spec) -> dict:
-    """The image terms from a quick render at the environment's quick_render_scale of the frame's size; pixel
-    counts scaled back up to the frame's (they grow with its area)."""
-    from .bl.render import render_frame
-    from .core import postprocess
+    """The image terms from a quick render at the environment's quick_render_scale of the frame's size, made and
+    read the way every frame is (`pipeline.render_image`); pixel counts scaled back up to the frame's."""
+    from .pipeline import quick_settings, render_image
 
-    saved = scene.render.resolution_percentage
-    scale = env.quick_render_scale
-    scene.render.resolution_percentage = max(1, int(round(saved * scale)))
-    try:  # measured at the render's size too: a term that projects geometry onto the image needs it
-        frame = render_frame(scene, cam, samples=IMAGE_SAMPLES, denoise=True)
-        _, display = postprocess.process(frame.linear_rgb, spec.post)
-        measured = env.measure_image(ctx, frame, display)
-    finally:
-        scene.render.resolution_percentage = saved
-    for term in preset.terms:
-        key = term.measurement_key
-        if term.kind == "image" and term.unit == "px" and isinstance(measured.get(key), (int, float)):
-            measured[key] = float(measured[key]) / scale ** 2
-    return measured
+    return render_image(ctx, spec, quick_settings(IMAGE_SAMPLES), scale=env.quick_render_scale,
+                        preset=preset).measurements
 
 
 def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,

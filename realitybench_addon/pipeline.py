@@ -5,6 +5,12 @@ A frame is a pure function of (set seed, environment, stratum, index):
   frame  = frame_rng(seed, env, stratum, index)                     -> target, pose, capture, post
 Frames of one scene share the built scene (and its BVH); `SceneCache` rebuilds only when
 the scene changes.
+
+One render-and-measure path: `render_and_measure(spec, settings, long_side_px=..., device=..., preset=...)`
+is how the export, `frame` and `replay` make a frame, so the same id and the same `RenderSettings` give the
+same JPEG, terms and verdict wherever it is made; the image half of it, `render_image`, is also what the
+sidebar's Check and Suggest a Pose's confirming render use (at a fraction of the frame's size, their pixel
+counts scaled back up). `DEFAULT_LONG_SIDE` and `RenderSettings()` are the export's defaults.
 """
 from __future__ import annotations
 
@@ -104,6 +110,7 @@ class SceneCache:
 
 
 FRAME_ID_PROPERTY = "realitybench_frame_id"
+DEFAULT_LONG_SIDE = 1600  # the export's default frame size (ExportConfig.long_side_px), the paper's
 SHARED_CACHE = SceneCache()  # this process's built scene: the sidebar's frames and the API's share it
 
 
@@ -169,16 +176,94 @@ def place_camera(spec: FrameSpec, long_side_px: int):
     return camera, settings
 
 
-def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True, samples: int = 16,
-              denoise: bool = False, device: str = "cpu", preset: Optional[Preset] = None,
-              cache: SceneCache, settings: Optional[RenderSettings] = None) -> FrameResult:
+@dataclass
+class RenderedImage:
+    """One render of a frame's scene, post-processed and read: what `render_image` returns."""
+
+    jpeg: bytes  # the final phone JPEG
+    display: np.ndarray  # the decoded JPEG in [0, 1]
+    mask: np.ndarray  # the target's pixels in the object-index pass
+    measurements: dict  # the environment's image terms and target_mask_pixels, at the frame's size
+    discard_reason: Optional[str]  # render sanity: black or blown frame
+    timings: dict
+
+
+def render_image(ctx: FrameContext, spec: FrameSpec, settings: RenderSettings, *, device: str = "cpu",
+                 scale: float = 1.0, preset: Optional[Preset] = None) -> RenderedImage:
+    """The one way a frame's image is made and read: Cycles with `settings` through `ctx.camera`, the phone's
+    post-processing (`spec.post`) to the final JPEG, the environment's image terms read on it, the target's
+    mask and the render sanity check. At `scale` < 1 (a quick check) the render is that fraction of the
+    scene's size and the image terms are read at it (a term that projects geometry onto the image needs
+    the size it rendered); the preset's pixel-count image terms and `target_mask_pixels` are then scaled
+    back up to the frame's size (they grow with its area)."""
+    from .bl.render import render_frame
+
+    env: Environment = registry.get(spec.environment)
+    scene = ctx.scene
+    saved = scene.render.resolution_percentage
+    if scale != 1.0:
+        scene.render.resolution_percentage = max(1, int(round(saved * scale)))
+    ratio = scene.render.resolution_percentage / saved
+    timings = {}
+    try:
+        t = time.perf_counter()
+        frame = render_frame(scene, ctx.camera, device=device, settings=settings)
+        timings["render_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        jpeg, display = postprocess.process(frame.linear_rgb, spec.post)
+        measured = env.measure_image(ctx, frame, display)
+        mask = frame.mask(env.mask_targets(ctx))
+        measured["target_mask_pixels"] = int(mask.sum())
+        timings["image_terms_s"] = time.perf_counter() - t
+    finally:
+        scene.render.resolution_percentage = saved
+    if ratio != 1.0:
+        pixel_counts = {"target_mask_pixels"} | {t.measurement_key for t in (preset.terms if preset else ())
+                                                  if t.kind == "image" and t.unit == "px"}
+        for key in pixel_counts:
+            if isinstance(measured.get(key), (int, float)) and not isinstance(measured.get(key), bool):
+                measured[key] = float(measured[key]) / ratio ** 2
+    return RenderedImage(jpeg, display, mask, measured, image_discard_reason(display), timings)
+
+
+def quick_settings(samples: int) -> RenderSettings:
+    """The settings of a quick render (the sidebar's Check, Suggest a Pose's confirming render): the export's
+    defaults with fewer samples, denoised as a default export is wherever this Blender can denoise (a build
+    without OpenImageDenoise can only export with --no-denoise, and is checked the same way)."""
+    from .bl.render import denoise_problem
+
+    return RenderSettings().with_(samples=samples, denoise=denoise_problem(True) is None)
+
+
+def render_and_measure(spec: FrameSpec, settings: RenderSettings, *, long_side_px: int = DEFAULT_LONG_SIDE,
+                       device: str = "cpu", preset: Optional[Preset] = None,
+                       cache: Optional[SceneCache] = None) -> FrameResult:
+    """THE render-and-measure path of a frame: build (or reuse) its scene, place its phone at `long_side_px`,
+    measure every geometric term, render it with `settings` on `device`, read its image terms (`render_image`)
+    and score it under `preset` (default: the shipped one). The export's frames (random and the positive
+    funnel's renders), `frame` and `replay`'s settings all come through here, so one id with one set of
+    settings gives one JPEG, one set of terms and one verdict."""
+    return run_frame(spec, long_side_px=long_side_px, render=True, settings=settings, device=device, preset=preset,
+                     cache=cache if cache is not None else SHARED_CACHE)
+
+
+def run_frame(spec: FrameSpec, *, long_side_px: int = DEFAULT_LONG_SIDE, render: bool = True,
+              samples: Optional[int] = None, denoise: Optional[bool] = None, device: str = "cpu",
+              preset: Optional[Preset] = None, cache: SceneCache,
+              settings: Optional[RenderSettings] = None) -> FrameResult:
     """Build (or reuse) the frame's scene, measure it and, with `render`, render it and measure its image.
-    `settings` (Cycles' samples, denoising, bounces...) override `samples` and `denoise` when given."""
+    `settings` (Cycles' samples, denoising, bounces...) default to the export's, `RenderSettings()`, with
+    `samples` and `denoise` replacing theirs where given (not both with `settings`). A render goes through
+    `render_image`; `render_and_measure` is this with render=True."""
     import bpy
 
     from .bl.raycast import geometry_frozen, inside_geometry
-    from .bl.render import render_frame
 
+    if settings is None:
+        settings = RenderSettings().with_(**{k: v for k, v in (("samples", samples), ("denoise", denoise))
+                                             if v is not None})
+    elif samples is not None or denoise is not None:
+        raise ValueError("run_frame: give `settings` or `samples`/`denoise`, not both")
     env: Environment = registry.get(spec.environment)
     preset = preset or load_environment_preset(spec.environment)
     timings = {}
@@ -196,17 +281,11 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
             discard = "camera inside a mesh"
         timings["geometric_s"] = time.perf_counter() - t
         if render:
-            t = time.perf_counter()
-            settings = settings or RenderSettings(samples=samples, denoise=denoise)
-            frame = render_frame(scene, camera, device=device, settings=settings)
-            timings["render_s"] = time.perf_counter() - t
-            t = time.perf_counter()
-            jpeg, display = postprocess.process(frame.linear_rgb, spec.post)
-            discard = discard or image_discard_reason(display)
-            measurements.update(env.measure_image(ctx, frame, display))
-            mask = frame.mask(env.mask_targets(ctx))
-            measurements["target_mask_pixels"] = int(mask.sum())
-            timings["image_terms_s"] = time.perf_counter() - t
+            image = render_image(ctx, spec, settings, device=device, preset=preset)
+            jpeg, display, mask = image.jpeg, image.display, image.mask
+            discard = discard or image.discard_reason
+            measurements.update(image.measurements)
+            timings.update(image.timings)
     scored = score(env, ctx, spec, preset, measurements)
     record = FrameRecord(
         frame_id=spec.frame_id,
@@ -243,16 +322,17 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = 1600, render: bool = True,
 
 
 def check_camera(spec: FrameSpec, camera, *, render: bool = False, samples: int = 8, resolution_scale: float = 1.0,
-                 preset: Optional[Preset] = None, cache: SceneCache, build: bool = True) -> dict:
+                 preset: Optional[Preset] = None, cache: SceneCache, build: bool = True,
+                 settings: Optional[RenderSettings] = None, device: str = "cpu") -> dict:
     """Every term, the verdict, the ground truth and the prompt of `spec`'s scene seen by `camera`,
     any camera, hand-placed included (the sidebar's readouts and "Check acceptability").
 
-    With `render`, a quick render at `resolution_scale` of the scene's resolution gives the image
-    terms; geometric terms are always read at the full resolution.
+    With `render`, a render at `resolution_scale` of the scene's resolution gives the image terms through
+    `render_image`, as a frame's do (pixel counts scaled back up to the scene's size), with `settings`
+    (default: `quick_settings(samples)`); geometric terms are always read at the full resolution. At scale 1
+    with the export's settings, the frame's own camera gives the exported frame's terms.
     """
     import bpy
-
-    from .bl.render import render_frame
 
     env: Environment = registry.get(spec.environment)
     preset = preset or load_environment_preset(spec.environment)
@@ -260,19 +340,16 @@ def check_camera(spec: FrameSpec, camera, *, render: bool = False, samples: int 
     scene = bpy.context.scene
     ctx = FrameContext(scene, camera, built, spec.plan, spec.target, spec.pose)
     measurements = env.measure(ctx)
+    discard = None
     if render:
-        saved = scene.render.resolution_percentage
-        scene.render.resolution_percentage = max(1, int(round(saved * resolution_scale)))
-        try:  # the image terms at the render's size: a term that projects geometry onto the image needs it
-            frame = render_frame(scene, camera, samples=samples)
-            _, display = postprocess.process(frame.linear_rgb, spec.post)
-            measurements.update(env.measure_image(ctx, frame, display))
-        finally:
-            scene.render.resolution_percentage = saved
+        image = render_image(ctx, spec, settings or quick_settings(samples), device=device, scale=resolution_scale,
+                             preset=preset)
+        measurements.update(image.measurements)
+        discard = image.discard_reason
     scored = score(env, ctx, spec, preset, measurements)
     verdict = scored.verdict
     return {"frame_id": spec.frame_id, "camera": camera.name, "terms": [r.to_dict() for r in scored.terms],
             "measurements": measurements, "verdict": verdict.verdict.value, "failing_terms": list(verdict.failing),
             "gray_terms": list(verdict.gray), "pending_terms": list(verdict.pending),
             "unscored_reason": verdict.unscored_reason, "ground_truth": scored.ground_truth,
-            "prompt": scored.prompt, "rendered": render, "targets": env.mask_targets(ctx)}
+            "prompt": scored.prompt, "rendered": render, "discard_reason": discard, "targets": env.mask_targets(ctx)}
