@@ -43,9 +43,6 @@ EXTRAS = "extras"  # masks/, overlays/, contact_sheets/ (beside the set's images
 POSITIVE_BLOCK = 1000
 REPLACEMENT_BASE = 10_000_000
 REPLACEMENTS = 16
-# The positive stratum is drawn where the paper's scorer accepts under a quarter of random
-# frames (seven environments, as in the paper).
-POSITIVE_BELOW_SHARE = 0.25
 # Random slot i is drawn from index i and its replacements from REPLACEMENT_BASE + ..., so the random
 # stratum has REPLACEMENT_BASE slots at most; the positive stratum is held to the same size.
 MAX_SLOTS = REPLACEMENT_BASE
@@ -177,8 +174,18 @@ def validate(config: ExportConfig) -> dict:
 
 
 def wants_positive(preset) -> bool:
-    share = preset.paper_accept_share
-    return preset.acceptability_scored and share is not None and share < POSITIVE_BELOW_SHARE
+    """Whether the export draws a positive stratum for this environment: the preset's `positive_stratum`, set
+    for the seven environments the paper drew one for (docs/presets.md)."""
+    return preset.positive_stratum
+
+
+def stratum_notes(config: ExportConfig, presets: dict) -> list[str]:
+    """What the export will not draw that the command asked for, one line each (stderr and the manifest)."""
+    if config.positive <= 0:
+        return []
+    return [f"{env}: --positive {config.positive} asked, but its preset draws no positive stratum "
+            f"(positive_stratum = false in {preset.source}); random frames only"
+            for env, preset in presets.items() if not wants_positive(preset)]
 
 
 @dataclass
@@ -324,6 +331,8 @@ def export(config: ExportConfig, out: Path, *, command: str = "", progress: Opti
     drop the damaged rows of the metadata log (the manifest lists them) and then re-render their slots.
     Holds the folder's lock throughout (SetLocked if another writer has it)."""
     presets = validate(config)
+    for note in stratum_notes(config, presets):
+        print(f"note: {note}", file=sys.stderr, flush=True)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     with SetLock(out, "export"):
@@ -347,6 +356,10 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
         differing = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
         raise ExportError(f"{out} holds a set made with different settings ({', '.join(differing)}); "
                           "use another --out or the same settings to resume")
+    preset_hashes = {env: p.content_hash() for env, p in presets.items()}  # fixed for the export's length
+    if previous is not None:
+        versions = previous.get("versions")
+        check_same_presets(versions.get("preset_hashes") if isinstance(versions, dict) else None, preset_hashes, out)
     # a resumed set keeps the Cycles settings it was started with, whatever today's defaults are
     settings = config.render_settings() if previous is None else stored_render_settings(previous, config, out)
     remove_partials(out)
@@ -361,6 +374,7 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
     counts: dict = {}
     done = set()
     for r in read_rows(out, repair=True):
+        check_same_presets({r["environment"]: row_preset_hash(r)}, preset_hashes, out)
         done.add((r["environment"], r["stratum"], r["slot"]))
         counts.setdefault(r["environment"], Counter())[r["stratum"]] += 1
     check_disk_space(config, presets, out, len(done))
@@ -368,7 +382,7 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
     remaining = expected - len(done)
     tracker = Progress(remaining if max_frames is None else min(max_frames, remaining), report=progress)
 
-    preset_hashes = {env: p.content_hash() for env, p in presets.items()}  # fixed for the export's length
+    notes = stratum_notes(config, presets)
 
     def save_manifest(complete: bool) -> dict:
         manifest = {
@@ -378,6 +392,8 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
             "render_settings": settings.to_dict(),
             "versions": {"realitybench": __version__, "preset_hashes": preset_hashes},
         }
+        if notes:
+            manifest["notes"] = notes
         if repairs:
             manifest["repairs"] = repairs
         write_manifest(out, manifest)
@@ -424,6 +440,26 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
     if complete and config.extras:
         write_contact_sheets(out)
     return save_manifest(complete=complete)
+
+
+def check_same_presets(recorded, preset_hashes: dict, where,
+                       remedy: str = "restore that preset to resume, or export to another --out") -> None:
+    """A resume scores its new frames with the presets the set was started with, or not at all: a set never
+    holds rows scored under two presets of one environment. `recorded` maps environments to the preset hashes
+    a manifest or a row records (a set from before preset hashes records none, and is let be)."""
+    if not isinstance(recorded, dict):
+        return
+    for env, new in preset_hashes.items():
+        old = recorded.get(env)
+        if old is not None and old != new:
+            raise ExportError(f"{where} was exported with another {env} preset (hash {str(old)[:16]}, now {new}); "
+                              f"{remedy}")
+
+
+def row_preset_hash(row: dict):
+    """The hash of the preset a row was scored with (None for a row that records none)."""
+    versions = row.get("versions")
+    return versions.get("preset_hash") if isinstance(versions, dict) else None
 
 
 def _whole_jpeg(path: Path) -> bool:
@@ -496,9 +532,8 @@ def write_contact_sheets(out: Path) -> None:
 
 
 def _render(pipeline, config, settings, preset, spec, timings):
-    result = pipeline.run_frame(spec, long_side_px=config.long_side_px, render=True,
-                                settings=settings, device=config.device, preset=preset,
-                                cache=pipeline.SHARED_CACHE)
+    result = pipeline.render_and_measure(spec, settings, long_side_px=config.long_side_px, device=config.device,
+                                         preset=preset, cache=pipeline.SHARED_CACHE)  # as `frame` makes it
     for key, value in result.timings.items():
         timings[key] += value
     return result

@@ -1,6 +1,6 @@
 """Join the shard folders of one export into one complete set, all or nothing.
 
-Every shard is checked first (finished, same settings, the shards K/N for every K, every row sound,
+Every shard is checked first (finished, same settings and presets, the shards K/N for every K, every row sound,
 no slot twice, the expected frame count); only then is the set written, into a temporary folder
 beside OUT that becomes OUT by one rename. A refused merge leaves nothing behind that a reader
 could take for a set.
@@ -13,9 +13,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Sequence
 
+from . import __version__
 from .core.errors import RealityBenchError
 from .core.render_settings import RenderSettings
-from .export import EXTRAS, ExportConfig, ExportError, expected_frames, stored_render_settings, write_contact_sheets
+from .dataset_card import write_dataset_card
+from .export import (EXTRAS, ExportConfig, ExportError, check_same_presets, expected_frames, row_preset_hash,
+                     stored_render_settings, write_contact_sheets)
 from .setio import append_row, image_path, read_manifest, read_rows, write_manifest
 from .setlock import SetLock
 
@@ -63,6 +66,19 @@ def _check_shards(shard_dirs: Sequence[Path]) -> tuple[ExportConfig, RenderSetti
     return config, settings[0], manifests
 
 
+def _check_presets(shard: Path, manifest: dict, rows: list[dict], preset_hashes: dict) -> None:
+    """Every shard, and every row in it, scored with the presets the merge loads: a set never mixes presets."""
+    remedy = "merge shards exported with the same presets, with those presets in place"
+    versions = manifest.get("versions")
+    try:
+        check_same_presets(versions.get("preset_hashes") if isinstance(versions, dict) else None, preset_hashes,
+                           shard, remedy)
+        for row in rows:
+            check_same_presets({row["environment"]: row_preset_hash(row)}, preset_hashes, shard, remedy)
+    except ExportError as exc:
+        raise MergeError(str(exc)) from None
+
+
 def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> dict:
     """Check every shard, then write the merged set into OUT (which must not exist or be empty)."""
     from .core.presets import load_environment_preset
@@ -80,9 +96,11 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> di
         config, settings, manifests = _check_shards(shard_dirs)
         presets = {env: load_environment_preset(env, [Path(p) for p in config.preset_dirs])
                    for env in config.environments}
+        preset_hashes = {env: p.content_hash() for env, p in presets.items()}
         rows_by_shard, seen = [], {}
-        for d in shard_dirs:
+        for d, manifest in zip(shard_dirs, manifests):
             rows = read_rows(d)
+            _check_presets(d, manifest, rows, preset_hashes)
             for row in rows:
                 key = (row["environment"], row["stratum"], row["slot"])
                 if key in seen:
@@ -114,8 +132,10 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> di
                 write_manifest(staging, {
                     "command": "merge", "config": config.identity(), "config_hash": config.content_hash(),
                     "complete": True, "expected_frames": expected, "render_settings": settings.to_dict(),
+                    "versions": {"realitybench": __version__, "preset_hashes": preset_hashes},
                     "merged_from": [str(d) for d in shard_dirs],
                     "shard_manifests": manifests})
+                write_dataset_card(staging)  # README.md: the set's Hugging Face card, from its manifest and rows
                 if config.extras:
                     write_contact_sheets(staging)
             try:

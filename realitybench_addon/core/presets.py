@@ -7,6 +7,7 @@ load; every error names the file, the key, the bad value and what is allowed.
     blur_limit_px = 5.0            # sharp at target
     acceptability_scored = true    # false: terms are exported, acceptability is not scored
     paper_accept_share = 0.12      # the paper's share of random frames accepted
+    positive_stratum = true        # the export also draws scorer-accepted frames (default false)
 
     [terms.attachment_in_frame]
     label = "Attachment in frame"
@@ -39,7 +40,8 @@ from .errors import RealityBenchError
 from .terms import COMPARATORS, KINDS, UNIT_RANGES, TermSpec
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
-TOP_KEYS = {"environment", "blur_limit_px", "acceptability_scored", "paper_accept_share", "description", "terms"}
+TOP_KEYS = {"environment", "blur_limit_px", "acceptability_scored", "paper_accept_share", "positive_stratum",
+            "description", "terms"}
 TERM_KEYS = {"label", "kind", "unit", "comparator", "threshold", "gray", "gray_measure", "measure", "description"}
 REQUIRED_TERM_KEYS = ("label", "kind", "unit", "comparator")
 SHARP_TERM = "sharp_at_target"
@@ -62,6 +64,9 @@ class Preset:
     paper_accept_share: Optional[float] = None
     description: str = ""
     source: str = "<memory>"
+    # Whether an export draws a positive (scorer-accepted) stratum for this environment: a fact of the design,
+    # as the paper's is (seven of its eleven environments), not derived from the accept share.
+    positive_stratum: bool = False
 
     def term(self, name: str) -> TermSpec:
         for t in self.terms:
@@ -74,6 +79,8 @@ class Preset:
                                "acceptability_scored": self.acceptability_scored}
         if self.paper_accept_share is not None:
             out["paper_accept_share"] = self.paper_accept_share
+        if self.positive_stratum:  # written only when true, so presets without a stratum keep their hash
+            out["positive_stratum"] = True
         if self.description:
             out["description"] = self.description
         terms: dict[str, dict] = {}
@@ -212,6 +219,12 @@ def preset_from_dict(data: Any, source: str = "<memory>") -> Preset:
         share = _number(source, "paper_accept_share", share)
         if not 0 <= share <= 1:
             raise PresetError(source, "paper_accept_share", f"{share:g} is out of range; allowed [0, 1]")
+    positive = data.get("positive_stratum", False)
+    if not isinstance(positive, bool):
+        raise PresetError(source, "positive_stratum", f"{positive!r} must be true or false")
+    if positive and not scored:
+        raise PresetError(source, "positive_stratum", "needs acceptability_scored = true (a positive frame is one "
+                          "the scorer accepts)")
     terms_data = data.get("terms")
     if not isinstance(terms_data, dict) or not terms_data:
         raise PresetError(source, "terms", "at least one term table is required")
@@ -222,7 +235,7 @@ def preset_from_dict(data: Any, source: str = "<memory>") -> Preset:
     if sharp.comparator != "<=" or sharp.unit != "px" or sharp.threshold != blur:
         raise PresetError(source, f"terms.{SHARP_TERM}", f"must be '<=' {blur:g} px, matching blur_limit_px")
     description = data.get("description", "")
-    return Preset(env, blur, terms, scored, share, description, source)
+    return Preset(env, blur, terms, scored, share, description, source, positive)
 
 
 def load_preset(path: str | Path) -> Preset:
