@@ -4,7 +4,9 @@
     REPORTDIR/models.csv         per run: false accept, miss, precision, recall, F1 (95% CI),
                                  documentation (95% CI), grammar share, replies cut by the output
                                  cap, cost, mean thinking tokens
-    REPORTDIR/environments.csv   per run and environment: F1 (95% CI), false accept, documentation
+    REPORTDIR/environments.csv   per run and environment: F1 (95% CI), false accept, documentation, and the
+                                 paper's Table 9 row: the share of random frames the scorer accepts
+                                 (scorer_acceptable.py; the run's own frames)
     REPORTDIR/fields.csv         per run, environment and field: documentation score (95% CI)
     REPORTDIR/paired.csv         per pair of runs and metric: the difference on one shared resample
                                  (2,000) and its 95% CI
@@ -52,6 +54,7 @@ from . import human_baseline as HB
 from . import metrics as M
 from . import misreading as MR
 from . import rejected_documentation as RD
+from . import scorer_acceptable as SA
 from . import sim_to_real as SR
 from . import skills as SK
 from . import tokens as TK
@@ -252,6 +255,7 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
     ensembles = E.ensembles(labels, runs, summaries, rule=documentation_frames, seed=seed)
     plotted = cost_plots(labels, summaries, ensembles["ensembles"])
     analyses = {"frames_counted": frames_counted(runs[0].items, documentation_frames),
+                "scorer_acceptable": SA.scorer_acceptable(SA.set_items(runs)),
                 "ensembles": ensembles,
                 "misreading": MR.misreading(labels, runs, summaries),
                 "rejected_documentation": RD.rejected_documentation(labels, runs, summaries, documentation_frames),
@@ -261,7 +265,8 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
                 "variants": variant_result,
                 "human_baseline": human,
                 "sim_to_real": real_result}
-    files = _write_tables(out, labels, summaries, pairs, corr, plotted, rating_result, prices, seed, notes, analyses)
+    files = _write_tables(out, labels, summaries, pairs, corr, plotted, rating_result, prices, seed, notes, analyses,
+                          [SA.scorer_acceptable(r.items) for r in runs])
     plot_info = {"written": [], "skipped": None}
     if plots:
         from .plots import write_plots
@@ -280,6 +285,7 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
     files.append("report.json")
     return {"out": str(out), "files": sorted(files), "plots": plot_info, "cost_plots": plotted,
             "documentation_frames": documentation_frames,
+            "scorer_acceptable": {env: e["share"] for env, e in analyses["scorer_acceptable"].items()},
             "runs": [{"label": s["label"], "items": s["items"], "failed": s["failed"], "missing": s["missing"],
                       "f1": s["metrics"]["f1"], "documentation": s["metrics"]["documentation"],
                       "false_accept": s["metrics"]["false_accept"], "cost": _cost(s)} for s in summaries],
@@ -328,7 +334,8 @@ def _ensemble_row(e: dict) -> list:
 
 
 def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_result, prices, seed,
-                  notes, analyses) -> list[str]:
+                  notes, analyses, own_acceptable) -> list[str]:
+    """`own_acceptable`: per run, the scorer-acceptable row over that run's own frames (environments.csv)."""
     files = []
     md = ["# RealityBench evaluation report\n"]
     md.append(f"Runs: {', '.join(f'`{l}`' for l in labels)}. Intervals: 95% percentile, stratified bootstrap over "
@@ -380,26 +387,30 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
 
     # 2. environments
     envs = sorted({e for s in summaries for e in s["environments"]})
+    acceptable = analyses["scorer_acceptable"]  # the set's (every run's frames, each once)
     rows, md_rows = [], []
     for env in envs:
-        md_row = [env]
-        for label, s in zip(labels, summaries):
+        md_row = [env, SA.cell(acceptable.get(env))]
+        for label, s, sa in zip(labels, summaries, own_acceptable):  # each run's own frames, beside its false accept
             e = s["environments"].get(env)
             if e is None:
                 md_row.append("n/a")
                 continue
+            a = sa.get(env) or {"share": None, SA.ACCEPTED: 0, "counted": 0}
             rows.append([label, env, e["counts"]["acceptability_scored"], e["f1"]["value"], e["f1"].get("lo"),
                          e["f1"].get("hi"), e["false_accept"]["value"], e["false_accept"].get("lo"),
                          e["false_accept"].get("hi"), e["documentation"]["value"], e["documentation"].get("lo"),
-                         e["documentation"].get("hi")])
+                         e["documentation"].get("hi"), a["share"], a[SA.ACCEPTED], a["counted"]])
             md_row.append(f"{ci(e['f1'], 2)} / {fmt(e['false_accept']['value'], 2)}")
         md_rows.append(md_row)
     write_csv(out / "environments.csv", ["label", "environment", "acceptability_scored", "f1", "f1_lo", "f1_hi",
                                     "false_accept", "false_accept_lo", "false_accept_hi", "documentation",
-                                    "documentation_lo", "documentation_hi"], rows)
+                                    "documentation_lo", "documentation_hi", "scorer_acceptable",
+                                    "scorer_accepted_random", "scorer_counted_random"], rows)
     files.append("environments.csv")
     md.append("\n## Per environment: F1 [95% CI] / false accept\n")
-    md.append(md_table(["environment", *labels], md_rows))
+    md.append(md_table(["environment", "scorer-acceptable (%)", *labels], md_rows))
+    md.append(f"\n{SA.NOTE}\n")
 
     # 3. fields
     cols = sorted({f for s in summaries for f in s["metrics"]["fields"]})
