@@ -86,6 +86,7 @@ def paint_material(name: str, rgb, metallic: float):
     splash = math_node(nodes, links, "MULTIPLY_ADD", noise.outputs["Fac"], 2.6, -0.6)
     dirt = math_node(nodes, links, "MULTIPLY", math_node(nodes, links, "POWER", low, 1.6), splash, clamp=True)
     dirt = math_node(nodes, links, "MULTIPLY", dirt, 0.9)
+    dirt.node.label = DIRT_NODE_LABEL  # bl/damage.py keeps it off a damage
     ramp = mats.color_ramp(nodes, links, dirt, [(0.0, tuple(rgb)), (1.0, DIRT_RGB)])
     links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
     links.new(math_node(nodes, links, "MULTIPLY_ADD", dirt, 0.6, rough), compat.principled_input(bsdf, "Roughness"))
@@ -95,6 +96,7 @@ def paint_material(name: str, rgb, metallic: float):
     return mat
 
 
+DIRT_NODE_LABEL = "Road dirt"  # the node whose output is the dirt amount (0 clean .. 0.9)
 DIRT_TOP_M = 0.6  # road dirt fades out by this height
 DIRT_FADE_M = 0.42
 DIRT_RGB = (0.075, 0.062, 0.048)

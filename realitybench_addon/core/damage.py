@@ -456,3 +456,50 @@ def _part(name, vl, tl, uvl, mats) -> Part:
     part.uv = uv[used][first]
     return part
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Keeping road dirt off the damage
+
+DIRT_CLEAR_M = 0.035  # road dirt stays off a damage and this far around it (box distance)...
+DIRT_FADE_M = 0.02  # ...fading back in over this much either side of that edge: clean within 1.5 cm of a mark
+KEEPOUT_M_PER_PX = 0.0025  # the keep-out texture's pixel (it is smooth: 2.5 mm is plenty)
+
+
+def _box_sum(mask: np.ndarray, k: int) -> np.ndarray:
+    """Sum of `mask` over the (2k+1)^2 box around every pixel (clipped at the edges), by a summed-area table."""
+    h, w = mask.shape
+    integral = np.zeros((h + 1, w + 1), np.float64)
+    integral[1:, 1:] = np.asarray(mask, np.float64).cumsum(0).cumsum(1)
+    r0 = np.clip(np.arange(h) - k, 0, h)[:, None]
+    r1 = np.clip(np.arange(h) + k + 1, 0, h)[:, None]
+    c0 = np.clip(np.arange(w) - k, 0, w)[None, :]
+    c1 = np.clip(np.arange(w) + k + 1, 0, w)[None, :]
+    return integral[r1, c1] - integral[r0, c1] - integral[r1, c0] + integral[r0, c0]
+
+
+def dirt_keepout(plan: DamagePlan, clear_m: float = DIRT_CLEAR_M, fade_m: float = DIRT_FADE_M,
+                 m_per_px: float = KEEPOUT_M_PER_PX) -> np.ndarray:
+    """How much of the road dirt to take off, in [0, 1], on a grid over the damage patch (row 0 at its top,
+    `m_per_px` pixels; the same UVs as the damage texture): 1 on every mark and within `clear_m - fade_m` of it,
+    0 beyond `clear_m + fade_m`, smooth between. The body's dirt is multiplied by (1 - keepout): a damage is never
+    hidden under grime (a photographer wipes it before taking the picture), and the whole 1 cm cell of the
+    damage object (at most 1 cm from a mark) stays clean. The footprint dilated by `clear_m`, box-blurred by
+    `fade_m`: a blur no wider than the dilation leaves every pixel near the footprint at exactly 1."""
+    if fade_m > clear_m:
+        raise ValueError(f"the fade ({fade_m} m) must not exceed the clear margin ({clear_m} m)")
+    d0, d1, z0, z1 = plan.patch
+    w = max(1, int(round((d1 - d0) / m_per_px)))
+    h = max(1, int(round((z1 - z0) / m_per_px)))
+    fine = damage_mask(plan)  # a keep-out pixel holds damage when any 1 mm pixel in it does
+    fh, fw = fine.shape
+    rows, cols = np.nonzero(fine)
+    foot = np.zeros((h, w), bool)
+    foot[np.minimum(rows * h // fh, h - 1), np.minimum(cols * w // fw, w - 1)] = True
+    kc = int(math.ceil(clear_m / m_per_px))
+    kf = int(round(fade_m / m_per_px))
+    near = _box_sum(foot, kc) > 0
+    if not kf:
+        return near.astype(np.float32)
+    # the mean over the part of each box inside the patch: the patch's edge is not taken for clean paint
+    return (_box_sum(near, kf) / _box_sum(np.ones_like(near), kf)).astype(np.float32)
