@@ -341,6 +341,7 @@ def export(config: ExportConfig, out: Path, *, command: str = "", progress: Opti
 
 def _export_locked(config, presets, out, command, progress, max_frames, repair) -> dict:
     from . import pipeline
+    from .dataset_card import write_dataset_card
 
     config_hash = config.content_hash()
     try:
@@ -439,7 +440,9 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
     complete = len(done) + new_frames == expected
     if complete and config.extras:
         write_contact_sheets(out)
-    return save_manifest(complete=complete)
+    manifest = save_manifest(complete=complete)
+    write_dataset_card(out, manifest)  # README.md: the set's Hugging Face card (dataset_card.py)
+    return manifest
 
 
 def check_same_presets(recorded, preset_hashes: dict, where,
