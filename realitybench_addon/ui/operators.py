@@ -233,7 +233,8 @@ class RB_OT_randomize_camera(bpy.types.Operator):
 
 
 class RB_OT_check(bpy.types.Operator):
-    """Every term for the active camera, image terms from a quick render (50% resolution, 8 samples):
+    """Every term for the active camera, image terms from a quick render (50% resolution, 8 samples, otherwise
+    the export's settings, made and read as an exported frame's; pixel counts at the frame's size):
     the verdict, the failing terms, the ground truth and the prompt"""
 
     bl_idname = "realitybench.check"
