@@ -243,12 +243,25 @@ def check_disk_space(config: ExportConfig, presets: dict, out: Path, already: in
 
 
 def metadata_row(record: dict, slot: int, config_hash: str) -> dict:
-    """A metadata.jsonl row: the frame record with terms keyed by name (uniform columns for Arrow)."""
+    """A metadata.jsonl row: the frame record with terms keyed by name (uniform columns for Arrow).
+
+    A column holds one kind of value across every environment of a set, or Arrow (and so `datasets`) refuses
+    the whole log: a term of one name is `between` in one environment and `<=` in another (camera_distance),
+    so a range threshold is written as `threshold_range` [lo, hi], with `threshold` null, and a number
+    threshold as `threshold`. tests/test_row_schema.py checks every environment's rows unify."""
     row = {"file_name": f"{record['environment']}/{record['frame_id']}.jpg", "slot": slot}
     row.update({k: v for k, v in record.items() if k not in ("file_name", "discard_reason")})
-    row["terms"] = {t["name"]: {k: v for k, v in t.items() if k != "name"} for t in record["terms"]}
+    row["terms"] = {t["name"]: _term_column(t) for t in record["terms"]}
     row["config_hash"] = config_hash
     return row
+
+
+def _term_column(term: dict) -> dict:
+    column = {k: v for k, v in term.items() if k != "name"}
+    if isinstance(column.get("threshold"), (list, tuple)):
+        column["threshold_range"] = list(column["threshold"])
+        column["threshold"] = None
+    return column
 
 
 class SlotStats:

@@ -46,7 +46,8 @@ class WireAdequacy(RoofEnvironment):
         leads = [w.name for w in plan.wires if w.kind == "lead"
                  and ("c0_" in w.name or f"c{last}_" in w.name)]
         name = leads[int(rng.integers(len(leads)))]
-        return {"wire": name, "side": -1 if "c0_" in name else 1}
+        # the array's end the wire hangs at (-1 first column, +1 last); not "side", which is a face name elsewhere
+        return {"wire": name, "array_end": -1 if "c0_" in name else 1}
 
     def _low_point_uvh(self, plan: RoofPlan, target: dict) -> np.ndarray:
         wire = _lead(plan, target["wire"])
@@ -59,7 +60,7 @@ class WireAdequacy(RoofEnvironment):
     def draw_pose(self, plan: RoofPlan, target: dict, rng) -> FieldPose:
         # beside the array's end column, looking along the rows under the modules
         return draw_roof_pose(plan, tuple(self._low_point_uvh(plan, target)), POSES, rng,
-                              elsewhere=random_array_point(plan), azimuth_center_deg=90.0 * target["side"])
+                              elsewhere=random_array_point(plan), azimuth_center_deg=90.0 * target["array_end"])
 
     def mask_targets(self, ctx: FrameContext) -> list[str]:
         return [ctx.target["wire"]]
