@@ -65,6 +65,9 @@ def test_which_frames_count_follows_the_paper_and_the_flag_switches_rules(tmp_pa
         assert done.returncode == 0, done.stderr
         data = json.loads((tmp_path / rule / "report.json").read_text())
         assert data["documentation_frames"] == rule
+        assert data["frames_counted"].pop("gray") == {
+            "included": "no run", "runs_including_gray": [], "gray_frames_scored": {},
+            "gray_frames_left_out": {"m": 0}}
         assert data["frames_counted"] == {
             "rule": rule, "other_rule": "all-terms-pass" if rule == "paper" else "paper", "frames": 6,
             "acceptability": 3, "documentation": counted, "documentation_other_rule": 7 - counted,

@@ -53,9 +53,15 @@ EXPECTED = {"tape_gap": (2, 5, 40, 1, 0, 2, 6, True),
 
 def test_the_row_is_the_share_of_random_frames_the_scorer_accepts(tmp_path):
     set_dir = make_set(tmp_path / "set", scripted_frames())
-    for kind in ("always-accept", "always-reject"):
-        done = cli("eval", "baseline", set_dir, "--kind", kind, "--out", tmp_path / kind)
+    # gray frames are asked only with --include-gray: the accept run holds them, the reject run does not; the
+    # set's row counts them (left out of its denominator) from the run that holds them
+    for kind, extra in (("always-accept", ["--include-gray"]), ("always-reject", [])):
+        done = cli("eval", "baseline", set_dir, "--kind", kind, "--out", tmp_path / kind, *extra)
         assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "always-accept" / "run.json").read_text())["include_gray"] is True
+    assert json.loads((tmp_path / "always-reject" / "run.json").read_text())["include_gray"] is False
+    assert [len((tmp_path / k / "items.jsonl").read_text().splitlines()) for k in ("always-accept", "always-reject")
+            ] == [len(scripted_frames()), len(scripted_frames()) - 2]  # tape_gap r5 and car_plate r3 are gray
     done = cli("eval", "report", tmp_path / "always-accept", tmp_path / "always-reject", "--out", tmp_path / "report",
                "--no-plots")
     assert done.returncode == 0, done.stderr

@@ -223,11 +223,13 @@ def test_standard_set_metrics_by_hand(tmp_path):
     # documentation over tg0 2/3, eq0 3/4, dv0 1/2, tg3 1, ra2 1/2, bl0 7/8 (ra1, a rail attachment missing its
     # bolt, is out under the paper's rule)
     assert m["documentation"]["value"] == pytest.approx((2 / 3 + 3 / 4 + 1 / 2 + 1 + 1 / 2 + 7 / 8) / 6)
-    assert m["fields"]["tape_gap.tilted"] == {**m["fields"]["tape_gap.tilted"], "value": 0.75, "frames": 4}
+    # tilted counts on every tape_gap frame but the gray tg2 (gray frames are not scored without --include-gray)
+    assert m["fields"]["tape_gap.tilted"] == {**m["fields"]["tape_gap.tilted"], "value": 1.0, "frames": 3}
+    assert summary["gray_frames"] == {"included": False, "left_out": 1}
     assert m["fields"]["tape_gap.gap_in"]["value"] == 0.5 and m["fields"]["tape_gap.gap_in"]["frames"] == 2
     assert m["fields"]["breaker_label.entries"]["value"] == 0.75
     assert m["grammar"]["value"] == 1.0
-    assert m["counts"] == {"items": 12, "acceptability_scored": 10, "random_scored": 7, "scorer_accepts": 6,
+    assert m["counts"] == {"items": 11, "acceptability_scored": 10, "random_scored": 7, "scorer_accepts": 6,
                            "random_scorer_rejects": 4, "model_accepts": 6, "documentation_scored": 6}
     for name in ("precision", "recall", "f1", "documentation"):
         assert m[name]["lo"] <= m[name]["value"] <= m[name]["hi"]
@@ -256,9 +258,9 @@ def test_failed_items_stay_in_the_denominators(tmp_path):
     assert summary["metrics"]["recall"]["value"] == pytest.approx(4 / 6)
     assert summary["metrics"]["documentation"]["value"] == pytest.approx((2 / 3 + 3 / 4 + 1 / 2 + 0 + 1 / 2
                                                                            + 7 / 8) / 6)
-    assert summary["metrics"]["grammar"]["value"] == pytest.approx(11 / 12)
+    assert summary["metrics"]["grammar"]["value"] == pytest.approx(10 / 11)  # the gray tg2 is not scored
     table = load_run(tmp_path / "run").table
-    assert table.n == 12 and M.acceptability(table)["recall"][0] == pytest.approx(4 / 6)
+    assert table.n == 11 and M.acceptability(table)["recall"][0] == pytest.approx(4 / 6)
 
 
 def test_importing_the_harness_imports_no_bpy():

@@ -19,6 +19,9 @@ rendered frame, the labelled fields of a real photograph (whose acceptability is
 same rule says which frames are scorer-rejected for the analysis of documentation on rejected
 frames: a failing term, on a frame the rule does not drop.
 
+Gray frames (is_gray) are left out of what is asked and scored by default: sets.load_items drops them
+before asking and summary.load_run before scoring, unless the run was asked with `--include-gray`.
+
 A frame excluded from acceptability says why in its `unscored_reason`; an environment-wide exclusion
 starts with core.rescoring.RULE_PREFIX. Items recorded before the reason was kept (older run folders)
 fall back to the shipped preset of their environment (`acceptability_scored = false`).
@@ -59,6 +62,15 @@ def excluded_by_scene_rule(item) -> bool:
     if reason:
         return not reason.startswith(RULE_PREFIX)
     return not _environment_not_scored(item.environment)
+
+
+def is_gray(item) -> bool:
+    """A gray frame: no term fails and one is gray (a verdict the export calls "gray"). The paper's set is "after
+    the gray zones": gray frames are left out of what is asked and scored unless a run keeps them
+    (`eval run --include-gray`, recorded in run.json as `include_gray`)."""
+    if item.verdict == "gray":
+        return True
+    return bool(item.gray_terms) and item.verdict != "reject" and not item.failing_terms
 
 
 def check_rule(rule: str) -> str:

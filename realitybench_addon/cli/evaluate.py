@@ -34,6 +34,10 @@ DOCUMENTATION_FRAMES_HELP = ("which frames count for documentation: paper (defau
                              "flashing are out) or all-terms-pass (every frame whose terms all pass, those included)")
 
 
+INCLUDE_GRAY_HELP = ("also ask (and score) the set's gray frames, for a study of the gray zones; by default they are "
+                     "left out, as in the paper (recorded in run.json as include_gray)")
+
+
 def add_parser(sub) -> None:
     ev = sub.add_parser("eval", help="ask vision-language models about an exported set, score them, report "
                                      "(see docs/evaluation.md)")
@@ -72,6 +76,7 @@ def add_parser(sub) -> None:
                         "or '{\"thinking\": {\"type\": \"enabled\", \"budget_tokens\": 8192}}' (anthropic: "
                         "budget_tokens at least 1024 and below --max-tokens, no --temperature) (recorded)")
     r.add_argument("--blind", action="store_true", help="send the prompt without the image (what priors alone give)")
+    r.add_argument("--include-gray", action="store_true", help=INCLUDE_GRAY_HELP)
     r.add_argument("--variant", default=DEFAULT_VARIANT, choices=VARIANTS,
                    help="the prompt asked: verdict-first (default: the benchmark's), verdict-last (the documentation "
                         "keys first, `adequate` last) or no-verdict (the documentation question alone); each has its "
@@ -121,6 +126,7 @@ def add_parser(sub) -> None:
     b.add_argument("set", help="an exported set")
     b.add_argument("--kind", required=True, choices=("always-accept", "always-reject"))
     b.add_argument("--out", required=True, help="the run folder")
+    b.add_argument("--include-gray", action="store_true", help=INCLUDE_GRAY_HELP)
 
 
 def _temperature(text: str):
@@ -239,7 +245,8 @@ def run_command(args) -> dict:
         asked = ask_set(args.set, args.out, provider=provider, model=args.model, base_url=args.base_url,
                         settings=settings, transport=transport, api_key_env=args.api_key_env,
                         no_api_key=args.no_api_key, label=args.label,
-                        profile={"name": args.profile, "overrides": overrides}, variant=args.variant)
+                        profile={"name": args.profile, "overrides": overrides}, variant=args.variant,
+                        include_gray=args.include_gray)
         summary = rescore(args.out, seed=DEFAULT_SEED)
         if not summary["complete"]:  # a run with failed items is no success, whatever it kept
             raise EvalError(incomplete_run(args.out, summary))
@@ -267,6 +274,6 @@ def run_command(args) -> dict:
         from ..evaluation.baselines import baseline_run
         from ..evaluation.summary import headline, rescore
 
-        made = baseline_run(args.set, args.out, args.kind)
+        made = baseline_run(args.set, args.out, args.kind, include_gray=args.include_gray)
         return {"baseline": made["baseline"], **headline(rescore(args.out, seed=DEFAULT_SEED))}
     raise EvalError(f"unknown eval command {args.eval_command!r}")

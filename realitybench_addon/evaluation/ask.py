@@ -77,10 +77,10 @@ def as_variant(ask_items: list[AskItem], variant: str) -> list[AskItem]:
 def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optional[str], settings: Settings,
             transport: TransportConfig, api_key_env: Optional[str] = None, no_api_key: bool = False,
             label: Optional[str] = None, profile: Optional[dict] = None, variant: str = DEFAULT_VARIANT,
-            progress: Optional[TextIO] = sys.stderr, sleep=time.sleep) -> dict:
+            progress: Optional[TextIO] = sys.stderr, sleep=time.sleep, include_gray: bool = False) -> dict:
     """Ask every item not yet answered; return counts of this invocation (scoring is separate). `profile`
     ({"name": ..., "overrides": {flag: value}}) is recorded in run.json; the settings are what is sent;
-    `variant` is the prompt variant asked (core/prompt.py)."""
+    `variant` is the prompt variant asked (core/prompt.py); gray frames are asked only with `include_gray`."""
     provider.check(settings, model)
     if transport.concurrency < 1:
         raise EvalError(f"--concurrency must be at least 1, got {transport.concurrency}")
@@ -95,15 +95,15 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
     if transport.max_reply_bytes < 1:
         raise EvalError(f"--max-reply-bytes must be at least 1, got {transport.max_reply_bytes}")
     key, auth = resolve_key(provider, api_key_env, no_api_key)
-    ask_items = as_variant(load_items(set_dir), variant)
+    ask_items = as_variant(load_items(set_dir, include_gray=include_gray), variant)
     base_url = (base_url or provider.default_base_url).rstrip("/")
     default_label = model + (" (blind)" if settings.blind else "") + \
         ("" if variant == DEFAULT_VARIANT else f" ({variant.replace('-', ' ')})")
     config = {"kind": "model", "label": label or default_label,
               "provider": provider.name, "model": model, "base_url": base_url, "settings": settings.to_dict(),
               "variant": variant, "profile": profile, "baseline": None, "transport": transport.to_dict(), "auth": auth,
-              "set": str(Path(set_dir).resolve()), "items": len(ask_items), "created": now_iso(),
-              "package_version": package_version()}
+              "set": str(Path(set_dir).resolve()), "items": len(ask_items), "include_gray": include_gray,
+              "created": now_iso(), "package_version": package_version()}
     store = RunStore(out_dir, secrets=[key] if key else [])
     store.open(config)
     settings_dict = settings.to_dict()

@@ -254,8 +254,9 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
     corr = correlations(labels, summaries)
     ensembles = E.ensembles(labels, runs, summaries, rule=documentation_frames, seed=seed)
     plotted = cost_plots(labels, summaries, ensembles["ensembles"])
-    analyses = {"frames_counted": frames_counted(runs[0].items, documentation_frames),
-                "scorer_acceptable": SA.scorer_acceptable(SA.set_items(runs)),
+    analyses = {"frames_counted": {**frames_counted(runs[0].items, documentation_frames),
+                                   "gray": gray_frames(labels, runs)},
+                "scorer_acceptable": SA.scorer_acceptable(_with_gray(SA.set_items(runs), runs)),
                 "ensembles": ensembles,
                 "misreading": MR.misreading(labels, runs, summaries),
                 "rejected_documentation": RD.rejected_documentation(labels, runs, summaries, documentation_frames),
@@ -266,7 +267,7 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
                 "human_baseline": human,
                 "sim_to_real": real_result}
     files = _write_tables(out, labels, summaries, pairs, corr, plotted, rating_result, prices, seed, notes, analyses,
-                          [SA.scorer_acceptable(r.items) for r in runs])
+                          [SA.scorer_acceptable(_with_gray(r.items, [r])) for r in runs])
     plot_info = {"written": [], "skipped": None}
     if plots:
         from .plots import write_plots
@@ -311,6 +312,41 @@ def frames_counted(items: list, rule: str) -> dict:
                                           for i in items)}
 
 
+def _with_gray(items: list, runs: list) -> list:
+    """`items` and the gray frames the runs hold but do not score: the scorer-acceptable row counts them (as left
+    out of its denominator); a run asked without --include-gray holds none."""
+    seen = {i.frame_id for i in items}
+    extra = {}
+    for r in runs:
+        for g in r.gray_items:
+            if g.frame_id not in seen:
+                extra.setdefault(g.frame_id, g)
+    return [*items, *extra.values()]
+
+
+def gray_frames(labels: list[str], runs: list) -> dict:
+    """Whether the runs score the set's gray frames: left out by default (the paper's frames are "after the gray
+    zones"), kept by a run asked with `--include-gray`."""
+    kept = [l for l, r in zip(labels, runs) if r.include_gray]
+    return {"included": "all runs" if len(kept) == len(runs) else "no run" if not kept else "some runs",
+            "runs_including_gray": kept,
+            "gray_frames_scored": {l: sum(counting.is_gray(i) for i in r.items) for l, r in zip(labels, runs)
+                                   if r.include_gray},
+            "gray_frames_left_out": {l: r.gray_left_out for l, r in zip(labels, runs) if not r.include_gray}}
+
+
+def _gray_sentence(g: dict) -> str:
+    if g["included"] == "no run":
+        left = sum(g["gray_frames_left_out"].values())
+        return ("Gray frames are left out of what is asked and scored, as in the paper (its frames are \"after the "
+                "gray zones\")" + (f"; the runs held {left} gray frame(s), not scored" if left else "") + ".")
+    kept = ", ".join(f"`{l}` ({n})" for l, n in g["gray_frames_scored"].items())
+    tail = "" if g["included"] == "all runs" else " The other runs leave them out (the paper's frames)."
+    return (f"Gray frames are kept (`eval run --include-gray`, a study of the gray zones) by: {kept} gray frames "
+            f"scored; they are out of acceptability, and out of documentation but for the fields scored on every "
+            f"frame.{tail}")
+
+
 def _frames_section(c: dict) -> str:
     head = ("the paper's: the scorer-acceptable frames (accepted, plus the frames of an environment whose "
             "acceptability is not scored, car_plate, whose terms all pass); a frame left out of acceptability by a "
@@ -323,7 +359,8 @@ def _frames_section(c: dict) -> str:
             f"Documentation rule `{c['rule']}`: {head}; tape_gap.tilted on every tape_gap frame. Left out of "
             f"acceptability by a scene rule: {c['excluded_by_scene_rule']}; by their environment: "
             f"{c['environment_not_scored']}. Under `--documentation-frames {c['other_rule']}` "
-            f"{c['documentation_other_rule']} frames would count for documentation.\n")
+            f"{c['documentation_other_rule']} frames would count for documentation. "
+            + (_gray_sentence(c["gray"]) if "gray" in c else "") + "\n")
 
 
 def _ensemble_row(e: dict) -> list:

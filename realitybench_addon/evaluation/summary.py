@@ -4,6 +4,10 @@ Writes RUNDIR/scores.jsonl (one row per item: status, grammar, decision, field s
 lenient diagnostics, usage, finish reason) and RUNDIR/summary.json (every metric with its 95%
 stratified bootstrap interval, per environment and per field, grammar problems, the replies cut
 by the output cap, usage, failed items).
+
+Gray frames (counting.is_gray) are scored only in a run asked with `--include-gray` (run.json
+`include_gray`): a run without it (an older run that asked them too) leaves them out here, so
+grammar, cost and the fields counted on every frame (tape_gap.tilted) are over the paper's frames.
 """
 from __future__ import annotations
 
@@ -30,10 +34,19 @@ class RunData:
     rows: list[dict]
     table: M.ScoreTable
     rule: str = counting.DEFAULT  # which frames count for documentation (answers/counting.py)
+    gray_items: tuple = ()  # gray frames the run holds but does not score (not asked with --include-gray)
+
+    @property
+    def gray_left_out(self) -> int:
+        return len(self.gray_items)
 
     @property
     def label(self) -> str:
         return str(self.config.get("label") or self.path)
+
+    @property
+    def include_gray(self) -> bool:
+        return bool(self.config.get("include_gray"))
 
     @property
     def variant(self) -> str:
@@ -65,10 +78,15 @@ def load_run(run_dir, rule: str = counting.DEFAULT) -> RunData:
     if problem:
         raise EvalError(f"{store.path(RUN_JSON)}: {problem}; not a run folder this harness wrote")
     config, items, rows = score_run(store, counting.check_rule(rule))
+    gray: tuple = ()
+    if not config.get("include_gray"):
+        gray = tuple(i for i in items if counting.is_gray(i))
+        kept = [(i, r) for i, r in zip(items, rows) if not counting.is_gray(i)]
+        items, rows = [i for i, _ in kept], [r for _, r in kept]
     if not items:
         raise EvalError(f"{run_dir} holds no items (an empty run): its items.jsonl lists no frame; rerun `eval run` "
                         f"or `eval baseline` into it, or leave it out")
-    return RunData(Path(run_dir), config, items, rows, M.ScoreTable(rows), rule)
+    return RunData(Path(run_dir), config, items, rows, M.ScoreTable(rows), rule, gray)
 
 
 def run_summary(run: RunData, *, seed: int = stats.DEFAULT_SEED, resamples: int = stats.RESAMPLES,
@@ -79,7 +97,9 @@ def run_summary(run: RunData, *, seed: int = stats.DEFAULT_SEED, resamples: int 
     # each out-of-grammar reply once, by its first problem (scores.jsonl lists them all)
     problems = Counter(r["problems"][0] for r in run.rows if r["status"] == "ok" and r["problems"])
     lenient = M.all_metrics(t.lenient()) if t.answers_grammar else None
-    totals = usage_totals(run.rows)
+    replies = RunStore(run.path).path("replies.jsonl")
+    totals = usage_totals(run.rows, RunStore(run.path).reply_lines() if replies.exists() and
+                          run.config.get("kind") == "model" else None)
     out = {"run": str(run.path), "label": run.label, "kind": run.config.get("kind"),
            "provider": run.config.get("provider"), "model": run.config.get("model"),
            "baseline": run.config.get("baseline"), "settings": run.config.get("settings"),
@@ -90,6 +110,7 @@ def run_summary(run: RunData, *, seed: int = stats.DEFAULT_SEED, resamples: int 
            "failed_items": [{"frame_id": r["frame_id"], "error": r["error"]} for r in run.rows
                             if r["status"] == "failed"],
            "documentation_frames": run.rule,
+           "gray_frames": {"included": run.include_gray, "left_out": run.gray_left_out},
            "metrics": M.summarize(t, boot),
            "environments": M.by_environment(t, boot),
            "grammar": {"in_grammar_share": M.estimate(M.grammar_share(t), None)["value"],
@@ -127,4 +148,5 @@ def headline(summary: dict) -> dict:
             "in_grammar_share": summary["grammar"]["in_grammar_share"],
             "grammar_problems": summary["grammar"]["problems"],
             "cut_by_output_cap": summary["grammar"]["cut_by_output_cap"], "usage": summary["usage"],
+            "gray_frames": summary["gray_frames"],
             **({"cost": summary["cost"]} if "cost" in summary else {})}
