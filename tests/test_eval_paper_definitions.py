@@ -74,3 +74,44 @@ def test_judgment_scores_and_correlations_leave_out_the_two_fields(tmp_path):
                                                                            for r in right.values()]))
     text = (tmp_path / "report" / "report.md").read_text()
     assert "Fields outside the paper's 24 skill-group fields" in text and "`ro_board.body_style`" in text
+
+
+# ---- 2. gray frames: left out of what is asked and scored unless --include-gray ---------------------------------
+
+TAPE_TRUTH = {"reading_in": 4.5, "gap_in": 4.9408, "tilted": False}
+
+
+def test_gray_frames_are_not_asked_or_scored_unless_kept(tmp_path):
+    """Five tape frames: two accepted, one rejected, two gray. Every reply says tilted=true (right only on the
+    rejected frame, whose truth is tilted). tilted is scored on every tape frame: 1/3 without the gray frames,
+    1/5 with them (both gray frames untilted). load_items asks 3 or 5."""
+    from realitybench_addon.evaluation.sets import load_items
+    from realitybench_addon.evaluation.summary import load_run, rescore
+
+    verdicts = ["accept", "accept", "reject", "gray", "gray"]
+    frames = [frame("tape_gap", "random", i, v, {**TAPE_TRUTH, "tilted": v == "reject"}, None)
+              for i, v in enumerate(verdicts)]
+    set_dir = make_set(tmp_path / "set", frames)
+    asked = [a.item.frame_id for a in load_items(set_dir)]
+    assert asked == [f["frame_id"] for f in frames if f["verdict"] != "gray"]
+    assert len(load_items(set_dir, include_gray=True)) == 5
+    texts = {f["frame_id"]: json.dumps({"adequate": True, "reading_in": 4.5, "gap_in": 4.9408, "tilted": True})
+             for f in frames}
+    run = offline_run(set_dir, tmp_path / "run", texts)  # an older run that asked every frame
+    tilted_right = [f["truth"]["tilted"] is True for f in frames]
+    not_gray = [v != "gray" for v in verdicts]
+    summary = rescore(run)
+    expected = np.mean([r for r, k in zip(tilted_right, not_gray) if k])
+    assert summary["metrics"]["fields"]["tape_gap.tilted"]["value"] == pytest.approx(expected)
+    assert summary["items"] == 3 and summary["gray_frames"] == {"included": False, "left_out": 2}
+    config = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**config, "include_gray": True}))  # as `eval run --include-gray`
+    kept = rescore(run)
+    assert kept["metrics"]["fields"]["tape_gap.tilted"]["value"] == pytest.approx(np.mean(tilted_right))
+    assert kept["items"] == 5 and kept["gray_frames"] == {"included": True, "left_out": 0}
+    assert kept["metrics"]["f1"]["value"] == summary["metrics"]["f1"]["value"] == pytest.approx(0.8)  # F1 4/5
+    build_report([run], tmp_path / "report", plots=False)
+    gray = json.loads((tmp_path / "report" / "report.json").read_text())["frames_counted"]["gray"]
+    assert gray["included"] == "all runs" and gray["gray_frames_scored"] == {"offline-model": 2}
+    assert "Gray frames are kept (`eval run --include-gray`" in (tmp_path / "report" / "report.md").read_text()
+    assert load_run(run).gray_left_out == 0
