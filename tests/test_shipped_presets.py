@@ -45,13 +45,14 @@ TERM_NAMES = {
                      "camera_at_or_above_ridge"],
     "breaker_label": ["card_in_frame", "card_unoccluded", "text_row_px", "view_angle", "card_bbox",
                       "weber_contrast", "saturated_fraction", *["glyphs_visible", "glyph_px_min", "field_contrast_min"]],
-    "car_view": ["car_in_frame", "angle_off_face", "camera_distance", "car_bbox"],
+    "car_view": ["car_in_frame", "angle_off_face", "camera_distance", "car_bbox", "car_unoccluded"],  # issue 36
     "damage_view": ["damage_in_frame", "damage_unoccluded", "view_angle", "camera_distance",
-                    "neighbour_panel_in_frame", "px_per_cm", "damage_pixels"],
+                    "neighbour_panel_in_frame", "px_per_cm", "damage_pixels", "damage_contrast"],
     "car_plate": ["plate_in_frame", "plate_unoccluded", "char_cell_px", "view_angle", "plate_bbox",
                   "weber_contrast", "saturated_fraction", *["glyphs_visible", "glyph_px_min", "state_glyph_px_min"]],
     "ro_board": ["board_in_frame", "board_unoccluded", "text_row_px", "view_angle", "car_in_frame",
-                 "saturated_fraction", "weber_contrast", *["glyphs_visible", "glyph_px_min"]],  # then issue 17's per-glyph terms
+                 "saturated_fraction", "weber_contrast", *["glyphs_visible", "glyph_px_min"],  # then issue 17's per-glyph terms
+                 "car_seen"],  # and issue 36's occlusion of the car
 }
 
 BLUR_LIMITS = {env: 5.0 for env in ENVIRONMENTS} | {env: 6.0 for env in ("car_plate", "car_view", "ro_board",
@@ -113,7 +114,8 @@ SPEC_THRESHOLDS = {
     ("damage_view", "camera_distance"): ("between", "m", (0.3, 1.5)),
     ("damage_view", "neighbour_panel_in_frame"): (">=", "fraction", 0.1),
     ("damage_view", "px_per_cm"): (">=", "px", 3.0),
-    ("damage_view", "damage_pixels"): (">=", "px", 60.0),
+    ("damage_view", "damage_pixels"): (">=", "px", 400.0),
+    ("damage_view", "damage_contrast"): (">=", "delta_e", 6.0),
     ("car_plate", "char_cell_px"): (">=", "px", 12.0),
     ("car_plate", "view_angle"): ("<=", "deg", 45.0),
     ("car_plate", "plate_bbox"): (">=", "fraction", 0.02),
@@ -131,6 +133,7 @@ GRAY_ZONES = {
     ("tape_gap", "tape_tilt"): ((0.0, 5.0), "apparent_tilt_deg"),
     ("slope_gauge", "gauge_yaw"): ((15.0, 45.0), None),
     ("car_view", "camera_distance"): ((3.0, 4.0), None),
+    ("car_view", "car_unoccluded"): ((0.8, 0.9), None),  # beyond the spec (issue 36): a neighbour clipping a corner
     ("damage_view", "camera_distance"): ((1.5, 3.0), None),
     # beyond the spec (issue 17): faint writing that raters would split on
     ("breaker_label", "field_contrast_min"): ((0.05, 0.2), None),

@@ -144,3 +144,74 @@ def region_contrasts(rgb: np.ndarray, target_mask: np.ndarray, regions_px, min_p
         region = quad_mask(target_mask.shape, corners) & target_mask
         out.append(weber_contrast(rgb, region) if region.sum() >= min_pixels else float("nan"))
     return np.asarray(out, float)
+
+
+# ---------------------------------------------------------------------------------------------
+# A region against its surround, in colour (damage_view: is the damage visibly there?)
+
+D65_WHITE = np.array([0.95047, 1.0, 1.08883])
+SRGB_TO_XYZ = np.array([[0.4124564, 0.3575761, 0.1804375],
+                        [0.2126729, 0.7151522, 0.0721750],
+                        [0.0193339, 0.1191920, 0.9503041]])
+
+
+def display_to_lab(display: np.ndarray) -> np.ndarray:
+    """CIELAB (D65) of a final image's sRGB-encoded values in [0, 1] (H, W, 3+) -> (H, W, 3): L* in 0..100."""
+    rgb = np.clip(np.asarray(display, float)[..., :3], 0.0, 1.0)
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    xyz = linear @ SRGB_TO_XYZ.T / D65_WHITE
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.stack([116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], -1)
+
+
+def dilate(mask: np.ndarray, k: int) -> np.ndarray:
+    """`mask` grown by k pixels (a (2k+1)^2 square around every pixel of it), by a summed-area table."""
+    mask = np.asarray(mask, bool)
+    if k <= 0:
+        return mask.copy()
+    h, w = mask.shape
+    integral = np.zeros((h + 1, w + 1), np.int64)
+    integral[1:, 1:] = mask.cumsum(0).cumsum(1)
+    r0 = np.clip(np.arange(h) - k, 0, h)[:, None]
+    r1 = np.clip(np.arange(h) + k + 1, 0, h)[:, None]
+    c0 = np.clip(np.arange(w) - k, 0, w)[None, :]
+    c1 = np.clip(np.arange(w) + k + 1, 0, w)[None, :]
+    return (integral[r1, c1] - integral[r0, c1] - integral[r1, c0] + integral[r0, c0]) > 0
+
+
+RING_SHARE = 0.25  # the surround ring's width: this share of the region's equivalent size (sqrt of its pixels)...
+RING_MIN_PX = 3  # ...and at least this many pixels
+RING_PIXELS_MIN = 12  # fewer surround pixels than this: no surround to compare with (nan)
+
+
+def surround_ring(region: np.ndarray, surround: np.ndarray, share: float = RING_SHARE,
+                  min_px: int = RING_MIN_PX) -> np.ndarray:
+    """The pixels of `surround` that border `region`: within max(min_px, share * sqrt(region's pixels)) of it,
+    not in it. Its width follows the region's size in the image, so the same mark at another distance is
+    compared with the same strip of panel around it."""
+    region = np.asarray(region, bool)
+    k = max(min_px, int(round(share * np.sqrt(region.sum()))))
+    return dilate(region, k) & ~region & np.asarray(surround, bool)
+
+
+def color_differences(display: np.ndarray, region: np.ndarray, surround: np.ndarray) -> np.ndarray:
+    """CIELAB Delta E (1976) of every `region` pixel from the median colour of the `surround` ring around it
+    (surround_ring), read on the final image; empty when the ring has fewer than RING_PIXELS_MIN pixels."""
+    region = np.asarray(region, bool)
+    ring = surround_ring(region, surround)
+    if ring.sum() < RING_PIXELS_MIN or not region.any():
+        return np.zeros(0)
+    lab = display_to_lab(display)
+    reference = np.median(lab[ring], axis=0)
+    return np.linalg.norm(lab[region] - reference, axis=1)
+
+
+def distinct_pixels(differences: np.ndarray, delta_e_min: float) -> int:
+    """How many of a region's pixels differ from their surround by at least `delta_e_min`."""
+    return int(np.count_nonzero(np.asarray(differences) >= delta_e_min))
+
+
+def distinct_contrast(differences: np.ndarray, percentile: float) -> float:
+    """The region's colour difference from its surround at `percentile` of its pixels (nan with no surround)."""
+    differences = np.asarray(differences)
+    return float(np.percentile(differences, percentile)) if differences.size else float("nan")

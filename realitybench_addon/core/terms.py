@@ -52,6 +52,7 @@ UNIT_RANGES: dict[str, tuple[float, float]] = {
     "car_lengths": (0.0, 100.0),
     "weber": (0.0, 1.0),
     "luminance": (0.0, 100.0),
+    "delta_e": (0.0, 100.0),  # CIELAB colour difference (1976): about 2.3 is just noticeable
     "bool": (0.0, 1.0),
 }
 

@@ -8,8 +8,13 @@ severe > 500 cm2) and `damage_types` are exact. The damaged cells are their own 
 
 Terms: the damage in frame (every sample) and >= 95 % unoccluded, view angle <= 45 degrees
 at its centre (the panel's normal there), 0.3-1.5 m away (1.5-3 m gray), >= 10 % of a
-neighbouring panel in frame, >= 3 px per cm at the damage, >= 60 damage pixels that contrast
-with the paint around them, blur at the damage <= 6 px.
+neighbouring panel in frame, >= 3 px per cm at the damage, blur at the damage <= 6 px; and two image terms
+read on the final JPEG that the picture shows the damage (not only that it is in view), each against the
+adjacent undamaged panel (a ring of the damaged panel's own pixels around the damage, core/image_terms.py
+`surround_ring`): `damage_pixels`, how many damage pixels differ from the ring's median colour by at least
+DISTINCT_DELTA_E (CIELAB Delta E: the damage resolved), and `damage_contrast`, that difference at the 90th
+percentile of the damage's pixels (the damage distinct from the panel). Road dirt never lies over the damage
+(core/damage.py `dirt_keepout`).
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ import numpy as np
 
 from ..core import geometry
 from ..core.damage import DamagePlan, draw_damage
-from ..core.image_terms import luminance
+from ..core import image_terms
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.prompt import DocKey, PromptParts
 from ..core.rng import stage_rng
@@ -38,7 +43,9 @@ POSES = LotPoseModel(
              Posture("stepped back", 0.25, (1.3, 1.7), (1.2, 3.5))),
     distance_m=(0.3, 3.5), azimuth_sd_deg=24.0, aim_sd_deg=5.0, miss_share=0.08)
 ROOM_BESIDE_DAMAGE_SHARE = 0.75  # scenes whose stall beside the damaged side is left empty
-CONTRAST_MIN = 0.15  # a damage pixel "contrasts" when its luminance differs this much (relative) from the paint
+DISTINCT_DELTA_E = 5.0  # a damage pixel shows the damage when its colour differs this much from the panel beside it
+CONTRAST_PERCENTILE = 90.0  # damage_contrast: the difference of the damage's most distinct tenth (a dent's shaded
+# side, a scratch's strokes, not the whole 1 cm-cell mask)
 
 
 def damage_frame(scene: LotScene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -171,37 +178,23 @@ class DamageView(LotEnvironment):
         }
 
     def measure_image(self, ctx: FrameContext, frame, display) -> dict:
-        damage = frame.mask(self.mask_targets(ctx))
-        return {"damage_pixels": contrasting_pixels(display, damage, frame.mask([self.panel_object(ctx)]))}
+        return damage_visibility(display, frame.mask(self.mask_targets(ctx)), frame.mask([self.panel_object(ctx)]))
 
     def ground_truth(self, ctx: FrameContext) -> dict:
         damage: DamagePlan = ctx.plan.damage
         return {"damage_types": damage.types, "severity": damage.severity}
 
 
-def contrasting_pixels(display: np.ndarray, damage_mask: np.ndarray, panel_mask: np.ndarray) -> int:
-    """Damage pixels whose luminance differs from the surrounding paint's by >= CONTRAST_MIN (relative).
-
-    The paint's level is the median luminance of the damaged panel's own pixels around the damage (its
-    bounding box grown by half its size on every side); a dent shows only through its shading, a scratch
-    through its strokes, rust through its colour."""
-    damage_mask = np.asarray(damage_mask, bool)
-    if not damage_mask.any():
-        return 0
-    lum = luminance(display)
-    rows, cols = np.nonzero(damage_mask)
-    r0, r1, c0, c1 = rows.min(), rows.max() + 1, cols.min(), cols.max() + 1
-    gr, gc = max(2, (r1 - r0) // 2), max(2, (c1 - c0) // 2)
-    window = np.zeros_like(damage_mask)
-    window[max(r0 - gr, 0):r1 + gr, max(c0 - gc, 0):c1 + gc] = True
-    around = np.asarray(panel_mask, bool) & window & ~damage_mask
-    if around.sum() < 10:
-        around = window & ~damage_mask
-    if not around.any():
-        return 0
-    ref = float(np.median(lum[around]))
-    contrast = np.abs(lum[damage_mask] - ref) / max(ref, 0.05)
-    return int(np.count_nonzero(contrast >= CONTRAST_MIN))
+def damage_visibility(display: np.ndarray, damage_mask: np.ndarray, panel_mask: np.ndarray) -> dict:
+    """The image terms that the final image shows the damage, from its pixels (`damage_mask`, the damage object's
+    object-index mask) against the adjacent undamaged panel (`panel_mask`, the rest of the damaged panel):
+      damage_pixels    damage pixels whose CIELAB colour differs from the ring's median by >= DISTINCT_DELTA_E
+      damage_contrast  that Delta E at CONTRAST_PERCENTILE of the damage's pixels (nan: no panel around it)
+    A dent shows only through its shading, a scratch through its strokes, rust through its colour: one colour
+    difference reads all three, and rust on a red door (close in luminance, not in hue) too."""
+    differences = image_terms.color_differences(display, damage_mask, panel_mask)
+    return {"damage_pixels": image_terms.distinct_pixels(differences, DISTINCT_DELTA_E),
+            "damage_contrast": image_terms.distinct_contrast(differences, CONTRAST_PERCENTILE)}
 
 
 ENVIRONMENT = DamageView()
