@@ -7,7 +7,9 @@ camera (the driver's side is the car's left, US). `body_style` is the subject's 
 
 Terms: the whole car in frame (every surface sample of every part projects inside the
 frame), |angle off the nearest face| <= 30 degrees, 1.5-3 car lengths from the car's centre
-(3-4 gray), the car's bbox >= 3 % of the frame, blur at the car's centre <= 6 px.
+(3-4 gray), the car's bbox >= 3 % of the frame, blur at the car's centre <= 6 px, and the
+whole car seen: >= 90 % of its in-frame surface hidden by nothing but itself (80-90 % gray;
+`car_unoccluded`: in frame is not seen when a neighbouring car stands in front of it).
 """
 from __future__ import annotations
 
@@ -84,11 +86,13 @@ class CarView(LotEnvironment):
         camera = ctx.pinhole()
         center = lot.subject.center
         in_frame, bbox = self.car_in_frame(ctx, camera)
+        _, unoccluded = self.car_unoccluded(ctx)
         face, angle = nearest_face(lot, camera.position)
         distance = float(np.linalg.norm(camera.position - center))
         return {
             "sharp_at_target": blur_at(ctx, center),
             "car_in_frame": in_frame,
+            "car_unoccluded": unoccluded,
             "angle_off_face": angle,
             "camera_distance": distance / lot.subject.vehicle.length,
             "car_bbox": bbox,

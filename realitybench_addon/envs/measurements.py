@@ -40,6 +40,21 @@ def point_visibility(ctx: FrameContext, points_world: np.ndarray, names: list[st
     return visibility(ctx.scene, ctx.pinhole(), np.atleast_2d(points_world), names)
 
 
+def unoccluded_in_frame(ctx: FrameContext, points_world: np.ndarray, names: Sequence[str]) -> tuple[float, float]:
+    """Of a target's surface samples `points_world`, the target made of the objects `names`:
+    (share in frame, share of the in-frame samples the camera sees directly; nan when none is in frame).
+    Seen directly: the ray from the camera meets nothing but the target on its way to the sample (the same
+    ray cast as every `*_unoccluded` term, `bl.measure.visibility`). The target's parts hiding one another
+    (a car's near side hiding its far side) are not occlusion; anything else in between (another car, a
+    person, a pole) is. Rays are cast for the in-frame samples only."""
+    camera = ctx.pinhole()
+    points = np.atleast_2d(np.asarray(points_world, float))
+    inside = camera.in_frame(points)
+    if not inside.any():
+        return 0.0, float("nan")
+    return float(inside.mean()), float(point_visibility(ctx, points[inside], list(names)).mean())
+
+
 def blur_at(ctx: FrameContext, point_world) -> float:
     """Defocus plus motion blur (px) at a world point, for the frame's phone capture."""
     from ..bl.measure import blur_for_camera, camera_capture

@@ -8,8 +8,10 @@ with more or less of the car. Ground truth: `ro`, `vin`, the subject's `body_sty
 
 Terms: the board fully in frame and >= 90 % unoccluded (the hands hold its edges), >= 9 px
 per written row (the projected cap height of the VIN as written, the row that is hardest to
-read), view angle <= 40 degrees, >= 50 % of the car's surface samples in frame, <= 30 %
-saturated board pixels, writing Weber contrast >= 0.3, blur at the board <= 6 px.
+read), view angle <= 40 degrees, >= 50 % of the car's surface samples in frame, >= 50 % of its
+surface in frame and hidden by nothing but itself and the technician with the board (`car_seen`:
+a neighbouring car in front of it hides it), <= 30 % saturated board pixels, writing Weber
+contrast >= 0.3, blur at the board <= 6 px.
 """
 from __future__ import annotations
 
@@ -136,6 +138,13 @@ class RoBoard(LotEnvironment):
         return WrittenSurface(ctx.plan.board.frame, ("RO_Board",),
                               tuple(WrittenField(role, *layout.field_m(role)) for role in DOCUMENTED_ROWS))
 
+    @staticmethod
+    def technician_names(ctx: FrameContext) -> tuple:
+        """The board and the technician holding it (body, hands, the board's frame): they stand before the car
+        by design, so they do not hide it as far as car_seen is concerned."""
+        names = ctx.built.extras["board"]
+        return (names["board"], *names["body"])
+
     def measure(self, ctx: FrameContext) -> dict:
         board: BoardPlan = ctx.plan.board
         center, right, up, normal = board.frame
@@ -145,6 +154,7 @@ class RoBoard(LotEnvironment):
         vin = layout.row("vin")
         vin_at = board.to_world(*layout.center_m(vin.box_px))
         car_in_frame, _ = self.car_in_frame(ctx, camera)
+        car_in_sight, car_unoccluded = self.car_unoccluded(ctx, see_through=self.technician_names(ctx))
         return {
             **glyph_terms(ctx, self.written_surface(ctx)),
             "sharp_at_target": blur_at(ctx, center),
@@ -153,6 +163,8 @@ class RoBoard(LotEnvironment):
             "text_row_px": px_per_unit(camera, vin_at, up, layout.cap_height_m("vin")),
             "view_angle": view_angle_deg(camera.position, center, normal),
             "car_in_frame": car_in_frame,
+            "car_seen": car_in_sight * car_unoccluded if car_in_sight > 0 else 0.0,
+            "car_unoccluded": car_unoccluded,
             "camera_distance_m": float(np.linalg.norm(camera.position - center)),
         }
 
