@@ -115,3 +115,159 @@ def test_gray_frames_are_not_asked_or_scored_unless_kept(tmp_path):
     assert gray["included"] == "all runs" and gray["gray_frames_scored"] == {"offline-model": 2}
     assert "Gray frames are kept (`eval run --include-gray`" in (tmp_path / "report" / "report.md").read_text()
     assert load_run(run).gray_left_out == 0
+
+
+# ---- 3. sim-to-real: cut replies left out, severity on readable frames, intervals over measured items -----------
+
+SEED = 261014397
+
+
+def offline_items_run(folder, run_dir, texts: dict, *, model: str, cut: tuple = ()) -> "Path":
+    """A model run written straight into the run store for any folder load_items reads (a set or real photos);
+    the `cut` frames' replies end with the OpenAI finish reason `length` (cut by the output cap)."""
+    from pathlib import Path
+
+    from realitybench_addon.evaluation import providers
+    from realitybench_addon.evaluation.runs import RunStore, request_hash
+    from realitybench_addon.evaluation.sets import load_items
+
+    settings = providers.Settings()
+    items = load_items(folder)
+    store = RunStore(run_dir)
+    store.open({"kind": "model", "label": model, "provider": "openai", "model": model,
+                "base_url": "http://127.0.0.1:9/v1", "settings": settings.to_dict(), "baseline": None})
+    hashes = [request_hash("openai", model, settings.to_dict(), a.prompt, a.item.image_sha256) for a in items]
+    store.write_items([a.item for a in items], hashes)
+    for a, h in zip(items, hashes):
+        fid = a.item.frame_id
+        store.append_reply({"request_hash": h, "frame_id": fid, "status": "ok", "reply_text": texts[fid],
+                            "finish_reason": "length" if fid in cut else "stop",
+                            "usage": {"input_tokens": 100, "output_tokens": 20}})
+    return Path(run_dir)
+
+
+def real_photo_folder(directory, rows: list[dict]):
+    import io
+
+    from PIL import Image
+
+    directory.mkdir(parents=True)
+    lines = []
+    for n, row in enumerate(rows):
+        name = f"{row['environment']}/{row['frame_id']}.jpg"
+        (directory / row["environment"]).mkdir(exist_ok=True)
+        buf = io.BytesIO()
+        Image.new("RGB", (12, 10), (20 * n % 256, 90, 160)).save(buf, "JPEG")
+        (directory / name).write_bytes(buf.getvalue())
+        lines.append(json.dumps({"file_name": name, **row}))
+    (directory / "metadata.jsonl").write_text("\n".join(lines) + "\n")
+    return directory
+
+
+MODELS = ("m1", "m2", "m3", "m4")
+# rendered tape frames t0..t3 (scorer-accepted), t4 rejected; 1 = reading right. m1's t3 reply is cut.
+RENDERED_TAPE = {"m1": [1, 1, 1, None], "m2": [1, 1, 0, 0], "m3": [1, 0, 0, 0], "m4": [0, 0, 0, 0]}
+# damage frames d0..d4: d0, d4 accepted; d1 fails a framing term (readable); d2, d3 fail a readable term
+DAMAGE_FAILING = [[], ["damage_in_frame"], ["sharp_at_target"], ["neighbour_panel_in_frame", "damage_pixels"], []]
+RENDERED_SEVERITY = {"m1": [1, 1, 0, 0, 1], "m2": [0, 1, 1, 1, 0], "m3": [1, 0, 1, 1, 1], "m4": [0, 0, 1, 1, 0]}
+# real tape photos p0..p5 of measured items A A A B C C; m1's p5 reply is cut
+TAPE_ITEMS = ["A", "A", "A", "B", "C", "C"]
+REAL_TAPE = {"m1": [1, 1, 0, 1, 1, None], "m2": [1, 0, 0, 1, 1, 0], "m3": [0, 1, 0, 0, 1, 0],
+             "m4": [0, 0, 0, 0, 0, 1]}
+REAL_SEVERITY = {"m1": [1, 1, 1, 0], "m2": [1, 0, 0, 0], "m3": [1, 1, 0, 0], "m4": [0, 0, 0, 1]}
+CUT_TEXT = '{"adequate": true, "reading_in": 4'
+
+
+def tape_reply(right, truth):
+    return CUT_TEXT if right is None else json.dumps(
+        {"adequate": True, "reading_in": truth if right else truth + 1.0, "gap_in": 0.0, "tilted": False})
+
+
+def damage_reply(right):
+    return json.dumps({"adequate": True, "damage_types": ["dent"], "severity": "minor" if right else "severe"})
+
+
+def mine_interval(scores, clusters, seed=SEED, resamples=1000):
+    """The cluster bootstrap written out: the clusters sorted, drawn with replacement by default_rng([seed, 1])
+    (as stats.model_rng), each draw keeping all of a cluster's readings."""
+    names = sorted(set(clusters))
+    rng = np.random.default_rng([seed, 1])
+    draws = rng.integers(0, len(names), size=(resamples, len(names)))
+    values = []
+    for row in draws:
+        right = total = 0
+        for c in row:
+            member = [s for s, k in zip(scores, clusters) if k == names[c]]
+            right, total = right + sum(member), total + len(member)
+        values.append(right / total)
+    return tuple(np.percentile(values, [2.5, 97.5]))
+
+
+def test_sim_to_real_follows_the_papers_definitions(tmp_path):
+    frames = [frame("tape_gap", "random", i, "accept", TAPE_TRUTH, None) for i in range(4)]
+    frames.append(frame("tape_gap", "random", 4, "reject", TAPE_TRUTH, None))
+    frames += [frame("damage_view", "random", i, "reject" if f else "accept",
+                     {"damage_types": ["dent"], "severity": "minor"}, None, failing=f)
+               for i, f in enumerate(DAMAGE_FAILING)]
+    set_dir = make_set(tmp_path / "set", frames)
+    photos = [{"frame_id": f"p{i}", "environment": "tape_gap", "ground_truth": {"reading_in": 30.0 + i},
+               "measured_item": item} for i, item in enumerate(TAPE_ITEMS)]
+    photos += [{"frame_id": f"q{i}", "environment": "damage_view", "ground_truth": {"severity": "minor"}}
+               for i in range(4)]
+    real = real_photo_folder(tmp_path / "real", photos)
+    rendered_runs, real_runs = [], []
+    for m in MODELS:
+        texts = {f["frame_id"]: tape_reply(RENDERED_TAPE[m][i] if i < 4 else 1, 4.5)
+                 for i, f in enumerate(frames[:5])}
+        texts.update({f["frame_id"]: damage_reply(RENDERED_SEVERITY[m][i]) for i, f in enumerate(frames[5:])})
+        cut = (frames[3]["frame_id"],) if m == "m1" else ()
+        rendered_runs.append(offline_items_run(set_dir, tmp_path / "rendered" / m, texts, model=m, cut=cut))
+        texts = {f"p{i}": tape_reply(right, 30.0 + i) for i, right in enumerate(REAL_TAPE[m])}
+        texts.update({f"q{i}": damage_reply(right) for i, right in enumerate(REAL_SEVERITY[m])})
+        real_runs.append(offline_items_run(real, tmp_path / "real-runs" / m, texts, model=m,
+                                           cut=("p5",) if m == "m1" else ()))
+    build_report(rendered_runs, tmp_path / "report", plots=True, real_dirs=real_runs)
+    data = json.loads((tmp_path / "report" / "report.json").read_text())["sim_to_real"]
+    q = {x["question"]: x for x in data["questions"]}
+    assert set(q) == {"tape_gap.reading_in", "damage_view.severity"}
+
+    readable = [not set(f) & {"sharp_at_target", "damage_unoccluded", "px_per_cm", "damage_pixels",
+                              "damage_contrast"} for f in DAMAGE_FAILING]
+    assert readable == [True, True, False, False, True]
+    expected = {  # question: model: (rendered share, real share), cut replies left out
+        "tape_gap.reading_in": {m: ([s for s in RENDERED_TAPE[m] if s is not None],
+                                    [s for s in REAL_TAPE[m] if s is not None]) for m in MODELS},
+        "damage_view.severity": {m: ([s for s, r in zip(RENDERED_SEVERITY[m], readable) if r], REAL_SEVERITY[m])
+                                 for m in MODELS}}
+    for question, per_model in expected.items():
+        got = {m["label"]: m for m in q[question]["models"]}
+        for m, (rendered, real_scores) in per_model.items():
+            assert got[m]["rendered"]["value"] == pytest.approx(np.mean(rendered)), (question, m)
+            assert got[m]["real"]["value"] == pytest.approx(np.mean(real_scores)), (question, m)
+            assert got[m]["rendered"]["frames"] == len(rendered) and got[m]["real"]["frames"] == len(real_scores)
+        xs = [np.mean(per_model[m][0]) for m in MODELS]
+        ys = [np.mean(per_model[m][1]) for m in MODELS]
+        assert q[question]["spearman_rho"] == pytest.approx(sps.spearmanr(xs, ys).statistic)
+        assert q[question]["pearson_r"] == pytest.approx(sps.pearsonr(xs, ys).statistic)
+    # severity: not the scorer-acceptable frames (d0, d4), on which m2 would score 0 and not 1/3
+    assert q["damage_view.severity"]["models"][1]["rendered"]["value"] == pytest.approx(1 / 3)
+    # the cut replies: left out (listed), not scored 0
+    assert q["tape_gap.reading_in"]["cut_left_out"] == [{"label": "m1", "rendered": 1, "real": 1}]
+    m1 = q["tape_gap.reading_in"]["models"][0]
+    assert (m1["rendered"]["value"], m1["real"]["value"]) == (1.0, pytest.approx(4 / 5))
+    # real intervals over measured items (A, B, C; m1's cut p5 leaves C one reading), rendered over frames
+    for n, m in enumerate(MODELS):
+        kept = [(s, c) for s, c in zip(REAL_TAPE[m], TAPE_ITEMS) if s is not None]
+        lo, hi = mine_interval([s for s, _ in kept], [c for _, c in kept])
+        got = q["tape_gap.reading_in"]["models"][n]
+        assert (got["real"]["lo"], got["real"]["hi"]) == (pytest.approx(lo), pytest.approx(hi)), m
+        assert got["real"]["items"] == 3
+        rendered = [s for s in RENDERED_TAPE[m] if s is not None]
+        lo, hi = mine_interval(rendered, [f"t{i}" for i in range(len(rendered))])
+        assert (got["rendered"]["lo"], got["rendered"]["hi"]) == (pytest.approx(lo), pytest.approx(hi)), m
+    assert q["tape_gap.reading_in"]["measured_items"] == 3 and q["tape_gap.reading_in"]["photos"] == 6
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "Replies cut by the output cap, left out (not scored 0): tape_gap.reading_in `m1` 1 real, 1 rendered" \
+        in text
+    for question in q:
+        assert (tmp_path / "report" / f"sim_to_real_{question.replace('.', '_')}.png").is_file()

@@ -145,7 +145,7 @@ def test_rendered_against_real_per_question_with_correlations_across_models(tmp_
     assert float(severity["pearson_p"]) == pytest.approx(exact_p(severity_rendered, severity_real, pearson))
     text = (tmp_path / "report" / "report.md").read_text()
     assert "## Rendered frames against real photographs" in text
-    assert "| car_view.side | 4 | 4 | 0.800 | 0.3333 |" in text
+    assert "| car_view.side | 4 | 4 | 4 | 0.800 | 0.3333 |" in text  # photos, measured items (each photo its own), models
     # the real runs are scored like any run: only the labelled keys, acceptability n/a
     summary = json.loads(cli("eval", "rescore", tmp_path / "photos" / "m2").stdout)
     assert summary["f1"]["value"] is None and summary["documentation"]["value"] == pytest.approx((4 + 2) / 7)

@@ -39,6 +39,7 @@ class Item:
     image_sha256: str
     prompt_sha256: str
     unscored_reason: Optional[str] = None  # why acceptability is not scored (None when it is, or not recorded)
+    measured_item: Optional[str] = None  # a real photo's measured object (real_photos.py): several photos, one item
 
     @property
     def acceptability_scored(self) -> bool:
@@ -68,7 +69,7 @@ class Item:
                    gray_terms=tuple(row.get("gray_terms") or ()), ground_truth=row.get("ground_truth") or {},
                    keys=tuple((k[0], k[1]) for k in row["keys"]), file_name=row["file_name"],
                    image_sha256=row["image_sha256"], prompt_sha256=row["prompt_sha256"],
-                   unscored_reason=row.get("unscored_reason"))
+                   unscored_reason=row.get("unscored_reason"), measured_item=row.get("measured_item"))
 
 
 @dataclass(frozen=True)

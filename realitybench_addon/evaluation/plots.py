@@ -11,6 +11,10 @@
                                 the mean over models: skills.py) and run (columns, best documentation
                                 first), the mean over models in the first column; a field a run has
                                 no score for is gray, marked n/a
+    sim_to_real_<env>_<key>.png with --real: per question, each model at (share right on rendered frames,
+                                share right on real photos) with both 95% intervals, one colour each, the
+                                names placed as on the cost plots, the diagonal dashed, Spearman's rho and
+                                Pearson's r in the title (sim_to_real.py)
 
 `cost_plot_runs` says which runs a cost plot shows and why each other run is left out; the report
 prints it whether or not matplotlib is there.
@@ -239,7 +243,61 @@ def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, 
     return f"{metric}_vs_cost.png"
 
 
-def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(), skills: dict | None = None) -> dict:
+def sim_to_real_file(question: str) -> str:
+    return "sim_to_real_" + question.replace(".", "_") + ".png"
+
+
+def _sim_to_real_plot(plt, out: Path, q: dict) -> str | None:
+    """One question's scatter: each model with a value on both sides, its intervals as a cross of capped bars."""
+    from matplotlib.transforms import Bbox
+
+    points = [(m["label"], m["rendered"], m["real"]) for m in q["models"]
+              if _finite(m["rendered"]["value"]) and _finite(m["real"]["value"])]
+    if not points:
+        return None
+    fig, ax = plt.subplots(figsize=(6, 5.6))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    ax.plot([0, 1], [0, 1], linestyle="--", linewidth=1, color="gray", zorder=1)
+    for n, (_, r, s) in enumerate(points):
+        colour = colours[n % len(colours)]
+        if _finite(r["lo"]) and _finite(r["hi"]):
+            ax.plot([r["lo"], r["hi"]], [s["value"]] * 2, color=colour, linewidth=1.2, alpha=0.8, zorder=3)
+        if _finite(s["lo"]) and _finite(s["hi"]):
+            ax.plot([r["value"]] * 2, [s["lo"], s["hi"]], color=colour, linewidth=1.2, alpha=0.8, zorder=3)
+        ax.plot([r["value"]], [s["value"]], linestyle="none", marker="o", markersize=6, color=colour,
+                markeredgecolor="white", markeredgewidth=0.6, zorder=4)
+    ax.set_xlim(-0.04, 1.04)
+    ax.set_ylim(-0.04, 1.04)
+    which = "readable-damage frames" if q["rendered_frames_rule"].startswith("readable") else "scorer-acceptable frames"
+    ax.set_xlabel(f"rendered {which}: share right (95% CI)", fontsize=9)
+    ax.set_ylabel(f"real photos: share right (95% CI over {q['measured_items']} items)", fontsize=9)
+    ax.grid(alpha=0.3)
+    rho, r = q.get("spearman_rho"), q.get("pearson_r")
+    stat = ""
+    if _finite(rho):
+        stat += f"\nSpearman rho {rho:.2f} (p {q['spearman_p']:.3f})"
+    if _finite(r):
+        stat += f", Pearson r {r:.2f} (p {q['pearson_p']:.3f})"
+    ax.set_title(f"{q['question']}: {len(points)} models{stat}", fontsize=9)
+    fig.tight_layout()
+    to_px, px = ax.transData.transform, fig.dpi / 72.0
+    hard = []
+    for _, rr, s in points:
+        cx, cy = to_px((rr["value"], s["value"]))
+        rad = 3 * px + 1
+        hard.append(Bbox([[cx - rad, cy - rad], [cx + rad, cy + rad]]))
+    box = {"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.75}
+    near = len(_around((0, 0))) // 4
+    _place_labels(fig, ax, [(label, _around((rr["value"], s["value"])), {"fontsize": 8, "bbox": box, "zorder": 6},
+                             near) for label, rr, s in points], hard, [])
+    name = sim_to_real_file(q["question"])
+    fig.savefig(out / name, dpi=120)
+    plt.close(fig)
+    return name
+
+
+def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(), skills: dict | None = None,
+                sim_to_real: dict | None = None) -> dict:
     try:
         import matplotlib
 
@@ -291,4 +349,10 @@ def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(
         fig.savefig(out / "fields_heatmap.png", dpi=120)
         plt.close(fig)
         written.append("fields_heatmap.png")
+    for q in (sim_to_real or {}).get("questions", []):
+        name = _sim_to_real_plot(plt, out, q)
+        if name:
+            written.append(name)
+        else:
+            notes.append(f"{sim_to_real_file(q['question'])}: no model has a value on both sides")
     return {"written": written, "skipped": "; ".join(notes) or None}

@@ -14,6 +14,9 @@ images, anywhere inside the folder. A row:
                 "/" turned into "-")
   prompt        optional: the text asked (default: the environment's prompt); a lab may name its own
                 object in place of the scene's, keeping the environment's keys and reply grammar
+  measured_item optional: the object measured (a plain name), when several photos show one item (a tape
+                read in several photos): the report's intervals on real photos are bootstrapped over
+                measured items, not photos (default: each photo its own item)
 
 Other columns are kept out of the way. Only the labelled keys are scored (answers/counting.py); the
 model is asked, and must answer in grammar, every key of the environment. Acceptability is not
@@ -135,10 +138,14 @@ def _ask_item(root: Path, row) -> AskItem:
         prompt = build_prompt(env.prompt_parts)
     elif not isinstance(prompt, str) or not prompt.strip():
         raise ValueError("prompt must be a non-empty string (or left out for the environment's own)")
+    measured = row.get("measured_item")
+    if measured is not None and (not isinstance(measured, str) or not _PLAIN.match(measured)):
+        raise ValueError(f"measured_item {str(measured)[:80]!r} is not a plain name (letters, digits, _ . -)")
     item = Item(frame_id=_frame_id(row, row["file_name"]), environment=env.name, stratum=STRATUM,
                 verdict="unscored", failing_terms=(), gray_terms=(), ground_truth=truth, keys=keys,
                 file_name=row["file_name"], image_sha256=sha256_bytes(data),
-                prompt_sha256=sha256_bytes(prompt.encode()), unscored_reason=UNSCORED_REASON)
+                prompt_sha256=sha256_bytes(prompt.encode()), unscored_reason=UNSCORED_REASON,
+                measured_item=measured)
     return AskItem(item, prompt, path, kind)
 
 

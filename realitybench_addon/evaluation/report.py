@@ -230,7 +230,8 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
         s["label"] = label
     variant_result = V.variant_comparisons(labels, runs, summaries)  # refuses confounded variants early
     real_summaries = [{**run_summary(r, seed=seed), "label": label} for r, label in zip(real_runs, real_labels)]
-    real_result = SR.sim_to_real(labels, summaries, real_labels, real_runs, real_summaries) if real_runs else None
+    real_result = (SR.sim_to_real(labels, runs, real_labels, real_runs, summaries, real_summaries, seed=seed)
+                   if real_runs else None)
     rating_result = human = None
     if ratings is not None:
         loaded = HB.as_human_ratings(ratings(runs[0].items))
@@ -272,7 +273,8 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
     if plots:
         from .plots import write_plots
 
-        plot_info = write_plots(out, labels, summaries, ensembles["ensembles"], analyses["skills"])
+        plot_info = write_plots(out, labels, summaries, ensembles["ensembles"], analyses["skills"],
+                                sim_to_real=real_result)
         files += plot_info["written"]
         if plot_info["skipped"]:
             with open(out / "report.md", "a", encoding="utf-8") as fh:
