@@ -116,7 +116,7 @@ def test_user_errors_are_one_line(tmp_path):
         port = sock.getsockname()[1]
     assert_user_error(cli("eval", "run", set_dir, "--provider", "openai", "--model", "m", "--no-api-key",
                           "--base-url", f"http://127.0.0.1:{port}/v1", "--retries", "0", "--out", tmp_path / "r"),
-                      "connection error", "cannot be reached", "rerun the same command")
+                      "cannot connect (connection refused)", "cannot be reached", "rerun the same command")
     (tmp_path / "bad.toml").write_text('currency = "USD"\n[[price]]\nmodel = "m"\ninput = -1\noutput = 2\n'
                                        'source = "x"\ndate = "2025-01-01"\n')
     offline_run(set_dir, tmp_path / "run", {})

@@ -100,7 +100,8 @@ def test_usage_normalisation_never_counts_thinking_twice():
     assert openai.to_dict() == {"input_tokens": 10, "output_tokens": 300, "thinking_tokens": 250}
     assert gemini.to_dict() == {"input_tokens": 10, "output_tokens": 300, "thinking_tokens": 250}
     assert anthropic.to_dict() == {"input_tokens": 10, "output_tokens": 300, "thinking_tokens": None}
-    assert providers.get("gemini").usage({"promptTokenCount": 10, "candidatesTokenCount": 7}).thinking_tokens is None
+    # no thoughtsTokenCount: the output is the candidates alone, none of it thinking
+    assert providers.get("gemini").usage({"promptTokenCount": 10, "candidatesTokenCount": 7}).thinking_tokens == 0
 
 
 def test_blind_mode_sends_no_image(tmp_path, set_dir, frames):
@@ -120,7 +121,7 @@ def test_retries_and_what_is_not_retried(tmp_path, set_dir, frames):
               "status:409"], fid[4]: ["slow:1.5"], fid[5]: ["status:400"], fid[6]: ["status:422"],
               fid[7]: ["status:502"] * 10, fid[8]: ["status:429:30"]}
     transport = TransportConfig(backoff_base_s=0.01, backoff_cap_s=0.05, timeout_s=0.6, max_retries=3,
-                                retry_after_cap_s=1.2, concurrency=4)
+                                max_wait_s=1.5, concurrency=4)
     with ScriptedServer(answers(frames), script) as server:
         asked = ask(set_dir, tmp_path / "run", server, transport=transport)
     attempts = {f: len(server.requests_for(f)) for f in fid}
@@ -130,18 +131,20 @@ def test_retries_and_what_is_not_retried(tmp_path, set_dir, frames):
     assert attempts[fid[7]] == 4  # max_retries + 1, then failed
     first, second = server.requests_for(fid[0])
     assert second["time"] - first["time"] >= 1.0  # Retry-After: 1 honoured
-    first, second = server.requests_for(fid[8])
-    assert 1.2 <= second["time"] - first["time"] < 3  # Retry-After: 30 capped at 1.2
-    assert asked["failed"] == 3 and asked["ok"] == 9
+    assert attempts[fid[8]] == 1  # Retry-After: 30 is past --max-wait 1.5: failed at once, not cut short
+    assert asked["failed"] == 4 and asked["ok"] == 8
     lines = {r["frame_id"]: r for r in RunStore(tmp_path / "run").reply_lines()}
     assert lines[fid[7]]["error"] == "HTTP 502 after 4 attempts"
+    assert lines[fid[8]]["error"] == ("HTTP 429: the server asked to wait 30 s, past what --max-wait (1.5 s a request) "
+                                      "leaves (1.5 s) after 1 attempt")
     assert [a["status"] for a in lines[fid[3]]["attempts"]] == [503, 408, 409, 200]
     assert lines[fid[0]]["attempts"][0]["retry_after_s"] == 1.0
-    assert lines[fid[4]]["attempts"][0]["error"].startswith("timeout")
-    assert lines[fid[2]]["attempts"][0]["error"].startswith("connection error")
+    assert lines[fid[4]]["attempts"][0]["error"] == "timed out after 0.6 s waiting for the reply (--timeout)"
+    assert lines[fid[4]]["attempts"][0]["kind"] == "timeout" and lines[fid[4]]["billing"]["timeouts"] == 1
+    assert lines[fid[2]]["attempts"][0]["error"].startswith("connection dropped")  # after sending: not unreachable
     summary = rescore(tmp_path / "run")
-    assert summary["failed"] == 3 and summary["items"] == 12
-    assert {f["frame_id"] for f in summary["failed_items"]} == {fid[5], fid[6], fid[7]}
+    assert summary["failed"] == 4 and summary["items"] == 12
+    assert {f["frame_id"] for f in summary["failed_items"]} == {fid[5], fid[6], fid[7], fid[8]}
 
 
 def test_rerun_asks_only_what_is_not_finished(tmp_path, set_dir, frames):

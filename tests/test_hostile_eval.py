@@ -165,15 +165,15 @@ def test_a_server_dripping_its_reply_is_cut_by_the_deadline(tmp_path):
         time.sleep(2 * DRIP_INTERVAL_S)  # the drips' next writes find the connection closed
         sent = dict(server.sent)
     assert done.returncode == 2, done.stderr  # a run with failed items is no success
-    assert error_line(done) == (f"error: 2 of 3 items failed; the first, {fid[1]}: timeout (the 1 s deadline of the "
-                                f"whole request passed) after 1 attempt; the run is kept in {tmp_path / 'run'} (its "
+    assert error_line(done) == (f"error: 2 of 3 items failed; the first, {fid[1]}: timed out after 1 s (the deadline of "
+                                f"the whole attempt) after 1 attempt; the run is kept in {tmp_path / 'run'} (its "
                                 f"numbers in summary.json); rerun the same command to ask the failed items again")
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["answered"] == 1 and summary["failed"] == 2
     lines = {r["frame_id"]: r for r in RunStore(tmp_path / "run").reply_lines()}
     for f in fid[1:]:
         assert lines[f]["status"] == "error"
-        assert lines[f]["error"] == "timeout (the 1 s deadline of the whole request passed) after 1 attempt"
+        assert lines[f]["error"] == "timed out after 1 s (the deadline of the whole attempt) after 1 attempt"
         assert 0.9 <= lines[f]["attempts"][0]["elapsed_s"] < 2.0
         assert sent[f]["client_hung_up"] and sent[f]["seconds"] < 2.5, sent[f]
     assert wall < 10  # the drips alone would take 2 x 8 s

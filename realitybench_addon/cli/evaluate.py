@@ -4,7 +4,8 @@
              --no-api-key] [--profile paper|deterministic] [--max-tokens N] [--temperature T|default]
              [--image-detail D|default] [--max-tokens-field F] [--extra JSON] [--blind]
              [--variant verdict-first|verdict-last|no-verdict] [--concurrency N]
-             [--rpm N] [--timeout S] [--deadline S] [--max-reply-bytes N] [--retries N] [--label L] --out RUNDIR
+             [--rpm N] [--tpm N] [--timeout S] [--deadline S] [--max-wait S] [--max-reply-bytes N] [--retries N]
+             [--label L] --out RUNDIR
     eval rescore RUNDIR [--prices FILE] [--documentation-frames paper|all-terms-pass]
     eval report RUN [RUN ...] --out REPORTDIR [--prices FILE] [--ratings FILE|SET_DIR [--authors NAME,...]
                 [--human-rate USD_PER_HOUR]] [--real REAL_RUN ...] [--no-plots]
@@ -20,6 +21,7 @@ evaluation/ never imports rating/ (tests/test_import_contract.py).
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -64,8 +66,10 @@ def add_parser(sub) -> None:
     r.add_argument("--max-tokens", type=int, default=None,
                    help="output token limit, thinking included (paper 16384, deterministic 1024)")
     r.add_argument("--max-tokens-field", default=None, choices=("max_tokens", "max_completion_tokens"),
-                   help="openai: the body field for --max-tokens (default max_completion_tokens for OpenAI's "
-                        "reasoning models o1, o3, o4, gpt-5, which refuse max_tokens; max_tokens otherwise)")
+                   help="openai: the body field for --max-tokens (default: max_completion_tokens at OpenAI's own API, "
+                        "api.openai.com, whose newer models refuse max_tokens, and for the reasoning models o1, o3, "
+                        "o4, gpt-5 anywhere; max_tokens at another --base-url: vLLM, llama.cpp, Ollama, LM Studio, "
+                        "SGLang) (recorded in run.json)")
     r.add_argument("--temperature", default=None,
                    help="sampling temperature, or 'default' to send none (paper: none; deterministic: 0)")
     r.add_argument("--image-detail", default=None,
@@ -83,17 +87,24 @@ def add_parser(sub) -> None:
                         "own reply grammar (recorded, and part of the request hash)")
     r.add_argument("--concurrency", type=int, default=4, help="requests in flight at once (default 4)")
     r.add_argument("--rpm", type=float, default=None, help="requests per minute, retries included (default: no limit)")
-    r.add_argument("--timeout", type=float, default=120.0,
-                   help="seconds one read of a reply may wait for data (default 120)")
+    r.add_argument("--tpm", type=float, default=None,
+                   help="tokens per minute, estimated per request as the prompt's characters / 4, the image's pixels "
+                        "/ 750 (at most 1600) and --max-tokens, retries included (default: no limit)")
+    r.add_argument("--timeout", type=float, default=600.0,
+                   help="seconds one read of a reply may wait for data: a non-streamed reply comes when the model "
+                        "has finished thinking (default 600, the providers' SDKs' own)")
     r.add_argument("--deadline", type=float, default=None, metavar="S",
                    help="seconds one attempt may take in all: connect, headers and body, however slowly the server "
-                        "sends (default 600, or --timeout if larger)")
+                        "sends (default 900, or --timeout + 60 if larger)")
     r.add_argument("--max-reply-bytes", type=int, default=None, metavar="N",
                    help="largest reply read; past it reading stops and the item fails, marked truncated "
                         "(default 8388608, 8 MiB)")
-    r.add_argument("--retries", type=int, default=5, help="retries of a request after a retryable failure (default 5)")
-    r.add_argument("--retry-after-cap", type=float, default=60.0,
-                   help="longest Retry-After honoured, in seconds (default 60)")
+    r.add_argument("--retries", type=int, default=5,
+                   help="retries of a request after a failure the server named no wait for (default 5); a wait it "
+                        "asks for (Retry-After, Gemini's RetryInfo, Anthropic's rate-limit resets) is not counted")
+    r.add_argument("--max-wait", type=float, default=None, metavar="S",
+                   help="the longest one request waits in all between its attempts, whatever the server asks "
+                        "(default 3600); a wait past it fails the item at once")
     r.add_argument("--label", default=None, help="the run's name in reports (default: the model, '(blind)' added)")
     r.add_argument("--out", required=True, help="the run folder (created, or resumed)")
 
@@ -231,22 +242,31 @@ def run_command(args) -> dict:
         from ..evaluation.ask import ask_set
         from ..evaluation.failures import incomplete_run
         from ..evaluation.summary import headline, rescore
-        from ..evaluation.transport import DEFAULT_DEADLINE_S, DEFAULT_MAX_REPLY_BYTES, TransportConfig
+        from ..evaluation.transport import (DEFAULT_DEADLINE_S, DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_WAIT_S,
+                                            TransportConfig)
 
         provider = providers.get(args.provider)
         overrides = settings_overrides(args)
         settings = profiles.resolve(args.profile, provider.name, args.model, overrides, blind=args.blind,
                                     extra=_extra(args.extra))
-        deadline = max(DEFAULT_DEADLINE_S, args.timeout) if args.deadline is None else args.deadline
+        deadline = max(DEFAULT_DEADLINE_S, args.timeout + 60) if args.deadline is None else args.deadline
         cap = DEFAULT_MAX_REPLY_BYTES if args.max_reply_bytes is None else args.max_reply_bytes
+        field_from = None
+        if provider.name == "openai":
+            if args.max_tokens_field is None:
+                field, field_from = providers.default_max_tokens_field(args.base_url, args.model)
+                settings = dataclasses.replace(settings, max_tokens_field=field)
+            else:
+                field_from = "--max-tokens-field"
         transport = TransportConfig(timeout_s=args.timeout, deadline_s=deadline, max_reply_bytes=cap,
                                     max_retries=args.retries, concurrency=args.concurrency, rpm=args.rpm,
-                                    retry_after_cap_s=args.retry_after_cap)
+                                    tpm=args.tpm, max_wait_s=DEFAULT_MAX_WAIT_S if args.max_wait is None
+                                    else args.max_wait)
         asked = ask_set(args.set, args.out, provider=provider, model=args.model, base_url=args.base_url,
                         settings=settings, transport=transport, api_key_env=args.api_key_env,
                         no_api_key=args.no_api_key, label=args.label,
                         profile={"name": args.profile, "overrides": overrides}, variant=args.variant,
-                        include_gray=args.include_gray)
+                        include_gray=args.include_gray, max_tokens_field_from=field_from)
         summary = rescore(args.out, seed=DEFAULT_SEED)
         if not summary["complete"]:  # a run with failed items is no success, whatever it kept
             raise EvalError(incomplete_run(args.out, summary))

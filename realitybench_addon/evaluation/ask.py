@@ -15,6 +15,7 @@ set or a folder of real photographs (sets.py).
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
@@ -27,7 +28,8 @@ from .errors import EvalError
 from ..answers.items import AskItem, sha256_bytes
 from ..core.prompt import DEFAULT_VARIANT, VARIANTS, PromptShapeError, rewrite_prompt
 from .failures import detail, one_line
-from .providers import Provider, ResponseShapeError, Settings, cut_by_output_cap, encode_image
+from . import images
+from .providers import Provider, ResponseShapeError, Settings, cut_by_output_cap
 from .runs import RunStore, now_iso, package_version, request_hash, scrub
 from .sets import load_items
 from .transport import BODY_KEEP, Transport, TransportConfig
@@ -74,26 +76,47 @@ def as_variant(ask_items: list[AskItem], variant: str) -> list[AskItem]:
     return out
 
 
+def _positive(name: str, value, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+    if not ok:
+        raise EvalError(f"{name} must be a positive finite number, got {value}")
+
+
+def check_transport(transport: TransportConfig) -> None:
+    """Every transport limit a user gives, checked before anything is sent (nan, inf, 0, negative: one line)."""
+    if transport.concurrency < 1:
+        raise EvalError(f"--concurrency must be at least 1, got {transport.concurrency}")
+    _positive("--rpm", transport.rpm, allow_none=True)
+    _positive("--tpm", transport.tpm, allow_none=True)
+    _positive("--timeout", transport.timeout_s)
+    _positive("--deadline", transport.deadline_s)
+    _positive("--max-wait", transport.max_wait_s)
+    if transport.max_retries < 0:
+        raise EvalError(f"--retries must be at least 0, got {transport.max_retries}")
+    if transport.max_reply_bytes < 1:
+        raise EvalError(f"--max-reply-bytes must be at least 1, got {transport.max_reply_bytes}")
+
+
+def estimated_tokens(prompt: str, image: Optional[dict], settings: Settings) -> int:
+    """A request's size for --tpm pacing: the prompt's characters / 4, the image's rough size and the output
+    cap (providers count the cap against a tokens-per-minute quota before the reply)."""
+    return (len(prompt) + 3) // 4 + images.estimate_tokens(image) + settings.max_tokens
+
+
 def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optional[str], settings: Settings,
             transport: TransportConfig, api_key_env: Optional[str] = None, no_api_key: bool = False,
             label: Optional[str] = None, profile: Optional[dict] = None, variant: str = DEFAULT_VARIANT,
-            progress: Optional[TextIO] = sys.stderr, sleep=time.sleep, include_gray: bool = False) -> dict:
+            progress: Optional[TextIO] = sys.stderr, sleep=time.sleep, include_gray: bool = False,
+            clock=time.monotonic, max_tokens_field_from: Optional[str] = None) -> dict:
     """Ask every item not yet answered; return counts of this invocation (scoring is separate). `profile`
     ({"name": ..., "overrides": {flag: value}}) is recorded in run.json; the settings are what is sent;
-    `variant` is the prompt variant asked (core/prompt.py); gray frames are asked only with `include_gray`."""
+    `variant` is the prompt variant asked (core/prompt.py); gray frames are asked only with `include_gray`.
+    `max_tokens_field_from` says why the openai output cap's field is the one it is (recorded); `sleep` and
+    `clock` drive every wait (tests pass fakes)."""
     provider.check(settings, model)
-    if transport.concurrency < 1:
-        raise EvalError(f"--concurrency must be at least 1, got {transport.concurrency}")
-    if transport.rpm is not None and transport.rpm <= 0:
-        raise EvalError(f"--rpm must be positive, got {transport.rpm}")
-    if transport.timeout_s <= 0:
-        raise EvalError(f"--timeout must be positive, got {transport.timeout_s}")
-    if transport.max_retries < 0:
-        raise EvalError(f"--retries must be at least 0, got {transport.max_retries}")
-    if not transport.deadline_s > 0:
-        raise EvalError(f"--deadline must be positive, got {transport.deadline_s}")
-    if transport.max_reply_bytes < 1:
-        raise EvalError(f"--max-reply-bytes must be at least 1, got {transport.max_reply_bytes}")
+    check_transport(transport)
     key, auth = resolve_key(provider, api_key_env, no_api_key)
     ask_items = as_variant(load_items(set_dir, include_gray=include_gray), variant)
     base_url = (base_url or provider.default_base_url).rstrip("/")
@@ -102,6 +125,8 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
     config = {"kind": "model", "label": label or default_label,
               "provider": provider.name, "model": model, "base_url": base_url, "settings": settings.to_dict(),
               "variant": variant, "profile": profile, "baseline": None, "transport": transport.to_dict(), "auth": auth,
+              "max_tokens_field": ({"field": settings.max_tokens_field, "chosen_by": max_tokens_field_from
+                                    or "the settings given"} if provider.name == "openai" else None),
               "set": str(Path(set_dir).resolve()), "items": len(ask_items), "include_gray": include_gray,
               "created": now_iso(), "package_version": package_version()}
     store = RunStore(out_dir, secrets=[key] if key else [])
@@ -118,10 +143,10 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
         if h not in done and h not in todo:
             todo[h] = a
     headers = provider.auth_headers(key)
-    client = Transport(transport, sleep=sleep)
+    client = Transport(transport, sleep=sleep, clock=clock)
     stop = threading.Event()
     fatal: list[dict] = []
-    counter = {"finished": 0, "ok": 0, "failed": 0, "attempts": 0}
+    counter = {"finished": 0, "ok": 0, "failed": 0, "attempts": 0, "timeouts": 0, "re_encoded": 0}
     opening: list[Optional[int]] = []  # the HTTP status of each of the first requests to finish (None: ok)
     lock = threading.Lock()
 
@@ -133,36 +158,56 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
     def ask_one(h: str, a: AskItem) -> None:
         if stop.is_set():
             return
-        image_b64 = None
+        image_b64, sent = None, None
         if not settings.blind:
             data = a.image_path.read_bytes()
             if sha256_bytes(data) != a.item.image_sha256:
                 raise EvalError(f"frame {a.item.frame_id}: {a.image_path} changed while the run was asking")
-            image_b64 = encode_image(data)
-        url, body = provider.request(base_url, model, a.prompt, image_b64, settings, a.media_type)
+            try:
+                data, media_type, sent = images.prepare(data, a.media_type, provider.name,
+                                                        len(a.prompt.encode("utf-8")))
+            except EvalError as exc:
+                raise EvalError(f"frame {a.item.frame_id}: {a.image_path}: {exc}") from None
+            image_b64 = images.encode(data)
+        else:
+            media_type = a.media_type
+        url, body = provider.request(base_url, model, a.prompt, image_b64, settings, media_type)
         started = now_iso()
-        result = client.post_json(url, headers, body, h)
+        result = client.post_json(url, headers, body, h, tokens=estimated_tokens(a.prompt, sent, settings))
         raw = result.body
         if isinstance(raw, str):  # scrubbed before it is cut to length: a cut never leaves part of a key
             raw = scrub(raw, store.secrets)[:BODY_KEEP]
         record = {"request_hash": h, "frame_id": a.item.frame_id, "provider": provider.name, "model": model,
                   "status": "ok" if result.ok else "error", "error": result.error, "http_status": result.status,
                   "reply_text": None, "finish_reason": None, "usage_raw": None, "usage": None,
-                  "raw_response": raw, "truncated": result.truncated, "attempts": result.attempts,
+                  "thinking_from": None, "raw_response": raw, "truncated": result.truncated,
+                  "attempts": result.attempts, "image_sent": sent,
+                  "billing": {"attempts": len(result.attempts), "timeouts": result.timeouts,
+                              "may_be_billed_unpriced": sum(1 for x in result.attempts if x.get("may_be_billed")),
+                              "usage": []},
                   "started_at": started, "elapsed_s": round(result.elapsed_s, 4)}
         if result.ok:
             try:
                 text, finish, usage_raw = provider.parse(result.body)
             except ResponseShapeError as exc:
                 record.update(status="error", error=f"unexpected response shape: {exc}")
+                usage_raw = result.body.get("usage") if isinstance(result.body, dict) else None
+                if isinstance(usage_raw, dict):  # a reply the run cannot read may still be billed
+                    record["billing"]["usage"].append(provider.usage(usage_raw).to_dict())
             else:
-                record.update(reply_text=text, finish_reason=finish, usage_raw=usage_raw,
-                              usage=provider.usage(usage_raw).to_dict())
+                usage = provider.usage(usage_raw)
+                thinking, source = provider.thinking(result.body, usage, text, model)
+                usage = type(usage)(usage.input_tokens, usage.output_tokens, thinking)
+                record.update(reply_text=text, finish_reason=finish, usage_raw=usage_raw, usage=usage.to_dict(),
+                              thinking_from=source)
+                record["billing"]["usage"].append(usage.to_dict())
         store.append_reply(record)
         ok = record["status"] == "ok"
         with lock:
             counter["finished"] += 1
             counter["attempts"] += len(result.attempts)
+            counter["timeouts"] += result.timeouts
+            counter["re_encoded"] += bool(sent and sent.get("re_encoded"))
             counter["ok" if ok else "failed"] += 1
             n = counter["finished"]
             refused = False
@@ -170,7 +215,7 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
                 opening.append(None if ok else result.status)
                 refused = len(opening) == FAIL_FAST_ITEMS and len(set(opening)) == 1 and \
                     opening[0] is not None and 400 <= opening[0] <= 499
-        unreachable = not result.ok and result.status is None and not counter["ok"]  # never an answer yet
+        unreachable = result.unreachable and not counter["ok"]  # no connection, and never an answer yet
         if result.fatal or unreachable or refused:
             stop.set()
             fatal.append({"frame_id": a.item.frame_id, "error": result.error, "url": url, "body": raw,
@@ -183,8 +228,13 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
         else:
             why = detail(raw, store.secrets, PROGRESS_DETAIL_CHARS)
             said = f"failed: {record['error']}" + (f": {why}" if why else "")
+        waits = sum(x.get("wait_s", 0) for x in result.attempts)
         say(f"[{n}/{len(todo)}] {a.item.frame_id}: {said} ({len(result.attempts)} attempt"
-            f"{'s' if len(result.attempts) != 1 else ''}, {result.elapsed_s:.2f} s)")
+            f"{'s' if len(result.attempts) != 1 else ''}"
+            + (f", {result.timeouts} timed out" if result.timeouts else "")
+            + (f", waited {waits:.1f} s" if waits else "")
+            + (", image re-encoded" if sent and sent.get("re_encoded") else "")
+            + f", {result.elapsed_s:.2f} s)")
 
     say(f"{len(ask_items)} items, {sum(h in done for h in hashes)} already answered, asking {len(todo)} "
         f"({provider.name} {model} at {base_url})")
@@ -204,6 +254,7 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
     return {"run": str(Path(out_dir)), "items": len(ask_items), "already_answered": sum(h in done for h in hashes),
             "asked": counter["finished"], "ok": counter["ok"], "failed": counter["failed"],
             "requests": counter["attempts"], "retries": counter["attempts"] - counter["finished"],
+            "timeouts": counter["timeouts"], "images_re_encoded": counter["re_encoded"],
             "wall_s": round(time.monotonic() - t0, 3)}
 
 
@@ -221,4 +272,9 @@ def stopped_line(f: dict, secrets) -> str:
         if f["unreachable"]:
             hint = "the server cannot be reached and nothing has been answered yet; check --base-url"
         head = f"stopped: {f['error']} from {f['url']}: {hint}{said}"
+    body = str(f.get("body") or "")
+    if "max_completion_tokens" in body and "max_tokens" in body.replace("max_completion_tokens", ""):
+        head += "; pass --max-tokens-field max_completion_tokens"
+    elif "max_completion_tokens" in body:
+        head += "; pass --max-tokens-field max_tokens"
     return one_line(f"{head}; finished replies are kept, rerun the same command to resume", secrets, limit=10_000)

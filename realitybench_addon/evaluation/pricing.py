@@ -11,9 +11,14 @@ A price file (TOML, or JSON of the same shape) lists list prices per million tok
     source = "https://..."    # where the price was read
     date = "2025-01-31"       # when (YYYY-MM-DD)
 
-Cost of a run = sum over its answered items of input * input price + output * output price,
-with output = the provider's billed output (thinking included, counted once: providers.Usage).
-Failed requests carry no usage and add nothing (a provider may still have billed them).
+Cost of a run = sum over every attempt that reported usage of input * input price + output *
+output price, with output = the provider's billed output (thinking included, counted once:
+providers.Usage). Every attempt: each reply line of replies.jsonl (a request asked again by a rerun
+has one line per time) keeps the usage of each of its attempts that reported one (`billing.usage`:
+an answer, and a reply whose shape the run could not read). Attempts that timed out or whose
+connection dropped after sending may have been billed too, but report nothing: they are counted
+(`may_be_billed_unpriced`), never priced by a guess. A run written before `billing` existed is priced
+from its answered lines' usage.
 """
 from __future__ import annotations
 
@@ -108,15 +113,56 @@ def load_prices(path) -> PriceTable:
     return PriceTable(str(path), currency.strip(), tuple(prices))
 
 
-def usage_totals(rows: list[dict]) -> dict:
+def _count(value) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def billed_totals(lines: list) -> dict:
+    """What every attempt of a run's reply lines cost as far as the provider said, and how many attempts there
+    were: requests (lines), attempts, retries (attempts - requests), timeouts, attempts that may have been billed
+    without a usage (timed out or dropped after sending), the summed input and output tokens of every attempt that
+    reported usage, and the images re-encoded before sending (each request once)."""
+    out = {"requests": 0, "attempts": 0, "retries": 0, "timeouts": 0, "may_be_billed_unpriced": 0,
+           "attempts_with_usage": 0, "input_tokens": 0, "output_tokens": 0, "images_re_encoded": 0}
+    re_encoded = set()
+    for line in lines:
+        if not isinstance(line, dict) or line.get("request_hash") is None:
+            continue
+        billing = line.get("billing")
+        attempts = line.get("attempts") if isinstance(line.get("attempts"), list) else []
+        if isinstance(billing, dict):
+            usages = [u for u in billing.get("usage") or [] if isinstance(u, dict)]
+            n = _count(billing.get("attempts")) or len(attempts)
+            out["timeouts"] += _count(billing.get("timeouts"))
+            out["may_be_billed_unpriced"] += _count(billing.get("may_be_billed_unpriced"))
+        else:  # written before billing was recorded: the answer's usage
+            usages = [line["usage"]] if line.get("status") == "ok" and isinstance(line.get("usage"), dict) else []
+            n = len(attempts) or 1
+        out["requests"] += 1
+        out["attempts"] += n
+        for u in usages:
+            out["attempts_with_usage"] += 1
+            out["input_tokens"] += _count(u.get("input_tokens"))
+            out["output_tokens"] += _count(u.get("output_tokens"))
+        sent = line.get("image_sent")
+        if isinstance(sent, dict) and sent.get("re_encoded"):
+            re_encoded.add(line["request_hash"])
+    out["retries"] = out["attempts"] - out["requests"]
+    out["images_re_encoded"] = len(re_encoded)
+    return out
+
+
+def usage_totals(rows: list[dict], reply_lines: Optional[list] = None) -> dict:
     """Summed normalised usage of a run's score rows (each request once, should two items share one), and mean
-    thinking tokens over the requests that report them."""
+    thinking tokens over the requests that report them; with `reply_lines` (replies.jsonl), `billed`: every
+    attempt's (billed_totals) of the rows' requests, which the cost is taken from."""
     seen, answered = set(), []
     for r in rows:
         if r.get("usage") and (r.get("request_hash") is None or r["request_hash"] not in seen):
             seen.add(r.get("request_hash"))
             answered.append(r["usage"])
     thinking = [u["thinking_tokens"] for u in answered if u.get("thinking_tokens") is not None]
+    asked = {r.get("request_hash") for r in rows}  # the lines of the items scored (gray frames left out: not theirs)
     return {"answered": len(answered),
             "input_tokens": sum(u.get("input_tokens") or 0 for u in answered),
             "output_tokens": sum(u.get("output_tokens") or 0 for u in answered),
@@ -124,7 +170,10 @@ def usage_totals(rows: list[dict]) -> dict:
             "thinking_reported_items": len(thinking),
             "mean_thinking_tokens": (sum(thinking) / len(thinking)) if thinking else None,
             "usage_missing_items": sum(1 for u in answered if u.get("input_tokens") is None
-                                       or u.get("output_tokens") is None)}
+                                       or u.get("output_tokens") is None),
+            **({"billed": billed_totals([line for line in reply_lines if isinstance(line, dict)
+                                         and line.get("request_hash") in asked])}
+               if reply_lines is not None else {})}
 
 
 def item_cost(usage: Optional[dict], price) -> float:
@@ -137,6 +186,8 @@ def item_cost(usage: Optional[dict], price) -> float:
 
 
 def cost(totals: dict, price: Optional[Price]) -> Optional[float]:
+    """The cost of a run's usage totals: of every attempt that reported usage where `billed` is there."""
     if price is None:
         return None
+    totals = totals.get("billed") or totals
     return (totals["input_tokens"] * price.input + totals["output_tokens"] * price.output) / PER_TOKENS

@@ -34,6 +34,10 @@ from typing import Any, Optional
 
 from .errors import EvalError
 
+REPORTED = "reported"  # how an item's thinking tokens are known (replies.jsonl `thinking_from`)
+NO_THINKING = "no thinking in the reply"  # Anthropic without thinking blocks; output is all visible
+TOKENIZER = "output - reply counted with"  # + the tokenizer's name
+UNKNOWN = "unknown"
 PROTOCOL_VERSION = 1  # bump when the request a setting produces changes (it is part of the request hash)
 PAPER_MAX_TOKENS = 16384  # reasoning models spent up to ~4,900 thinking tokens on one item: room to spare
 THINKING_MIN_BUDGET = 1024  # Anthropic's smallest budget_tokens
@@ -105,6 +109,13 @@ class Provider:
 
     def usage(self, raw: dict) -> Usage:
         raise NotImplementedError
+
+    def thinking(self, body: Any, usage: Usage, text: str = "", model: str = "") -> tuple[Optional[int], str]:
+        """(thinking tokens, how they are known) where the usage leaves them out: what the reply itself shows
+        (None: unknown). Reported thinking is kept as is."""
+        if usage.thinking_tokens is not None:
+            return usage.thinking_tokens, REPORTED
+        return None, UNKNOWN
 
     def check(self, settings: Settings, model: str = "") -> None:
         """Refuse settings the provider would reject, naming the fix (an EvalError), before any request."""
@@ -182,6 +193,19 @@ class OpenAIChat(Provider):
         return Usage(_int(raw.get("prompt_tokens")), _int(raw.get("completion_tokens")),
                      _int(details.get("reasoning_tokens")) if isinstance(details, dict) else None)
 
+    def thinking(self, body, usage, text: str = "", model: str = ""):
+        """No reasoning_tokens (an OpenAI-compatible server): output - the reply counted with the model's own
+        tokenizer, where one is installed offline (tokenizer.py); unknown otherwise."""
+        if usage.thinking_tokens is not None or usage.output_tokens is None:
+            return super().thinking(body, usage)
+        from .tokenizer import count
+
+        counted = count(self.name, model, text)
+        if counted is None:
+            return None, UNKNOWN
+        visible, encoding = counted
+        return max(0, usage.output_tokens - visible), f"{TOKENIZER} {encoding}"
+
 
 class AnthropicMessages(Provider):
     name = "anthropic"
@@ -244,6 +268,18 @@ class AnthropicMessages(Provider):
         total_in = None if inputs[0] is None else sum(v or 0 for v in inputs)
         return Usage(total_in, _int(raw.get("output_tokens")), None)
 
+    def thinking(self, body, usage, text="", model=""):
+        """Anthropic reports one output count. A reply without thinking blocks spent none (its output is the
+        visible text); with them, the thinking part is unknown (no public tokenizer counts it)."""
+        if usage.thinking_tokens is not None or usage.output_tokens is None:
+            return super().thinking(body, usage)
+        blocks = body.get("content") if isinstance(body, dict) else None
+        if isinstance(blocks, list) and not any(isinstance(b, dict) and b.get("type") in ("thinking",
+                                                                                         "redacted_thinking")
+                                                for b in blocks):
+            return 0, NO_THINKING
+        return None, UNKNOWN
+
 
 class GeminiGenerate(Provider):
     name = "gemini"
@@ -291,11 +327,31 @@ class GeminiGenerate(Provider):
         thoughts = _int(raw.get("thoughtsTokenCount"))
         candidates = _int(raw.get("candidatesTokenCount"))
         output = None if candidates is None and thoughts is None else (candidates or 0) + (thoughts or 0)
+        if thoughts is None and candidates is not None:  # no thoughtsTokenCount: output = candidates, none thinking
+            thoughts = 0
         return Usage(_int(raw.get("promptTokenCount")), output, thoughts)
 
 
 PROVIDERS: dict[str, Provider] = {p.name: p for p in (OpenAIChat(), AnthropicMessages(), GeminiGenerate())}
 LENGTH_STOPS = {p.name: p.length_stop for p in PROVIDERS.values()}
+
+
+OPENAI_API_HOSTS = ("api.openai.com",)  # OpenAI's own API: max_completion_tokens for every model
+
+
+def default_max_tokens_field(base_url: Optional[str], model: str) -> tuple[str, str]:
+    """(the body field for the output cap, why) of the openai provider: OpenAI's own API takes
+    max_completion_tokens for every model (and its newer models refuse max_tokens); an OpenAI-compatible server
+    at another URL (vLLM, llama.cpp, Ollama, LM Studio, SGLang) gets max_tokens, which all of them read, unless
+    the model is one of OpenAI's reasoning models by name."""
+    import urllib.parse
+
+    host = (urllib.parse.urlsplit(base_url or OpenAIChat.default_base_url).hostname or "").lower()
+    if host in OPENAI_API_HOSTS:
+        return "max_completion_tokens", f"OpenAI's own API ({host})"
+    if is_openai_reasoning_model(model):
+        return "max_completion_tokens", f"an OpenAI reasoning model by name ({model})"
+    return "max_tokens", f"an OpenAI-compatible server ({host or base_url}), not OpenAI's own API"
 
 
 def is_openai_reasoning_model(model: str) -> bool:

@@ -7,15 +7,30 @@ sockets, which wakes a read blocked in any phase at once (a server sending a byt
 trips a read timeout). The reply is streamed and reading stops past `max_reply_bytes`; an
 oversized 200 reply fails its item with `truncated` set and at most BODY_KEEP characters kept.
 
-Retried: connection errors (refused, reset, dropped), timeouts, and HTTP 408, 409, 429 and 5xx.
-A `Retry-After` (seconds or an HTTP date; `retry-after-ms` too) is honoured up to a cap; other
-retries wait a jittered exponential backoff ("full jitter": uniform in [0, min(cap, base * 2^k))).
-The jitter is a hash of the request and the attempt, not a global random source, so two
-requests that failed together do not retry together, and a rerun waits the same.
-No retry on any other 4xx (401, 403 and 404 stop the whole run: a wrong key, URL or model).
+The read timeout defaults to 600 s, the providers' SDKs' own: a reasoning model may think for minutes
+before the first byte of a non-streamed reply. What became of an attempt with no HTTP reply is kept
+apart (`kind`): `unreachable` (refused, DNS, connect timeout: nothing reached the server), `timeout`
+("timed out after N s": the server took the request, which may be billed) and `dropped` (the
+connection broke after sending; may be billed too). Only a request whose every attempt was
+unreachable is "unreachable".
+
+Retried: connection errors, timeouts, and HTTP 408, 409, 429 and 5xx. A wait the server asks for
+is honoured whatever its length, within `max_wait_s` (--max-wait: all the waits of one request
+together): `retry-after-ms` / `Retry-After` (seconds or an HTTP date), Gemini's
+google.rpc.RetryInfo `retryDelay` in the error body, Anthropic's `anthropic-ratelimit-*-reset`
+times and OpenAI's `x-ratelimit-reset-*` durations (of the limits with nothing remaining). Such a
+retry is not on the --retries count (at most MAX_ASKED_RETRIES of them); other retries are, and
+wait a jittered exponential backoff ("full jitter": uniform in [0, min(cap, base * 2^k))). The
+jitter is a hash of the request and the attempt, not a global random source, so two requests that
+failed together do not retry together, and a rerun waits the same. A wait past what --max-wait
+leaves fails the item at once, saying so. No retry on any other 4xx (401, 403 and 404 stop the
+whole run: a wrong key, URL or model).
 
 Every attempt (retries included) takes a slot from the rate limiter, which spaces request
-starts at least 60/rpm seconds apart. The concurrency limit is the asking thread pool's size.
+starts at least 60/rpm seconds apart, and from the token limiter (--tpm: a request's estimated
+tokens, its prompt and its output cap, hold the schedule for 60 T / tpm seconds). The concurrency
+limit is the asking thread pool's size. The clock and the sleep are injectable (tests wait for no
+rate limit).
 `requests` is imported here only: the scoring and reporting modules do not need it.
 """
 from __future__ import annotations
@@ -23,6 +38,8 @@ from __future__ import annotations
 import email.utils
 import hashlib
 import json
+import math
+import re
 import socket
 import threading
 import time
@@ -39,25 +56,37 @@ FATAL_STATUS = frozenset({401, 403, 404})
 BODY_KEEP = 4000  # characters of an error body kept in the run
 KEPT_CHARS = BODY_KEEP + 1024  # returned: the run scrubs secrets, then cuts to BODY_KEEP (no half key kept)
 CHUNK_BYTES = 65536  # the reply is read in pieces this large
-DEFAULT_DEADLINE_S = 600.0
+DEFAULT_TIMEOUT_S = 600.0  # the OpenAI and Anthropic SDKs' read timeout: a reasoning model may think for minutes
+DEFAULT_DEADLINE_S = 900.0  # one attempt in all; the CLI makes it at least --timeout + 60 s
+DEFAULT_MAX_WAIT_S = 3600.0  # all the waits of one request: a per-minute quota asks for up to a minute at a time
+MAX_ASKED_RETRIES = 50  # waits the server asked for (Retry-After ...), per request; --retries counts the others
+# what became of an attempt that got no HTTP reply
+UNREACHABLE = "unreachable"  # no connection (refused, DNS, connect timeout): the request never reached the server
+TIMEOUT = "timeout"  # the server took the request and no reply came in time: it may have been billed
+DROPPED = "dropped"  # the connection broke after the request was sent: it may have been billed
 DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024  # model replies are kilobytes; this is far past any real one
 
 
 @dataclass(frozen=True)
 class TransportConfig:
-    timeout_s: float = 120.0  # read timeout of one attempt
+    timeout_s: float = DEFAULT_TIMEOUT_S  # read timeout of one attempt (a whole non-streamed generation)
     connect_timeout_s: float = 10.0
     deadline_s: float = DEFAULT_DEADLINE_S  # the whole of one attempt: connect, headers, body
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
-    max_retries: int = 5  # attempts = max_retries + 1
+    max_retries: int = 5  # retries after a failure the server gave no wait for (backoff)
     backoff_base_s: float = 1.0
     backoff_cap_s: float = 30.0
-    retry_after_cap_s: float = 60.0
+    max_wait_s: float = DEFAULT_MAX_WAIT_S  # all the waits of one request together (Retry-After, backoff)
     concurrency: int = 4
     rpm: Optional[float] = None  # requests (attempts) per minute; None: unlimited
+    tpm: Optional[float] = None  # estimated tokens (prompt + output cap) per minute; None: unlimited
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
 
 
 class RateLimiter:
@@ -84,32 +113,134 @@ class RateLimiter:
         return wait
 
 
+class TokenLimiter:
+    """Paces estimated tokens to `tpm` a minute, across threads: a request of T tokens holds the schedule for
+    60 T / tpm seconds after its start (a leaky bucket without a burst: the first request goes at once)."""
+
+    def __init__(self, tpm: Optional[float], clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep):
+        self.tpm = tpm
+        self._next = 0.0
+        self._lock = threading.Lock()
+        self._clock, self._sleep = clock, sleep
+
+    def acquire(self, tokens: int) -> float:
+        if not self.tpm or tokens <= 0:
+            return 0.0
+        with self._lock:
+            now = self._clock()
+            start = max(now, self._next)
+            self._next = start + 60.0 * tokens / self.tpm
+        wait = start - now
+        if wait > 0:
+            self._sleep(wait)
+        return wait
+
+
 def retryable_status(status: int) -> bool:
     return status in RETRY_STATUS or 500 <= status <= 599
 
 
+def _seconds(text) -> Optional[float]:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, value) if math.isfinite(value) else None
+
+
 def retry_after_s(headers, now: Optional[datetime] = None) -> Optional[float]:
     """Seconds asked for by `retry-after-ms` or `Retry-After` (delta seconds or an HTTP date), or None."""
-    ms = headers.get("retry-after-ms")
+    ms = _seconds(headers.get("retry-after-ms"))
     if ms is not None:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
+        return ms / 1000.0
     value = headers.get("Retry-After")
     if value is None:
         return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
+    seconds = _seconds(value)
+    if seconds is not None:
+        return seconds
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, IndexError):
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
+    return max(0.0, (when - (now or _utcnow())).total_seconds())
+
+
+_DURATION = re.compile(r"^\s*(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?"
+                       r"(?:(\d+(?:\.\d+)?)ms)?\s*$")
+
+
+def duration_s(text) -> Optional[float]:
+    """A Google protobuf Duration ("20s", "1.5s") or an OpenAI reset ("6m0s", "1h2m3.5s", "250ms") in seconds."""
+    if isinstance(text, dict):  # {"seconds": 20, "nanos": 500000000}
+        s, n = _seconds(text.get("seconds", 0)), _seconds(text.get("nanos", 0))
+        return None if s is None or n is None else s + n / 1e9
+    if not isinstance(text, str) or not text.strip():
+        return None
+    m = _DURATION.match(text)
+    if not m or not any(m.groups()):
+        return None
+    h, mi, s, ms = (float(g) if g else 0.0 for g in m.groups())
+    return h * 3600 + mi * 60 + s + ms / 1000.0
+
+
+def gemini_retry_delay_s(body_text_: str) -> Optional[float]:
+    """Gemini's google.rpc.RetryInfo.retryDelay in an error body ({"error": {"details": [...]}}), or None."""
+    try:
+        body = json.loads(body_text_)
+    except (TypeError, ValueError):
+        return None
+    error = body.get("error") if isinstance(body, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
+    for d in details if isinstance(details, list) else []:
+        if isinstance(d, dict) and str(d.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            delay = duration_s(d.get("retryDelay"))
+            if delay is not None:
+                return delay
+    return None
+
+
+def _reset_at(value, now: datetime) -> Optional[float]:
+    """Seconds until an RFC 3339 time (Anthropic's anthropic-ratelimit-*-reset)."""
+    try:
+        when = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - now).total_seconds())
+
+
+def server_wait(headers, body: str, now: Optional[datetime] = None) -> tuple[Optional[float], Optional[str]]:
+    """(seconds the server asked to wait, where it said so) of a retryable reply, or (None, None).
+
+    In this order: `retry-after-ms` / `Retry-After` (any provider); Gemini's RetryInfo.retryDelay in the error
+    body; Anthropic's `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-reset` (RFC 3339), the
+    latest of the limits with nothing remaining (of all of them when none says); OpenAI's
+    `x-ratelimit-reset-{requests,tokens}` ("6m0s") of the limits with nothing remaining."""
+    now = now or _utcnow()
+    asked = retry_after_s(headers, now)
+    if asked is not None:
+        return asked, "retry-after-ms" if headers.get("retry-after-ms") is not None else "Retry-After"
+    delay = gemini_retry_delay_s(body)
+    if delay is not None:
+        return delay, "RetryInfo"
+    for prefix, parse in (("anthropic-ratelimit-", lambda v: _reset_at(v, now)), ("x-ratelimit-", duration_s)):
+        limits = {}
+        for name in ("requests", "tokens", "input-tokens", "output-tokens"):
+            reset = headers.get(f"{prefix}{name}-reset" if prefix.startswith("anthropic") else f"{prefix}reset-{name}")
+            seconds = parse(reset) if reset is not None else None
+            if seconds is not None:
+                limits[name] = (seconds, headers.get(f"{prefix}{name}-remaining" if prefix.startswith("anthropic")
+                                                     else f"{prefix}remaining-{name}"))
+        if limits:
+            spent = [s for s, left in limits.values() if str(left).strip() == "0"]
+            source = "anthropic-ratelimit-*-reset" if prefix.startswith("anthropic") else "x-ratelimit-reset-*"
+            return max(spent or [s for s, _ in limits.values()]), source
+    return None, None
 
 
 def jitter_fraction(key: str, attempt: int) -> float:
@@ -254,14 +385,55 @@ class Result:
     elapsed_s: float
     fatal: bool = False  # 401/403/404: stop the run
     truncated: bool = False  # the reply was larger than max_reply_bytes; reading stopped there
+    unreachable: bool = False  # no attempt got a connection (refused, DNS, connect timeout)
+
+    @property
+    def timeouts(self) -> int:
+        return sum(1 for a in self.attempts if a.get("kind") == TIMEOUT)
+
+
+def _causes(exc):
+    """The exception, its arguments and its causes, depth first (urllib3 wraps the socket error twice)."""
+    seen, todo = set(), [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        yield e
+        todo.extend([getattr(e, "reason", None), e.__cause__, e.__context__,
+                     *(a for a in getattr(e, "args", ()) if isinstance(a, BaseException))])
+
+
+def _never_connected(exc) -> bool:
+    """Whether a connection error came before any connection (refused, DNS): nothing reached the server."""
+    for e in _causes(exc):
+        if isinstance(e, (urllib3.exceptions.NewConnectionError, urllib3.exceptions.NameResolutionError,
+                          ConnectionRefusedError, socket.gaierror)):
+            return True
+    return False
+
+
+def _connect_reason(exc) -> str:
+    for e in _causes(exc):
+        if isinstance(e, (urllib3.exceptions.NameResolutionError, socket.gaierror)):
+            return "the host name does not resolve"
+        if isinstance(e, ConnectionRefusedError) or "refused" in str(e).lower():
+            return "connection refused"
+    return type(exc).__name__
 
 
 class Transport:
-    def __init__(self, config: TransportConfig, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, config: TransportConfig, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic, now: Callable[[], datetime] = _utcnow):
+        """`sleep`, `clock` and `now` (the wall clock, for HTTP dates and reset times) are injectable: a test waits
+        for no rate limit."""
         self.config = config
-        self.limiter = RateLimiter(config.rpm)
+        self.limiter = RateLimiter(config.rpm, clock=clock, sleep=sleep)
+        self.tokens = TokenLimiter(config.tpm, clock=clock, sleep=sleep)
         self._local = threading.local()
         self._sleep = sleep
+        self._now = now
 
     def session(self) -> requests.Session:
         s = getattr(self._local, "session", None)
@@ -272,8 +444,9 @@ class Transport:
             self._local.session = s
         return s
 
-    def post_json(self, url: str, headers: dict, body: dict, key: str) -> Result:
-        """POST `body` as JSON, retrying as the module says. `key` seeds the jitter (the request hash)."""
+    def post_json(self, url: str, headers: dict, body: dict, key: str, tokens: int = 0) -> Result:
+        """POST `body` as JSON, retrying as the module says. `key` seeds the jitter (the request hash); `tokens`
+        is the request's estimated size for the --tpm pacing (prompt + the output cap)."""
         config = self.config
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         headers = {"Content-Type": "application/json", **headers}
@@ -282,11 +455,21 @@ class Transport:
         status: Optional[int] = None
         last_body: Any = None
         error = "no attempt made"
-        for attempt in range(config.max_retries + 1):
-            self.limiter.acquire()
+        retries = 0  # retries on the --retries count (a wait the server asked for is not on it)
+        asked_retries = 0
+        waited = 0.0
+
+        def done(ok, body_, err, **kw) -> Result:
+            return Result(ok, status, body_, err, attempts, time.monotonic() - t_start, **kw)
+
+        for attempt in range(1, 10_000):
+            paced = self.limiter.acquire() + self.tokens.acquire(tokens)
             t0 = time.monotonic()
-            record: dict = {"attempt": attempt + 1}
-            wait: Optional[float] = None
+            record: dict = {"attempt": attempt}
+            if paced > 0:
+                record["paced_s"] = round(paced, 4)
+            asked: Optional[float] = None
+            kind = "http"
             deadline = Deadline(config.deadline_s)
             _current.deadline = deadline
             try:
@@ -299,13 +482,25 @@ class Transport:
                 finally:
                     response.close()  # a reply not read to its end must not go back to the pool
                 if deadline.passed:  # the shut socket may have looked like the end of the body
-                    raise requests.Timeout("deadline")
-            except requests.Timeout as exc:
-                status, error = None, f"timeout ({type(exc).__name__})"
+                    raise requests.ReadTimeout("deadline")
+            except requests.ConnectTimeout:  # before Timeout: the server never took the request
+                status, kind = None, UNREACHABLE
+                error = f"cannot connect: no connection within {min(config.connect_timeout_s, left):g} s"
+            except requests.Timeout:
+                status, kind = None, TIMEOUT
+                error = (f"timed out after {config.deadline_s:g} s (the deadline of the whole attempt)"
+                         if deadline.passed else
+                         f"timed out after {min(config.timeout_s, left):g} s waiting for the reply (--timeout)")
             except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
-                status, error = None, f"connection error ({type(exc).__name__})"
+                status = None
+                if deadline.passed:
+                    kind, error = TIMEOUT, f"timed out after {config.deadline_s:g} s (the deadline of the whole attempt)"
+                elif _never_connected(exc):
+                    kind, error = UNREACHABLE, f"cannot connect ({_connect_reason(exc)})"
+                else:
+                    kind, error = DROPPED, f"connection dropped ({type(exc).__name__})"
             except requests.RequestException as exc:  # invalid URL and the like: not retryable
-                record.update(status=None, error=f"{type(exc).__name__}: {exc}",
+                record.update(status=None, kind="invalid", error=f"{type(exc).__name__}: {exc}",
                               elapsed_s=round(time.monotonic() - t0, 4))
                 attempts.append(record)
                 return Result(False, None, None, record["error"], attempts, time.monotonic() - t_start, fatal=True)
@@ -314,45 +509,57 @@ class Transport:
                 if truncated:  # not retried: the same request would get the same reply
                     error = (f"the reply is larger than the {config.max_reply_bytes}-byte limit (--max-reply-bytes); "
                              f"the rest was not read")
-                    record.update(status=status, error=error, truncated=True,
+                    record.update(status=status, kind="http", error=error, truncated=True,
                                   elapsed_s=round(time.monotonic() - t0, 4))
                     attempts.append(record)
-                    return Result(False, status, body_text(body_bytes, response)[:KEPT_CHARS], error, attempts,
-                                  time.monotonic() - t_start, truncated=True)
+                    return done(False, body_text(body_bytes, response)[:KEPT_CHARS], error, truncated=True)
                 if status == 200:
-                    record.update(status=200, error=None, elapsed_s=round(time.monotonic() - t0, 4))
+                    record.update(status=200, kind="ok", error=None, elapsed_s=round(time.monotonic() - t0, 4))
                     attempts.append(record)
                     try:
                         parsed = json.loads(body_bytes)
                     except ValueError:
-                        return Result(False, 200, body_text(body_bytes, response)[:KEPT_CHARS],
-                                      "the response body is not JSON", attempts, time.monotonic() - t_start)
-                    return Result(True, 200, parsed, None, attempts, time.monotonic() - t_start)
+                        return done(False, body_text(body_bytes, response)[:KEPT_CHARS],
+                                    "the response body is not JSON")
+                    return done(True, parsed, None)
                 last_body = body_text(body_bytes, response)[:KEPT_CHARS]
                 error = f"HTTP {status}"
                 if not retryable_status(status):
-                    record.update(status=status, error=error, elapsed_s=round(time.monotonic() - t0, 4))
+                    record.update(status=status, kind="http", error=error, elapsed_s=round(time.monotonic() - t0, 4))
                     attempts.append(record)
-                    return Result(False, status, last_body, error, attempts, time.monotonic() - t_start,
-                                  fatal=status in FATAL_STATUS)
-                asked = retry_after_s(response.headers)
+                    return done(False, last_body, error, fatal=status in FATAL_STATUS)
+                asked, source = server_wait(response.headers, body_text(body_bytes, response), self._now())
                 if asked is not None:
-                    wait = min(asked, config.retry_after_cap_s)
-                    record["retry_after_s"] = asked
+                    record["retry_after_s"] = round(asked, 4)
+                    record["retry_after_from"] = source
             finally:
                 deadline.finish()
                 _current.deadline = None
-            if deadline.passed and status is None:
-                error = f"timeout (the {config.deadline_s:g} s deadline of the whole request passed)"
-            record.update(status=status, error=error, elapsed_s=round(time.monotonic() - t0, 4))
-            if attempt == config.max_retries:
-                attempts.append(record)
-                break
-            if wait is None:
-                wait = backoff_s(config, key, attempt)
-            record["wait_s"] = round(wait, 4)
+            record.update(status=status, kind=kind, error=error, elapsed_s=round(time.monotonic() - t0, 4))
+            if kind in (TIMEOUT, DROPPED):
+                record["may_be_billed"] = True  # the server took the request; it may have charged for it
             attempts.append(record)
+            if asked is not None:
+                asked_retries += 1
+                if asked_retries > MAX_ASKED_RETRIES:
+                    error = f"{error}: still asked to wait after {MAX_ASKED_RETRIES} waits"
+                    break
+                wait = asked
+            else:
+                retries += 1
+                if retries > config.max_retries:
+                    break
+                wait = backoff_s(config, key, retries - 1)
+            if waited + wait > config.max_wait_s:
+                error = (f"{error}: the server asked to wait {wait:g} s, past what --max-wait "
+                         f"({config.max_wait_s:g} s a request) leaves ({config.max_wait_s - waited:g} s)"
+                         if asked is not None else
+                         f"{error}: the next retry would wait past --max-wait ({config.max_wait_s:g} s a request)")
+                break
+            record["wait_s"] = round(wait, 4)
+            waited += wait
             self._sleep(wait)
         n = len(attempts)
-        return Result(False, status, last_body, f"{error} after {n} attempt{'s' if n != 1 else ''}", attempts,
-                      time.monotonic() - t_start)
+        kinds = {a.get("kind") for a in attempts}
+        return done(False, last_body, f"{error} after {n} attempt{'s' if n != 1 else ''}",
+                    unreachable=kinds == {UNREACHABLE})
