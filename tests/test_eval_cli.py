@@ -72,18 +72,19 @@ def test_kill_mid_run_and_resume_asks_nothing_twice(tmp_path):
         child.send_signal(signal.SIGKILL)
         child.communicate(timeout=10)
         finished = {r["frame_id"] for r in RunStore(run_dir).reply_lines() if r["status"] == "ok"}
-        assert 6 <= len(finished) < len(frames)  # killed mid-run
+        asked = [f for f in frames if f["verdict"] != "gray"]  # gray frames are not asked (no --include-gray)
+        assert 6 <= len(finished) < len(asked)  # killed mid-run
         server.phase = 1
         done = cli(*args)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     asked_again = [r["frame_id"] for r in server.log if r["phase"] == 1]
     assert not set(asked_again) & finished  # no finished item was asked again
-    assert len(asked_again) == len(set(asked_again)) == len(frames) - len(finished)
+    assert len(asked_again) == len(set(asked_again)) == len(asked) - len(finished)
     assert result["asked"]["already_answered"] == len(finished)
-    assert result["complete"] and result["answered"] == len(frames) and result["failed"] == 0
+    assert result["complete"] and result["answered"] == len(asked) and result["failed"] == 0
     lines = RunStore(run_dir).reply_lines()
-    assert len({r["request_hash"] for r in lines}) == len(frames) and all(r["status"] == "ok" for r in lines)
+    assert len({r["request_hash"] for r in lines}) == len(asked) and all(r["status"] == "ok" for r in lines)
     # every item asked once in all, except those in flight at the kill (asked, never recorded)
     total = {}
     for r in server.log:
@@ -139,7 +140,7 @@ def test_user_errors_are_one_line(tmp_path):
     # a reply that is not JSON is no error at all: it is scored as out of grammar
     offline_run(set_dir, tmp_path / "prose", {f["frame_id"]: "The photo looks fine to me." for f in frames})
     done = cli("eval", "rescore", tmp_path / "prose")
-    assert done.returncode == 0 and json.loads(done.stdout)["grammar_problems"] == {"not JSON": 12}
+    assert done.returncode == 0 and json.loads(done.stdout)["grammar_problems"] == {"not JSON": 11}  # the gray frame not scored
 
 
 def test_baselines_report_and_ratings(tmp_path):
@@ -176,8 +177,9 @@ def test_baselines_report_and_ratings(tmp_path):
     models = {r["label"]: r for r in csv.DictReader((report / "models.csv").open())}
     assert float(models["gpt-4o"]["f1"]) == pytest.approx(20 / 27)
     assert float(models["gpt-4o"]["f1_lo"]) <= 20 / 27 <= float(models["gpt-4o"]["f1_hi"])
-    # 12 answered items at 1000 input + 200 output tokens, gpt-4o example prices 2.50 / 10.00 per Mtok
-    assert float(models["gpt-4o"]["cost"]) == pytest.approx((12000 * 2.5 + 2400 * 10.0) / 1e6)
+    # 11 answered items scored (the gray frame is not) at 1000 input + 200 output tokens, gpt-4o example prices
+    # 2.50 / 10.00 per Mtok
+    assert float(models["gpt-4o"]["cost"]) == pytest.approx((11000 * 2.5 + 2200 * 10.0) / 1e6)
     assert float(models["gpt-4o"]["mean_thinking_tokens"]) == 50
     assert models["always reject"]["precision"] == "" and float(models["always reject"]["f1"]) == 0
     paired = list(csv.DictReader((report / "paired.csv").open()))
@@ -185,14 +187,14 @@ def test_baselines_report_and_ratings(tmp_path):
     assert float(row["difference"]) == pytest.approx(20 / 27 - 2 * (3 / 7) / (3 / 7 + 1))
     assert float(row["lo"]) <= float(row["difference"]) <= float(row["hi"])
     fields = {(r["label"], r["environment"], r["field"]): r for r in csv.DictReader((report / "fields.csv").open())}
-    assert float(fields[("gpt-4o", "tape_gap", "tilted")]["score"]) == 0.75
+    assert float(fields[("gpt-4o", "tape_gap", "tilted")]["score"]) == 1.0  # tg0, tg1, tg3; the gray tg2 not scored
     ratings = {r["rater"]: r for r in csv.DictReader((report / "ratings.csv").open())}
     coded = np.array([[{"accept": 1.0, "reject": 0.0}.get(v, np.nan) for v in values] for values in raters.values()])
     assert float(ratings["all"]["krippendorff_alpha_nominal"]) == pytest.approx(
         krippendorff.alpha(reliability_data=coded, level_of_measurement="nominal"), abs=1e-12)
     text = (report / "report.md").read_text()
     assert "## Models" in text and "## Human ratings" in text and "gpt-4o" in text
-    assert "| always accept | 12 (0) | 1.000 | 0.000 | 0.429 | 1.000 |" in text
+    assert "| always accept | 11 (0) | 1.000 | 0.000 | 0.429 | 1.000 |" in text  # the gray frame is not asked
 
     # the same ratings given on the rating page (the set's ratings.sqlite), plus a can't-tell that counts nowhere
     from realitybench_addon.rating.files import Rating
@@ -206,7 +208,9 @@ def test_baselines_report_and_ratings(tmp_path):
                "--no-plots")
     assert done.returncode == 0, done.stderr
     from_db = {r["rater"]: r for r in csv.DictReader((tmp_path / "report-db" / "ratings.csv").open())}
-    assert from_db == ratings
+    # the same rows, plus the held-out rows a rated set folder adds (its stored split; a ratings file has none)
+    assert {k: v for k, v in from_db.items() if not k.startswith("held-out: ")} == ratings
+    assert {k for k in from_db if k.startswith("held-out: ")} >= {"held-out: all"}
 
 
 def test_eval_commands_import_no_bpy(tmp_path):
@@ -238,13 +242,13 @@ def test_a_run_with_failed_items_exits_non_zero_with_the_first_failure(tmp_path)
         server.phase = 1
         again = cli(*args)
     line = done.stderr.strip().splitlines()[-1]
-    assert line == (f"error: 2 of 12 items failed; the first, {fid[4]}: HTTP 400 (This model does not support the "
+    assert line == (f"error: 2 of 11 items failed; the first, {fid[4]}: HTTP 400 (This model does not support the "
                     f"settings sent (scripted 400). Request headers: x-api-key: [REDACTED]; upstream Authorization: "
                     f"[REDACTED]); the run is kept in {tmp_path / 'run'} (its numbers in summary.json); rerun the same "
                     f"command to ask the failed items again")
     assert KEY not in done.stderr and OTHER_TOKEN not in done.stderr
     assert f"{fid[7]}: failed: HTTP 422: scripted 422" in done.stderr  # each failure's progress line says why
-    assert summary["failed"] == 2 and summary["answered"] == 10 and not summary["complete"]
+    assert summary["failed"] == 2 and summary["answered"] == 9 and not summary["complete"]
     # the rerun asks the two failed items only, and succeeds
     assert again.returncode == 0, again.stderr
     assert sorted(r["frame_id"] for r in server.log if r["phase"] == 1) == [fid[4], fid[7]]

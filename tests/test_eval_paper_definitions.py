@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from eval_support import frame, make_set, offline_run
+from eval_support import cli, frame, make_set, offline_run
 from realitybench_addon.envs import registry
 from realitybench_addon.evaluation import skills as SK
 from realitybench_addon.evaluation.report import build_report
@@ -271,3 +271,78 @@ def test_sim_to_real_follows_the_papers_definitions(tmp_path):
         in text
     for question in q:
         assert (tmp_path / "report" / f"sim_to_real_{question.replace('.', '_')}.png").is_file()
+
+
+# ---- 4. the scorer against the raters' majority on held-out frames, in eval report -----------------------------
+
+
+def test_report_gives_the_held_out_scorer_vs_majority_as_ratings_held_out_does(tmp_path):
+    """Twenty rail_attachment frames (the camera distance decides: under 1.5 m accepted) and twenty car_view frames;
+    five raters with scripted votes: some frames get 2 ratings (too few), some tie 2-2, the rest a strict majority
+    that agrees or not with the scorer. The expected held-out agreement is counted here from the votes, the verdicts
+    and the stored split; `ratings --held-out` (rating/summary.py) must give the same figure."""
+    from collections import Counter
+
+    from rating_support import make_scored_set
+    from realitybench_addon.rating.files import Rating
+    from realitybench_addon.rating.store import RatingStore
+    from realitybench_addon.rating.summary import RatedSet, summarize
+
+    frames = [("rail_attachment", i, {"camera_distance": 0.5 + 0.1 * i}) for i in range(20)]
+    set_dir = make_scored_set(tmp_path / "set", frames)
+    rows = [json.loads(line) for line in (set_dir / "metadata.jsonl").read_text().splitlines()]
+    verdict = {r["frame_id"]: r["verdict"] for r in rows}
+    env = {r["frame_id"]: r["environment"] for r in rows}
+    store = RatingStore(set_dir, env)
+    raters = ["ann", "bob", "cy", "dee", "eve"]
+    ratings = []
+    for n, f in enumerate(sorted(verdict)):
+        kind = n % 4  # 0: 2 ratings; 1: a 2-2 tie; 2: 3-1 with the scorer (a gray frame counts as its reject side); 3: 3-2 against
+        scorer = "accept" if verdict[f] == "accept" else "reject"
+        other = "reject" if scorer == "accept" else "accept"
+        answers = {0: [scorer, other], 1: [scorer, scorer, other, other], 2: [scorer, scorer, scorer, other],
+                   3: [other, other, other, scorer, scorer]}[kind]
+        ratings += [Rating(f, raters[k], a, seconds=5.0) for k, a in enumerate(answers)]
+    store.import_ratings(ratings, "test")
+    split = store.split()
+    # counted here: held-out frames with >= 3 accept/reject ratings, a strict majority, the scorer accepting or
+    # rejecting; agreement = majority equals the verdict
+    agree = compared = ties = 0
+    for f in verdict:
+        votes = [r.answer for r in ratings if r.frame_id == f]
+        if split[f] != "held_out" or len(votes) < 3:
+            continue
+        top, count = Counter(votes).most_common(1)[0]
+        if 2 * count <= len(votes):
+            ties += 1
+            continue
+        if verdict[f] not in ("accept", "reject"):
+            continue
+        compared += 1
+        agree += top == verdict[f]
+    assert compared >= 3 and 0 < agree < compared and ties >= 1  # the scripted set exercises every case
+
+    from realitybench_addon.evaluation.baselines import baseline_run
+
+    baseline_run(set_dir, tmp_path / "accept", "always-accept", include_gray=True)  # every rated frame asked
+    done = cli("eval", "report", tmp_path / "accept", "--ratings", set_dir, "--out", tmp_path / "report",
+               "--no-plots")
+    assert done.returncode == 0, done.stderr
+    held = json.loads((tmp_path / "report" / "report.json").read_text())["ratings"]["scorer_vs_majority_held_out"]
+    assert held["all"]["frames"] == compared and held["all"]["ties_excluded"] == ties
+    assert held["all"]["agreement"] == pytest.approx(agree / compared)
+    # `ratings --held-out` on the same set, presets unchanged since the export: the same figure and interval
+    figures = summarize(RatedSet(set_dir), held_out=True)["all"]["scorer_vs_majority"]["held_out"]
+    assert (figures["frames"], figures["agreement"], figures["interval"]) == (
+        held["all"]["frames"], held["all"]["agreement"], held["all"]["interval"])
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "Scorer against the raters' strict majority on the held-out frames with at least 3 ratings" in text
+    # a ratings file carries no split: the report says n/a
+    (tmp_path / "ratings.csv").write_text("frame_id,rater,rating\n" + "".join(
+        f"{r.frame_id},{r.rater},{r.answer}\n" for r in ratings))
+    done = cli("eval", "report", tmp_path / "accept", "--ratings", tmp_path / "ratings.csv", "--out",
+               tmp_path / "report2", "--no-plots")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "report2" / "report.json").read_text())["ratings"][
+        "scorer_vs_majority_held_out"] is None
+    assert "a ratings file carries no tuning / held-out split" in (tmp_path / "report2" / "report.md").read_text()

@@ -234,6 +234,19 @@ def load_human_ratings(path, items) -> list:
     return [HumanRating(r.frame_id, r.rater, r.answer, r.seconds) for r in ratings]
 
 
+def load_rating_split(path, items):
+    """The stored tuning / held-out split of a rated set folder (what `ratings DIR --held-out` reads), on the runs'
+    frames; None for a ratings file, which carries no split (the report then says so)."""
+    from ..rating.store import DB_NAME, RatingStore
+
+    path = Path(path)
+    if not (path.is_dir() and (path / DB_NAME).is_file()):
+        return None
+    frames = {i.frame_id: i.environment for i in items}
+    split = RatingStore(path, frames).split()
+    return {f: part for f, part in split.items() if f in frames}
+
+
 def run_command(args) -> dict:
     from ..answers.stats import DEFAULT_SEED
 
@@ -286,7 +299,8 @@ def run_command(args) -> dict:
         ratings = None
         if args.ratings is not None:
             ratings = lambda items: load_human_ratings(args.ratings, items)  # noqa: E731
-        return build_report(args.runs, args.out, prices=prices, ratings=ratings,
+        split = None if args.ratings is None else (lambda items: load_rating_split(args.ratings, items))  # noqa: E731
+        return build_report(args.runs, args.out, prices=prices, ratings=ratings, rating_split=split,
                             seed=DEFAULT_SEED if args.seed is None else args.seed, plots=not args.no_plots,
                             documentation_frames=args.documentation_frames, authors=_authors(args.authors),
                             human_rate=_human_rate(args.human_rate), real_dirs=args.real)

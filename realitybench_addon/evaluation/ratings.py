@@ -8,8 +8,11 @@ Reported:
   - Krippendorff's alpha (nominal) over all raters and frames;
   - raw agreement: the share of agreeing rater pairs over all pairs of ratings of one frame;
   - the scorer's agreement with the raters' majority (frames with a strict majority that the
-    scorer accepts or rejects; ties and gray/unscored frames left out). The held-out view of this,
-    on the stored 60/40 split, is `python -m realitybench_addon ratings DIR --held-out`;
+    scorer accepts or rejects; ties and gray/unscored frames left out);
+  - the paper's Table 13 "Scorer (held-out)": with the stored 60/40 split of a rated set folder, the
+    scorer against the raters' strict majority on the held-out frames with at least three ratings,
+    ties excluded, per environment and over all, by answers/majority.py, the same function
+    `python -m realitybench_addon ratings DIR --held-out` uses (a ratings file has no split: n/a);
   - each rater as a "model": the acceptability metrics against the scorer on the frames they rated
     (the spec's single-human-rater baseline).
 """
@@ -17,9 +20,13 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from types import SimpleNamespace
+from typing import Optional
+
 from . import metrics as M
 from ..answers import stats
 from ..answers.items import Item
+from ..answers.majority import MIN_MAJORITY_RATINGS, scorer_vs_majority, votes_by_frame
 
 RATINGS = ("accept", "reject")
 
@@ -36,7 +43,19 @@ def rows_for(items_by_id: dict, decisions: dict) -> list[dict]:
     return rows
 
 
-def agreement(ratings: list[tuple[str, str, str]], items: list[Item]) -> dict:
+def held_out_scorer(ratings: list[tuple[str, str, str]], items: list[Item], split: dict) -> dict:
+    """The scorer (each item's exported verdict) against the raters' strict majority on the held-out frames."""
+    votes = votes_by_frame(SimpleNamespace(frame_id=f, rater=r, answer=v) for f, r, v in ratings)
+    verdicts = {i.frame_id: i.verdict for i in items}
+    environments = {i.frame_id: i.environment for i in items}
+    held = [f for f in verdicts if split.get(f) == "held_out"]
+    return {"min_ratings": MIN_MAJORITY_RATINGS, "all": scorer_vs_majority(votes, verdicts, environments, held),
+            "environments": {e: scorer_vs_majority(votes, verdicts, environments,
+                                                   [f for f in held if environments[f] == e])
+                             for e in sorted({environments[f] for f in held})}}
+
+
+def agreement(ratings: list[tuple[str, str, str]], items: list[Item], split: Optional[dict] = None) -> dict:
     by_id = {i.frame_id: i for i in items}
     frames = sorted({f for f, _, _ in ratings})
     raters = sorted({r for _, r, _ in ratings})
@@ -67,4 +86,5 @@ def agreement(ratings: list[tuple[str, str, str]], items: list[Item]) -> dict:
             "krippendorff_alpha_nominal": stats.krippendorff_alpha_nominal(matrix) if len(raters) > 1 else None,
             "raw_agreement": raw if pairs else None, "rating_pairs": pairs,
             "scorer_vs_majority": {"agreement": agree / n_majority if n_majority else None, "frames": n_majority},
+            "scorer_vs_majority_held_out": None if split is None else held_out_scorer(ratings, items, split),
             "per_rater": per_rater}

@@ -203,11 +203,13 @@ def _cost_plot_note(plotted: dict) -> str:
 def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None, ratings=None,
                  seed: int = stats.DEFAULT_SEED, plots: bool = True,
                  documentation_frames: str = counting.DEFAULT, authors=(), human_rate: Optional[float] = None,
-                 real_dirs=()) -> dict:
+                 real_dirs=(), rating_split=None) -> dict:
     """The report's tables, figures and report.md in `out_dir`. `ratings`: a function from the runs'
     items to human ratings (human_baseline.HumanRating, or (frame id, rater, answer) triples), for the
     human-baseline sections; `authors`: raters left out of the non-author pool; `human_rate`: USD per hour
-    of one human pass. `documentation_frames`: which frames count for documentation (answers/counting.py
+    of one human pass; `rating_split`: a function from the runs' items to the ratings' stored tuning / held-out
+    split (frame id -> part; None when the ratings carry none), for the scorer against the raters' majority on the
+    held-out frames. `documentation_frames`: which frames count for documentation (answers/counting.py
     RULES). `real_dirs`: runs of a folder of real photographs, compared with the rendered runs."""
     if not run_dirs:
         raise EvalError("eval report needs at least one run folder")
@@ -238,7 +240,7 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
         human = HB.human_baseline(loaded, runs[0].items, labels, runs, summaries, authors=tuple(authors),
                                   rate=human_rate, seed=seed)
         rating_result = agreement([(r.frame_id, r.rater, r.answer) for r in loaded if r.answer in HB.DECISIONS],
-                                  runs[0].items)
+                                  runs[0].items, split=rating_split(runs[0].items) if rating_split else None)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise EvalError(f"--out {out} is a file, not a folder")
@@ -363,6 +365,28 @@ def _frames_section(c: dict) -> str:
             f"{c['environment_not_scored']}. Under `--documentation-frames {c['other_rule']}` "
             f"{c['documentation_other_rule']} frames would count for documentation. "
             + (_gray_sentence(c["gray"]) if "gray" in c else "") + "\n")
+
+
+def _held_out_text(h: Optional[dict]) -> str:
+    """The paper's Table 13 "Scorer (held-out)" column, as `ratings DIR --held-out` computes it."""
+    if h is None:
+        return ("Scorer against the raters' majority on the held-out frames: n/a (a ratings file carries no "
+                "tuning / held-out split; give the rated set folder, `--ratings SET_DIR`, whose split is stored).\n\n")
+
+    def cell(g):
+        if not g["frames"]:
+            return "–"
+        lo, hi = g["interval"]
+        return f"{g['agreement']:.2f} [{lo:.2f}, {hi:.2f}] ({g['frames']})"
+
+    rows = [[e, cell(g), g["ties_excluded"], g["scorer_unscored_excluded"]] for e, g in h["environments"].items()]
+    rows.append(["all", cell(h["all"]), h["all"]["ties_excluded"], h["all"]["scorer_unscored_excluded"]])
+    return ("Scorer against the raters' strict majority on the held-out frames with at least "
+            f"{h['min_ratings']} ratings, ties excluded (the paper's Table 13; the set's stored split and "
+            "answers/majority.py, as `ratings SET_DIR --held-out`; the scorer is the set's verdicts as exported, and "
+            "frames the runs did not ask, such as gray frames, are not in it):\n\n"
+            + md_table(["environment", "scorer (held-out) [95% CI] (frames)", "ties excluded",
+                        "scorer gray/unscored excluded"], rows) + "\n\n")
 
 
 def _ensemble_row(e: dict) -> list:
@@ -590,6 +614,10 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
         r = rating_result
         rows = [["all", r["frames"], r["ratings"], r["krippendorff_alpha_nominal"], r["raw_agreement"],
                  r["scorer_vs_majority"]["agreement"], r["scorer_vs_majority"]["frames"], None]]
+        held = r["scorer_vs_majority_held_out"]
+        if held is not None:
+            rows += [[f"held-out: {e}", g["frames"], None, None, None, g["agreement"], g["frames"], None]
+                     for e, g in [*held["environments"].items(), ("all", held["all"])]]
         for rater, d in r["per_rater"].items():
             rows.append([rater, d["frames"], d["frames"], None, None, d["agreement_with_scorer"], d["scored_frames"],
                          d["f1"]])
@@ -601,6 +629,7 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
                   f"(nominal): {fmt(r['krippendorff_alpha_nominal'])}; raw agreement (rater pairs): "
                   f"{fmt(r['raw_agreement'])}; the scorer agrees with the raters' majority on "
                   f"{fmt(r['scorer_vs_majority']['agreement'])} of {r['scorer_vs_majority']['frames']} frames.\n\n")
+        md.append(_held_out_text(r["scorer_vs_majority_held_out"]))
         md.append(md_table(["rater", "frames", "agreement with scorer", "precision", "recall", "F1 vs scorer"],
                             [[k, d["frames"], fmt(d["agreement_with_scorer"]), fmt(d["precision"]),
                               fmt(d["recall"]), fmt(d["f1"])] for k, d in r["per_rater"].items()]))
