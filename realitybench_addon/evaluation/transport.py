@@ -1,5 +1,5 @@
-"""HTTP for the model APIs: timeouts, a deadline and a size cap per attempt, retries, a concurrency
-limit and a requests-per-minute limit.
+"""HTTP for the model APIs: timeouts, a deadline and a size cap per attempt, retries that honour the
+server's waits, a concurrency limit, and requests- and tokens-per-minute pacing.
 
 Each attempt has a deadline for all of it (connect, TLS, sending, headers, body): the connect and
 read timeouts are clipped to the time left, and when it passes a timer shuts down the attempt's
