@@ -9,7 +9,8 @@ reference frame size (1600 px long side), renders only the frames whose geometri
 all pass and that have image terms (the funnel: a frame that fails geometry is rejected
 whatever the image says), and prints the accept / reject / gray / unscored shares, each
 term's failure rate, and the paper's accept share with the +-40% band the issue asks for.
-Image terms come from renders at --image-long-side px (pixel shares are per frame area).
+Image terms come from renders at --image-long-side px (pixel shares are per frame area; pixel counts are scaled by
+the area to the 1600 px frame's).
 It also prints each term's sole-failure rate (frames that this term alone turns away among the geometric
 terms: what adding or loosening it changes) and the scene build and per-frame geometric check times.
 --denoise renders as the export does (Cycles' denoiser on); without it the 2-sample images are noisy, which
@@ -36,6 +37,8 @@ from realitybench_addon.core.presets import load_environment_preset  # noqa: E40
 from realitybench_addon.core.terms import Outcome, evaluate  # noqa: E402
 from realitybench_addon.envs import registry  # noqa: E402
 
+REFERENCE_LONG_SIDE = 1600  # the paper's frame: geometric terms are measured at it, pixel counts refer to it
+
 
 def calibrate(env_name: str, frames: int, seed: int, image_long_side: int, geometric_only: bool = False,
               denoise: bool = False) -> None:
@@ -58,8 +61,8 @@ def calibrate(env_name: str, frames: int, seed: int, image_long_side: int, geome
             rendered = pipeline.run_frame(spec, long_side_px=image_long_side, render=True, samples=2, denoise=denoise,
                                           preset=preset, cache=pipeline.SHARED_CACHE)
             renders += 1
-            measurements = {**record["measurements"], **{k: v for k, v in rendered.record["measurements"].items()
-                                                         if k not in record["measurements"]}}
+            image = {k: v for k, v in rendered.record["measurements"].items() if k not in record["measurements"]}
+            measurements = {**record["measurements"], **scale_pixel_counts(image, preset, image_long_side)}
             results, verdict = evaluate(preset.terms, measurements, record["unscored_reason"])
             record = {"verdict": verdict.verdict.value, "terms": [r.to_dict() for r in results]}
         verdicts[record["verdict"]] += 1
@@ -72,9 +75,10 @@ def calibrate(env_name: str, frames: int, seed: int, image_long_side: int, geome
           + (", denoised" if denoise else "")
           + (" (geometric terms only: 'pending' frames pass every one)" if geometric_only else ""))
     px_terms = [t.name for t in preset.terms if t.kind == "image" and t.unit == "px"]
-    if px_terms and image_long_side != 1600 and not geometric_only:
-        print(f"  note: {', '.join(px_terms)} count pixels; read at {image_long_side} px they are not the reference "
-              "frame's: use --image-long-side 1600")
+    if px_terms and image_long_side != REFERENCE_LONG_SIDE and not geometric_only:
+        print(f"  note: {', '.join(px_terms)} count pixels; read at {image_long_side} px and scaled by the area to "
+              f"the {REFERENCE_LONG_SIDE} px frame's, as the sidebar's quick check does (exact: --image-long-side "
+              f"{REFERENCE_LONG_SIDE})")
     print("  verdicts: " + ", ".join(f"{k} {v:.3f}" for k, v in share.items() if v or k != "pending"))
     if paper is not None and not geometric_only:
         lo, hi = paper * 0.6, paper * 1.4
@@ -86,6 +90,15 @@ def calibrate(env_name: str, frames: int, seed: int, image_long_side: int, geome
     if builds:
         print(f"  scene build: median {np.median(builds) * 1000:.0f} ms; geometric check per frame: median "
               f"{np.median(geometric) * 1000:.1f} ms")
+
+
+def scale_pixel_counts(image_measurements: dict, preset, long_side: int) -> dict:
+    """Pixel-count image terms read at `long_side` scaled to the reference frame's area (the sidebar's quick
+    check does the same, `pipeline.render_image`): thresholds count pixels of a 1600 px frame."""
+    factor = (REFERENCE_LONG_SIDE / long_side) ** 2
+    keys = {t.measurement_key for t in preset.terms if t.kind == "image" and t.unit == "px"}
+    return {k: (float(v) * factor if k in keys and isinstance(v, (int, float)) and not isinstance(v, bool) else v)
+            for k, v in image_measurements.items()}
 
 
 def spec_poses(env_name: str) -> int:
