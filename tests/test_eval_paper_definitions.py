@@ -4,6 +4,7 @@ of what is asked and scored, the sim-to-real rules, and the scorer against the r
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -346,3 +347,66 @@ def test_report_gives_the_held_out_scorer_vs_majority_as_ratings_held_out_does(t
     assert json.loads((tmp_path / "report2" / "report.json").read_text())["ratings"][
         "scorer_vs_majority_held_out"] is None
     assert "a ratings file carries no tuning / held-out split" in (tmp_path / "report2" / "report.md").read_text()
+
+
+# ---- 4b. `ratings` rescores with the presets the set was exported with -------------------------------------------
+
+
+def test_ratings_rescores_with_the_exports_presets_and_refuses_other_ones(tmp_path):
+    """Ten rail_attachment frames at camera distances 0.6 .. 2.4 m. The export used a preset folder whose
+    rail_attachment accepts up to 1.2 m (shipped: 1.8 m); the manifest records the folder and
+    its hash. `ratings` must score with it (the verdicts counted here from the distances), refuse the shipped
+    preset when the folder is gone, and accept an explicit --presets."""
+    import shutil
+    import subprocess
+    import sys
+
+    from rating_support import make_scored_set
+    from realitybench_addon.core.presets import load_environment_preset, load_preset, shipped_presets_dir
+
+    distances = [0.6 + 0.2 * i for i in range(10)]
+    set_dir = make_scored_set(tmp_path / "set", [("rail_attachment", i, {"camera_distance": d})
+                                                  for i, d in enumerate(distances)])
+    shipped_text = (shipped_presets_dir() / "rail_attachment.toml").read_text()
+    shipped = load_environment_preset("rail_attachment")
+    assert shipped.term("camera_distance").comparator == "<=" and shipped.term("camera_distance").threshold > 1.2
+    edited_dir = tmp_path / "export-presets"
+    edited_dir.mkdir()
+    block = shipped_text.split("[terms.camera_distance]", 1)[1].split("\n[", 1)[0]
+    (edited_dir / "rail_attachment.toml").write_text(
+        shipped_text.replace(block, re.sub(r"\nthreshold = .*", "\nthreshold = 1.2", block)))
+    edited = load_preset(edited_dir / "rail_attachment.toml")
+    assert edited.content_hash() != shipped.content_hash()
+    manifest = {"config": {"preset_dirs": [str(edited_dir)]},
+                "versions": {"preset_hashes": {"rail_attachment": edited.content_hash()}}}
+    (set_dir / "manifest.json").write_text(json.dumps(manifest))
+
+    def ratings(*extra):
+        return subprocess.run([sys.executable, "-m", "realitybench_addon", "ratings", set_dir, *map(str, extra)],
+                              capture_output=True, text=True, timeout=120)
+
+    done = ratings()
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["preset_folders"] == [str(edited_dir)]
+    assert report["presets_source"] == "the set's manifest (config.preset_dirs)"
+    from realitybench_addon.rating.summary import rated_set
+
+    assert rated_set(set_dir).presets["rail_attachment"].content_hash() == edited.content_hash()
+    verdicts = rated_set(set_dir).verdicts
+    ids = sorted(verdicts)
+    expected = ["accept" if d <= 1.2 else "reject" for d in distances]  # the export's 1.2 m, not 1.8 m
+    assert [verdicts[f] for f in ids] == expected and "reject" in expected
+
+    shutil.rmtree(edited_dir)  # the export's presets are gone: the shipped ones would load, with another hash
+    done = ratings()
+    assert done.returncode == 2 and done.stdout == ""
+    line, = done.stderr.strip().splitlines()
+    assert line.startswith("error: ") and "rail_attachment" in line
+    assert edited.content_hash() in line and shipped.content_hash() in line
+    done = ratings("--presets", tmp_path / "nothing-here")  # explicit: rescored on purpose, and said so
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["presets_source"] == "--presets"
+    assert report["presets_differ_from_export"] == {"rail_attachment": {"exported": edited.content_hash(),
+                                                                        "loaded": shipped.content_hash()}}

@@ -41,7 +41,8 @@ def add_parsers(sub) -> None:
                                        "suggested from rater splits; import and export ratings")
     s.add_argument("directory", help="an exported set with ratings")
     s.add_argument("--presets", action="append", default=[], metavar="DIR",
-                   help="folder of preset TOML files searched before the shipped ones (repeatable)")
+                   help="folder of preset TOML files searched before the shipped ones (repeatable); default: the "
+                        "folders the set's manifest records, checked against the preset hashes it recorded")
     s.add_argument("--held-out", action="store_true",
                    help="also report the scorer on the held-out frames; freezes the scorer of every environment "
                         "reported (later gray edits there are refused)")
@@ -141,7 +142,7 @@ def run_ratings(args) -> dict:
     from ..setio import atomic_write
     from ..rating.files import ratings_file_bytes, read_ratings_file
     from ..rating.gray import apply_suggestions
-    from ..rating.summary import RatedSet, summarize, to_markdown
+    from ..rating.summary import RatedSet, rated_set, summarize, to_markdown
 
     if not 0.5 < args.clear_share <= 1:
         raise RatingsError(f"--clear-share {args.clear_share:g} must be above 0.5 and at most 1")
@@ -152,7 +153,7 @@ def run_ratings(args) -> dict:
     if args.apply_gray and args.held_out:
         raise RatingsError("--apply-gray and --held-out cannot go together: tune first, then report held-out")
     done = {}
-    rated = RatedSet(args.directory, args.presets)
+    rated = rated_set(args.directory, args.presets)  # the export's presets unless --presets says otherwise
     if args.import_file:
         ratings = read_ratings_file(args.import_file, rated.frame_keys())
         done["imported"] = rated.store.import_ratings(ratings, Path(args.import_file).name)
@@ -161,7 +162,7 @@ def run_ratings(args) -> dict:
     if args.apply_gray:
         written = apply_suggestions(rated.presets, report["gray_suggestions"], args.apply_gray, args.presets_out,
                                     rated.store.freezes())
-        edited = RatedSet(args.directory, [args.presets_out, *args.presets])
+        edited = RatedSet(args.directory, [args.presets_out, *rated.preset_dirs])
         report = summarize(edited, **options)
         changed = sorted(f for f in rated.verdicts if rated.verdicts[f] != edited.verdicts[f])
         done["applied"] = {"presets": written, "verdicts_changed": len(changed),

@@ -1,7 +1,13 @@
 """`ratings DIR`: the whole picture of a set's ratings, per environment and over all of them.
 
-The scorer is the set's presets (the shipped ones, or --presets folders first), re-applied to each
-frame's stored measurements, so a preset edit shows at once. Held-out frames stay sealed until
+The scorer is the set's presets re-applied to each frame's stored measurements, so a preset edit
+shows at once. Which presets: those the set was exported with, as its manifest records them
+(`config.preset_dirs` searched before the shipped ones; `versions.preset_hashes` per environment),
+not silently the shipped ones: `ratings DIR` loads the recorded folders, and when a loaded preset's
+hash differs from the recorded one it stops with one line naming the environment and both hashes.
+`--presets DIR` chooses the presets explicitly (the report then lists the environments whose preset
+differs from the export's). A set without a manifest is scored with the shipped presets, and the
+report says so (`presets_source`). Held-out frames stay sealed until
 asked for (`held_out=True`); the first time an environment's held-out frames are reported, its
 preset hash is recorded as frozen (store.freeze), and figures under any other preset are marked
 as no longer clean.
@@ -67,6 +73,53 @@ class RatedSet:
         cache: dict = {}
         return {f: documentation_keys(row["environment"], row.get("ground_truth") or {}, cache)
                 for f, row in self.rows.items()}
+
+
+def export_presets(directory) -> Optional[dict]:
+    """What the set's manifest records about the presets it was exported with: {"preset_dirs": [...],
+    "preset_hashes": {environment: hash}}; None for a set without a manifest."""
+    from ..core.errors import RealityBenchError
+    from ..setio import read_manifest
+
+    try:
+        manifest = read_manifest(Path(directory))
+    except RealityBenchError as exc:
+        raise RatingsError(str(exc)) from None
+    if manifest is None:
+        return None
+    config = manifest.get("config") if isinstance(manifest.get("config"), dict) else {}
+    versions = manifest.get("versions") if isinstance(manifest.get("versions"), dict) else {}
+    hashes = versions.get("preset_hashes") if isinstance(versions.get("preset_hashes"), dict) else {}
+    dirs = config.get("preset_dirs") if isinstance(config.get("preset_dirs"), (list, tuple)) else []
+    return {"preset_dirs": [str(d) for d in dirs], "preset_hashes": {e: h for e, h in hashes.items()
+                                                                     if isinstance(h, str)}}
+
+
+def rated_set(directory, presets: Iterable = ()) -> RatedSet:
+    """The rated set scored with the presets it was exported with (the manifest's preset folders), or with
+    `presets` when given explicitly; a RatingsError when a loaded preset is not the one the export recorded and
+    the presets were not chosen explicitly."""
+    explicit = [Path(p) for p in presets]
+    recorded = export_presets(directory)
+    dirs = explicit or ([Path(d) for d in recorded["preset_dirs"]] if recorded else [])
+    rated = RatedSet(directory, dirs)
+    hashes = (recorded or {}).get("preset_hashes", {})
+    differ = {}
+    for env in sorted(set(rated.environments.values())):
+        loaded = rated.presets[env].content_hash()
+        if env in hashes and hashes[env] != loaded:
+            differ[env] = {"exported": hashes[env], "loaded": loaded}
+    if differ and not explicit:
+        env, h = next(iter(differ.items()))
+        where = ("the preset folders the manifest records, " + ", ".join(map(str, dirs)) + ", then the shipped ones"
+                 if dirs else "the shipped presets")
+        raise RatingsError(f"{rated.directory} was exported with {env} preset {h['exported']}, but {where} give "
+                           f"{h['loaded']}: the verdicts would change silently; give the export's preset folder with "
+                           f"--presets DIR (or --presets to rescore with other presets on purpose)")
+    rated.presets_source = ("--presets" if explicit else "the set's manifest (config.preset_dirs)" if recorded
+                            else "shipped (the set has no manifest.json)")
+    rated.presets_differ_from_export = differ
+    return rated
 
 
 def _field_score(rated: RatedSet, rating, cache: dict) -> Optional[float]:
@@ -139,6 +192,8 @@ def summarize(rated: RatedSet, *, held_out: bool = False, clear_share: float = C
               "split": {part: sum(1 for p in split.values() if p == part) for part in ("tuning", "held_out")},
               "presets": {e: rated.presets[e].content_hash() for e in environments},
               "preset_folders": [str(p) for p in rated.preset_dirs],
+              "presets_source": getattr(rated, "presets_source", "--presets" if rated.preset_dirs else "shipped"),
+              "presets_differ_from_export": getattr(rated, "presets_differ_from_export", {}),
               "per_rater": _per_rater(rated, ratings), "environments": {}, "gray_suggestions": []}
     frames_of, ratings_of = defaultdict(set), defaultdict(list)  # by environment, in one pass each
     for f, e in rated.environments.items():
@@ -183,6 +238,11 @@ def to_markdown(report: dict) -> str:
              f"tuning / {report['split']['held_out']} held-out frames. Agree: raw agreement over rater pairs; "
              "alpha: Krippendorff's alpha (nominal); scorer: agreement with the raters' strict majority on frames "
              "with enough ratings, ties excluded, 95% interval, (frames).", "",
+             f"Scorer: the presets of {report.get('presets_source', 'shipped')}" + (
+                 "; differing from the export's: " + ", ".join(
+                     f"{e} ({h['exported']} exported, {h['loaded']} loaded)"
+                     for e, h in report["presets_differ_from_export"].items())
+                 if report.get("presets_differ_from_export") else "") + ".", "",
              "| set | frames | raters | ratings/frame | agree | alpha | scorer (tuning) | scorer (held-out) |",
              "|---|---|---|---|---|---|---|---|"]
     for name, g in [*report["environments"].items(), ("all", report["all"])]:
