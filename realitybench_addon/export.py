@@ -437,10 +437,10 @@ def _export_locked(config, presets, out, command, progress, max_frames, repair) 
             fid = result.frame.frame_id
             row = metadata_row(result.record, slot, config_hash)
             if config.extras:
-                atomic_write(out / EXTRAS / "masks" / env / f"{fid}.png", debug_images.mask_png(result.mask))
+                atomic_write(out / EXTRAS / "masks" / env / f"{fid}.png", debug_images.mask_png(result.mask), root=out)
                 atomic_write(out / EXTRAS / "overlays" / env / f"{fid}.jpg",
-                             debug_images.overlay_jpeg(result.jpeg, result.mask, row))
-            atomic_write(out / env / f"{fid}.jpg", result.jpeg)
+                             debug_images.overlay_jpeg(result.jpeg, result.mask, row), root=out)
+            atomic_write(out / env / f"{fid}.jpg", result.jpeg, root=out)  # no link below out is followed
             stats.timings["wall_s"] += time.perf_counter() - started
             # The slot's stats and count before its row, in one manifest write: a kill in between redoes the
             # slot, which replaces its stats, and a resume counts the frames from the rows.

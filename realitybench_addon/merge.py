@@ -19,7 +19,8 @@ from .core.render_settings import RenderSettings
 from .dataset_card import write_dataset_card
 from .export import (EXTRAS, ExportConfig, ExportError, check_same_presets, expected_frames, row_preset_hash,
                      stored_render_settings, write_contact_sheets)
-from .setio import append_row, image_path, read_manifest, read_rows, write_manifest
+from . import safefs
+from .setio import SetError, append_row, atomic_write, read_image, read_manifest, read_rows, write_manifest
 from .setlock import SetLock
 
 
@@ -91,7 +92,7 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> di
         for d in {d.resolve(): d for d in shard_dirs}.values():  # a shard named twice is refused below
             try:  # no export may write a shard while it is read; a read-only shard needs no lock
                 held.enter_context(SetLock(d, "merge (reading)"))
-            except (PermissionError, FileNotFoundError, NotADirectoryError):
+            except OSError:  # read-only (EROFS, EACCES), missing: nothing can write it either
                 pass
         config, settings, manifests = _check_shards(shard_dirs)
         presets = {env: load_environment_preset(env, [Path(p) for p in config.preset_dirs])
@@ -106,8 +107,12 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> di
                 if key in seen:
                     raise MergeError(f"frame slot {key} appears in {seen[key]} and {d}")
                 seen[key] = d
-                if not image_path(d, row).is_file():
-                    raise MergeError(f"{d}: frame {row['frame_id']} has no image {row['file_name']}")
+                try:  # opened below the shard without following a link, a regular file within the cap
+                    os.close(safefs.open_regular(d, row["file_name"], "image"))
+                except FileNotFoundError:
+                    raise MergeError(f"{d}: frame {row['frame_id']} has no image {row['file_name']}") from None
+                except (SetError, OSError) as exc:
+                    raise MergeError(f"{d}: frame {row['frame_id']}: {exc}") from None
             rows_by_shard.append(rows)
         expected = expected_frames(config, presets)
         if len(seen) != expected:
@@ -119,15 +124,18 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> di
         try:
             with SetLock(staging, "merge"):
                 for d, rows in zip(shard_dirs, rows_by_shard):
-                    for row in rows:
-                        target = staging / row["file_name"]
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        shutil.copy2(image_path(d, row), target)
+                    for row in rows:  # read and written without following a link (safefs.py)
+                        try:
+                            atomic_write(staging / row["file_name"], read_image(d, row), root=staging)
+                        except SetError as exc:
+                            raise MergeError(f"{d}: frame {row['frame_id']}: {exc}") from None
                         for kind, suffix in (("masks", ".png"), ("overlays", ".jpg")):
-                            extra = d / EXTRAS / kind / row["environment"] / f"{row['frame_id']}{suffix}"
-                            if extra.is_file() and extra.resolve().is_relative_to(d.resolve()):
-                                (staging / EXTRAS / kind / row["environment"]).mkdir(parents=True, exist_ok=True)
-                                shutil.copy2(extra, staging / EXTRAS / kind / row["environment"] / extra.name)
+                            extra = f"{EXTRAS}/{kind}/{row['environment']}/{row['frame_id']}{suffix}"
+                            try:
+                                data = safefs.read_bytes(d, extra, "image")
+                            except (FileNotFoundError, NotADirectoryError, SetError):
+                                continue  # extras are optional; one that is a link is not copied
+                            atomic_write(staging / extra, data, root=staging)
                         append_row(staging, row)
                 write_manifest(staging, {
                     "command": "merge", "config": config.identity(), "config_hash": config.content_hash(),

@@ -12,7 +12,10 @@ damage, not a crash artefact: readers stop with a `SetError` naming the line, an
 `export --repair` keeps every good row and re-renders only the bad ones.
 
 A set is a folder people pass around, so nothing in it is trusted: every row's image path must be
-`ENVIRONMENT/FRAME_ID.jpg` with plain names, and must resolve (links followed) inside the set.
+`ENVIRONMENT/FRAME_ID.jpg` with plain names, and must resolve (links followed) inside the set. Every
+file of a set is read and written through safefs.py (no link below the folder the user named is ever
+followed, regular files only, a size cap per kind, writes by create-new-then-rename), and every line is
+parsed by core/safe_parse.py (lines end at b"\n" only; depth, length and integer limits).
 """
 from __future__ import annotations
 
@@ -24,7 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .core.errors import RealityBenchError
+from . import safefs
+from .core.safe_parse import InputError, loads_json, split_lines
+from .safefs import SetError
 
 METADATA = "metadata.jsonl"
 MANIFEST = "manifest.json"
@@ -46,32 +51,30 @@ def jsonable(value):
     return value
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Temporary file, fsync, rename: readers see the old file or the whole new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.partial")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+def _split(path: Path, root) -> tuple[Path, str]:
+    """(root, path relative to it): `root` is the folder the user named (links below it are never followed);
+    without one, the file's own folder."""
+    path = Path(path)
+    if root is None:
+        return path.parent, path.name
+    return Path(root), path.relative_to(root).as_posix()
 
 
-def append_jsonl(path: Path, row: dict) -> None:
-    """Append one JSON line to `path` and fsync it: after a kill the line is whole or torn, never half-synced."""
+def atomic_write(path: Path, data: bytes, *, root=None) -> None:
+    """Temporary file (created new, no link followed), fsync, rename: readers see the old file or the whole
+    new one. With `root` (the set's folder), no folder between it and the file may be a link."""
+    safefs.write_atomic(*_split(path, root), data)
+
+
+def append_jsonl(path: Path, row: dict, *, root=None) -> None:
+    """Append one JSON line to `path` and fsync it: after a kill the line is whole or torn, never half-synced.
+    The file is opened without following a link (see `atomic_write` for `root`)."""
     line = json.dumps(jsonable(row), ensure_ascii=False, separators=(",", ":")) + "\n"
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(line)
-        fh.flush()
-        os.fsync(fh.fileno())
+    safefs.append(*_split(path, root), line.encode("utf-8"))
 
 
 def append_row(directory: Path, row: dict) -> None:
-    append_jsonl(directory / METADATA, row)
-
-
-class SetError(RealityBenchError, ValueError):
-    """A set on disk is damaged or hostile; the message names the file and the line."""
+    append_jsonl(Path(directory) / METADATA, row)
 
 
 # Names that are one plain path component: no separator, no "..", no leading dot.
@@ -105,12 +108,32 @@ def row_problem(row, directory: Path, root: Path | None = None) -> str | None:
 
 def image_path(directory: Path, row: dict) -> Path:
     """The image of a row already checked by `read_rows`, checked again at the moment of use (a link
-    can be swapped in after the rows were read)."""
+    can be swapped in after the rows were read). To read the image, use `read_image` or `open_image`:
+    they open it without following links, so a swap after this check gains nothing."""
     root = Path(directory).resolve()
     path = (root / row["file_name"]).resolve()
     if not path.is_relative_to(root):
         raise SetError(f"{Path(directory) / METADATA}: frame {row['frame_id']}: image leads outside the set")
     return path
+
+
+def read_image(directory: Path, row: dict) -> bytes:
+    """The bytes of a row's image, read from a descriptor opened below the set without following any link
+    (an environment folder swapped for a link to outside is refused, whenever it is swapped)."""
+    return safefs.read_bytes(directory, _image_name(directory, row), "image")
+
+
+def open_image(directory: Path, row: dict):
+    """A row's image as a binary file object (see `read_image`), for a server that streams it."""
+    return safefs.open_file(directory, _image_name(directory, row), "image")
+
+
+def _image_name(directory: Path, row: dict) -> str:
+    name = row.get("file_name") if isinstance(row, dict) else None
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*/[A-Za-z0-9_][A-Za-z0-9_.-]*", name) \
+            or ".." in name:
+        raise SetError(f"{Path(directory) / METADATA}: image {str(name)[:120]!r} is not ENVIRONMENT/FRAME_ID.jpg")
+    return name
 
 
 def read_rows(directory: Path, *, repair: bool = False) -> list[dict]:
@@ -136,18 +159,20 @@ def scan_jsonl(path: Path) -> tuple[list[tuple[int, object, bytes]], list[tuple[
     """Every line of a JSONL file, forgiving: (line number, value, the line's bytes) for each parsed line,
     (line number, why) for each damaged one, and the byte length of the whole lines. A last line without
     its newline is torn, not damaged: it is left out of both lists and of the length."""
-    data = path.read_bytes() if path.exists() else b""
+    path = Path(path)
+    try:
+        data = safefs.read_bytes(path.parent, path.name, "metadata")
+    except FileNotFoundError:
+        data = b""
+    lines, _torn = split_lines(data)  # only b"\n" ends a line; a torn last line (a kill mid-append) is left out
     parsed, damaged, whole_end = [], [], 0
-    for number, line in enumerate(data.splitlines(keepends=True), 1):
-        if not line.endswith(b"\n"):
-            break  # torn by a kill mid-append: the only damage a crash leaves
+    for number, body in enumerate(lines, 1):
+        line = body + b"\n"
         whole_end += len(line)
         try:
-            parsed.append((number, json.loads(line), line))
-        except json.JSONDecodeError as exc:
-            damaged.append((number, f"not JSON ({exc.msg} at column {exc.colno})"))
-        except UnicodeDecodeError:
-            damaged.append((number, "not UTF-8 text"))
+            parsed.append((number, loads_json(body), line))
+        except InputError as exc:
+            damaged.append((number, str(exc)))
     return parsed, damaged, whole_end
 
 
@@ -161,8 +186,7 @@ def read_jsonl(path: Path, *, repair: bool = False) -> list[dict]:
         more = f" (and {len(damaged) - 1} more)" if len(damaged) > 1 else ""
         raise SetError(f"{path} line {number} is damaged: {why}{more}")
     if repair and path.exists() and whole_end < path.stat().st_size:
-        with open(path, "r+b") as fh:
-            fh.truncate(whole_end)
+        safefs.truncate(path.parent, path.name, whole_end)
     return [value for _, value, _ in parsed]
 
 
@@ -172,20 +196,25 @@ def write_manifest(directory: Path, manifest: dict) -> None:
 
 def read_manifest(directory: Path) -> dict | None:
     path = Path(directory) / MANIFEST
-    if not path.exists():
+    try:
+        data = safefs.read_bytes(directory, MANIFEST, "manifest")
+    except FileNotFoundError:
         return None
     try:
-        manifest = json.loads(path.read_bytes())
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        manifest = None
+        manifest = loads_json(data, max_bytes=safefs.CAPS["manifest"])
+    except InputError as exc:
+        raise SetError(f"{path} is damaged ({exc})") from None
     if not isinstance(manifest, dict):
         raise SetError(f"{path} is damaged (not a JSON object)")
     return manifest
 
 
 def remove_partials(directory: Path) -> int:
+    """Remove every `.NAME.partial` left by a killed write, below `directory` without entering links."""
     count = 0
-    for path in directory.rglob(".*.partial"):
-        path.unlink()
-        count += 1
+    for _, _, files, dir_fd in os.fwalk(directory, follow_symlinks=False):
+        for name in files:
+            if name.startswith(".") and name.endswith(".partial"):
+                os.unlink(name, dir_fd=dir_fd)  # the name itself, never a link's target
+                count += 1
     return count

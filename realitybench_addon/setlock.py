@@ -9,13 +9,20 @@ for that, up to ORPHAN_WAIT_S, instead of refusing.
 
 Worker processes of one export (`--recycle-every`) inherit the parent's open lock file through
 REALITYBENCH_LOCK_FD and so share its lock instead of competing for it.
+
+A set is a folder people pass around, so the lock file is opened without following a link
+(O_NOFOLLOW, relative to the folder's descriptor) and must be a regular file: a `.realitybench.lock`
+that is a link (to a file the user can write, or to a missing path) is refused with one line, and
+neither its target nor anything else outside the set is created or truncated.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
 import socket
+import stat
 import sys
 import time
 from pathlib import Path
@@ -33,26 +40,32 @@ class SetLocked(RealityBenchError, RuntimeError):
 ORPHAN_WAIT_S = 15.0
 
 
+def _read_info(path: Path) -> dict:
+    """The lock file's JSON, read without following a link (a link or odd file reads as nothing)."""
+    from .safefs import read_bytes
+    return json.loads(read_bytes(path.parent, path.name, "lock"))
+
+
 def _holder_is_dead_here(path: Path) -> bool:
     """The lock file names a process on this host that no longer exists."""
     try:
-        info = json.loads(path.read_text())
+        info = _read_info(path)
         if info["host"] != socket.gethostname():
             return False
         os.kill(int(info["pid"]), 0)
     except ProcessLookupError:
         return True
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return False
     return False
 
 
 def _holder(path: Path) -> str:
     try:
-        info = json.loads(path.read_text())
+        info = _read_info(path)
         since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info["since"]))
         return f"{info['purpose']} (pid {info['pid']} on {info['host']}, since {since})"
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return "another process"
 
 
@@ -72,7 +85,7 @@ class SetLock:
             return None
         fd = int(text)
         try:
-            held, here = os.fstat(fd), os.stat(self.path)
+            held, here = os.fstat(fd), os.stat(self.path, follow_symlinks=False)
         except OSError:
             return None
         return fd if (held.st_dev, held.st_ino) == (here.st_dev, here.st_ino) else None
@@ -83,7 +96,7 @@ class SetLock:
             self.fd, self.inherited = inherited, True
             return self
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = self._open()
         deadline = time.monotonic() + ORPHAN_WAIT_S
         while True:
             try:
@@ -104,6 +117,24 @@ class SetLock:
         os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
         self.fd = fd
         return self
+
+    def _open(self) -> int:
+        """The lock file, opened relative to the folder without following a link, and a regular file."""
+        folder = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            fd = os.open(LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644,
+                         dir_fd=folder)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR, errno.ENOTDIR):
+                raise SetLocked(f"{self.path} is a link or not a regular file; a set's lock file is never followed "
+                                "outside the folder: remove it and run again") from None
+            raise
+        finally:
+            os.close(folder)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise SetLocked(f"{self.path} is not a regular file (a pipe or device); remove it and run again")
+        return fd
 
     def release(self) -> None:
         if self.fd is None:

@@ -444,10 +444,10 @@ def die_inside(kind, path, data):
             fh.write(data[: len(data) // 2])
         os.kill(os.getpid(), signal.SIGKILL)
 
-def killing_atomic_write(path, data):
+def killing_atomic_write(path, data, **kw):
     kind = "manifest" if Path(path).name == setio.MANIFEST else "image"
     die_inside(kind, Path(path).with_name(f".{Path(path).name}.partial"), data)
-    atomic_write(path, data)
+    atomic_write(path, data, **kw)
 
 def killing_append_row(directory, row):
     import json

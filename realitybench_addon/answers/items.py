@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional
 
-from ..setio import METADATA, SetError, image_path, read_rows
+from ..setio import METADATA, SetError, image_path, read_image, read_rows
 from . import counting
 
 JSON_TYPES = ("boolean", "number", "string", "array")
@@ -149,7 +149,7 @@ def load_set(directory) -> list[AskItem]:
         seen.add(row["frame_id"])
         try:
             path = image_path(directory, row)
-            image = path.read_bytes()
+            image = read_image(directory, row)  # no link followed, a regular file within the cap (safefs.py)
         except OSError:
             raise SetError(f"frame {row['frame_id']}: image {directory / row['file_name']} is missing") from None
         ground_truth = row["ground_truth"] or {}

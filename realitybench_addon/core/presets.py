@@ -31,12 +31,12 @@ import hashlib
 import json
 import math
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from .errors import RealityBenchError
+from .safe_parse import InputError, loads_toml
 from .terms import COMPARATORS, KINDS, UNIT_RANGES, TermSpec
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -45,6 +45,7 @@ TOP_KEYS = {"environment", "blur_limit_px", "acceptability_scored", "paper_accep
 TERM_KEYS = {"label", "kind", "unit", "comparator", "threshold", "gray", "gray_measure", "measure", "description"}
 REQUIRED_TERM_KEYS = ("label", "kind", "unit", "comparator")
 SHARP_TERM = "sharp_at_target"
+PRESET_MAX_BYTES = 1024 * 1024  # safefs.CAPS["preset"]
 
 
 class PresetError(RealityBenchError, ValueError):
@@ -241,19 +242,19 @@ def preset_from_dict(data: Any, source: str = "<memory>") -> Preset:
 def load_preset(path: str | Path) -> Preset:
     path = Path(path)
     source = str(path)
+    from ..safefs import read_path  # the file layer: regular files only, within a size cap (no bpy)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = read_path(path, "preset")
     except FileNotFoundError:
         raise PresetError(source, "<file>", "no such preset file") from None
     except OSError as exc:
         raise PresetError(source, "<file>", f"cannot be read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise PresetError(source, "<file>", f"is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
-                          f"{exc.start}); TOML files must be UTF-8") from None
+    except RealityBenchError as exc:  # a pipe, a device, a folder, or over the preset size cap
+        raise PresetError(source, "<file>", str(exc)) from None
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise PresetError(source, "<toml>", f"is not valid TOML: {exc}") from None
+        data = loads_toml(raw, max_bytes=PRESET_MAX_BYTES)  # BOM dropped; depth and number limits
+    except InputError as exc:
+        raise PresetError(source, "<toml>", str(exc)) from None
     preset = preset_from_dict(data, source)
     if path.stem != preset.environment and not path.stem.startswith(preset.environment + "."):
         raise PresetError(source, "environment", f"{preset.environment!r} does not match the file name {path.name!r}")

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from typing import Optional, Sequence, TypeVar
 
 import numpy as np
+
+from .errors import RealityBenchError
 
 T = TypeVar("T")
 
@@ -76,16 +79,23 @@ def frame_id(set_seed: int, environment: str, stratum: str, index: int) -> str:
     return f"{environment}-{stratum}-s{_check_seed('set seed', set_seed)}-{_check_seed('frame index', index):06d}"
 
 
+class FrameIdError(RealityBenchError, ValueError):
+    """A frame id that is not ENV-STRATUM-sSEED-INDEX; the message is one line."""
+
+
+_FRAME_ID = re.compile(r"([a-z][a-z0-9_]{0,63})-([a-z]+)-s([0-9]{1,20})-([0-9]{1,20})", re.ASCII)
+
+
 def parse_frame_id(fid: str) -> tuple[int, str, str, int]:
-    """Inverse of `frame_id`: (set seed, environment, stratum, index)."""
-    try:
-        env_and_stratum, seed_part, index_part = fid.rsplit("-", 2)
-        environment, stratum = env_and_stratum.rsplit("-", 1)
-        if not seed_part.startswith("s"):
-            raise ValueError
-        return int(seed_part[1:]), environment, stratum, int(index_part)
-    except ValueError:
-        raise ValueError(f"malformed frame id {fid!r}; expected ENV-STRATUM-sSEED-INDEX") from None
+    """Inverse of `frame_id`: (set seed, environment, stratum, index). ASCII digits only (int() would take
+    Arabic-Indic digits, underscores and spaces), a known stratum, at most 20 digits each."""
+    match = _FRAME_ID.fullmatch(fid) if isinstance(fid, str) else None
+    if match is None or match.group(2) not in STRATA:
+        shown = repr(fid[:120] if isinstance(fid, str) else fid)
+        why = "" if match is None else f" (stratum {match.group(2)!r} is not one of {', '.join(STRATA)})"
+        raise FrameIdError(f"malformed frame id {shown}{why}; expected ENV-STRATUM-sSEED-INDEX")
+    environment, stratum, seed, index = match.groups()
+    return int(seed), environment, stratum, int(index)
 
 
 def log_uniform(rng: np.random.Generator, lo: float, hi: float) -> float:

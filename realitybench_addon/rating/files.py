@@ -30,6 +30,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
+from ..core.errors import RealityBenchError
+from ..core.safe_parse import InputError, csv_rows, loads_json, one_line, split_lines
+from ..safefs import read_path
 from .errors import RatingsError
 
 ANSWERS = ("accept", "reject", "cant_tell")
@@ -134,16 +137,16 @@ def _parse_row(row, keys_of: Mapping) -> Rating:
             raise RatingsError(f"{key} is missing or empty")
     frame_id = row["frame_id"].strip()
     if frame_id not in keys_of:
-        raise RatingsError(f"frame {frame_id} is not in the set")
+        raise RatingsError(f"frame {one_line(frame_id, 120)} is not in the set")
     fields = row.get("fields")
     if isinstance(fields, str):
         if fields.strip() == "":
             fields = None
         else:
             try:
-                fields = json.loads(fields)
-            except ValueError:
-                raise RatingsError(f"fields {row['fields']!r} is not JSON") from None
+                fields = loads_json(fields)
+            except InputError as exc:
+                raise RatingsError(f"fields {one_line(row['fields'], 80)!r} {exc}") from None
     if fields is not None and not isinstance(fields, dict):
         raise RatingsError("fields must be a JSON object")
     keys = keys_of[frame_id]
@@ -168,27 +171,40 @@ def read_ratings_file(path, frames: Union[Mapping[str, Keys], Iterable[str]]) ->
     `frames` maps each of the set's frame ids to its documentation keys, so fields are checked by
     name and type; given only frame ids, the fields are checked to be an object of JSON values."""
     path = Path(path)
+    if path.suffix.lower() not in (".jsonl", ".csv"):
+        raise RatingsError(f"ratings file {path}: the name must end in .csv or .jsonl")
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        data = read_path(path, "ratings")  # a regular file within the cap: a FIFO or a device is refused
     except FileNotFoundError:
         raise RatingsError(f"ratings file {path} not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RatingsError(f"ratings file {path} cannot be read ({exc})") from None
+    except OSError as exc:
+        raise RatingsError(f"ratings file {path} cannot be read ({exc.strerror or exc})") from None
+    except RealityBenchError as exc:
+        raise RatingsError(f"ratings file {exc}") from None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]  # a spreadsheet's byte order mark
     if path.suffix.lower() == ".jsonl":
         rows = []
-        for n, line in enumerate(text.splitlines(), 1):
+        lines, last = split_lines(data)  # lines end at b"\n" only (a stray \r hides nothing)
+        for n, line in enumerate(lines + ([last] if last.strip() else []), 1):
             if line.strip():
                 try:
-                    rows.append((n, json.loads(line)))
-                except ValueError:
-                    raise RatingsError(f"ratings file {path}: line {n} is not JSON") from None
-    elif path.suffix.lower() == ".csv":
-        reader = csv.DictReader(io.StringIO(text))
-        if reader.fieldnames is None or not {"frame_id", "rater", "rating"} <= set(reader.fieldnames):
-            raise RatingsError(f"ratings file {path}: needs a header with frame_id,rater,rating")
-        rows = [(reader.line_num, {k: _unescape_cell(v) for k, v in r.items()}) for r in reader]
+                    rows.append((n, loads_json(line)))
+                except InputError as exc:
+                    raise RatingsError(f"ratings file {path}: line {n} is not JSON ({exc})") from None
     else:
-        raise RatingsError(f"ratings file {path}: the name must end in .csv or .jsonl")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RatingsError(f"ratings file {path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+                               f"{exc.start})") from None
+        try:
+            fieldnames, parsed = csv_rows(text)
+        except InputError as exc:
+            raise RatingsError(f"ratings file {path}: {exc}") from None
+        if fieldnames is None or not {"frame_id", "rater", "rating"} <= set(fieldnames):
+            raise RatingsError(f"ratings file {path}: needs a header with frame_id,rater,rating")
+        rows = [(n, {k: _unescape_cell(v) for k, v in r.items()}) for n, r in parsed]
     keys_of = frames if isinstance(frames, Mapping) else dict.fromkeys(frames)
     out, seen = [], set()
     for n, row in rows:

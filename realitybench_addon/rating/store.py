@@ -17,6 +17,7 @@ import gc
 import json
 import secrets
 import sqlite3
+import stat
 import threading
 import time
 from contextlib import contextmanager
@@ -24,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Optional
 
+from ..core.safe_parse import InputError, loads_json, one_line
 from .errors import RatingsError
 from .files import ANSWERS, Rating
 from .split import PARTS, make_split
@@ -95,10 +97,26 @@ class RatingStore:
     def __init__(self, set_dir, frames: dict[str, str]):
         self.path = Path(set_dir) / DB_NAME
         self.frames = dict(frames)
+        self._check_files()
         try:
             self._open_once()
         except sqlite3.DatabaseError as exc:
             raise RatingsError(f"cannot use the ratings database {self.path}: {exc}") from None
+
+    def _check_files(self) -> None:
+        """The database and SQLite's side files are plain files of the set, never links: SQLite follows a
+        link, and would write through one outside the set (a set is a folder people pass around)."""
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            path = self.path.with_name(DB_NAME + suffix)
+            try:
+                mode = path.lstat().st_mode
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise RatingsError(f"cannot use the ratings database {path}: {exc.strerror}") from None
+            if not stat.S_ISREG(mode):
+                raise RatingsError(f"{path} is a link or not a regular file; a set's ratings database must be a "
+                                   "plain file inside the set: remove it and run again")
 
     def _open_once(self) -> None:
         """Make the file, its tables, its secret and split (all idempotent), retrying while another
@@ -188,8 +206,16 @@ class RatingStore:
             query += " ORDER BY frame_id, rater"
         with self.connect() as db, _no_cyclic_gc():
             rows = db.execute(query, args).fetchall()
-            loads = json.loads
-            return [Rating(f, r, a, s, fields and loads(fields), at) for f, r, a, s, fields, at in rows]
+            try:
+                loads = json.loads
+                return [Rating(f, r, a, s, fields and loads(fields), at) for f, r, a, s, fields, at in rows]
+            except (ValueError, RecursionError):  # a database edited by hand: find the row for the message
+                for f, r, a, s, fields, at in rows:
+                    try:
+                        fields and loads_json(fields)
+                    except InputError as exc:
+                        raise RatingsError(f"{self.path}: the fields of {r!r} for {one_line(f, 120)} {exc}") from None
+                raise
 
     def answers_of(self, rater: str) -> dict[str, Rating]:
         return {r.frame_id: r for r in self.ratings(rater)}
@@ -199,8 +225,11 @@ class RatingStore:
         skipped; one that differs is an error, and nothing is imported."""
         ratings = list(ratings)
         with self.connect(write=True) as db:
-            existing = {(f, r): (a, None if fl is None else json.loads(fl)) for f, r, a, fl in
-                        db.execute("SELECT frame_id, rater, answer, fields FROM ratings")}
+            try:
+                existing = {(f, r): (a, None if fl is None else loads_json(fl)) for f, r, a, fl in
+                            db.execute("SELECT frame_id, rater, answer, fields FROM ratings")}
+            except InputError as exc:
+                raise RatingsError(f"{self.path}: a rating's fields {exc}") from None
             added = []
             for r in ratings:
                 old = existing.get((r.frame_id, r.rater))
