@@ -47,6 +47,7 @@ def base(server, provider):
 
 
 def ask(set_dir, out, server, provider="openai", settings=None, transport=FAST, **kw):
+    kw.setdefault("include_gray", True)  # these transport tests ask every frame of the set, its gray one too
     return ask_set(set_dir, out, provider=providers.get(provider), model="test-model", base_url=base(server, provider),
                    settings=settings or providers.Settings(image_detail="high" if provider == "openai" else None),
                    transport=transport, api_key_env="RB_TEST_KEY", progress=kw.pop("progress", None), **kw)

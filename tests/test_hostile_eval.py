@@ -99,6 +99,7 @@ def error_line(done) -> str:
 
 def three_frames(tmp_path):
     frames = standard_frames()[:3]
+    frames[2] = {**frames[2], "verdict": "reject", "gray": [], "failing": ["some_term"]}  # a gray frame is not asked
     return frames, make_set(tmp_path / "set", frames)
 
 
