@@ -38,7 +38,9 @@ def error_line(done) -> str:
 
 @pytest.fixture()
 def frames():
-    return standard_frames()[:3]
+    out = standard_frames()[:3]
+    out[2] = {**out[2], "verdict": "reject", "gray": [], "failing": ["some_term"]}  # a gray frame is not asked
+    return out
 
 
 @pytest.fixture()
