@@ -17,13 +17,16 @@
                                  runs; baselines are kept out (their cost of 0 is not a price)
     REPORTDIR/grammar.csv        out-of-grammar reasons per run (replies cut by the output cap apart);
                                  lenient-parse diagnostics
-    REPORTDIR/ratings.csv        with --ratings: alpha, raw agreement, scorer vs majority, per rater
+    REPORTDIR/ratings.csv        with --ratings: alpha, raw agreement, scorer vs majority, per rater; with a
+                                 rated set folder, the scorer vs majority on its held-out frames (Table 13)
     REPORTDIR/human_baseline.csv with --ratings: each rater's F1 [CI] and the runs on the same frames, the
                                  non-author pool, the cost of a human pass (human_baseline.py)
     REPORTDIR/variants.csv       runs of one model asked with other prompt variants: defect claims,
                                  rejections, documentation, exact McNemar (variants.py)
     REPORTDIR/sim_to_real.csv, sim_to_real_correlations.csv   with --real: rendered against real photos
-                                 per question and model, Spearman and Pearson across models (sim_to_real.py)
+                                 per question and model (cut replies left out, severity on readable frames,
+                                 real intervals over measured items), Spearman and Pearson across models
+                                 (sim_to_real.py); sim_to_real_<env>_<key>.png the scatter per question
     REPORTDIR/ensembles.csv      the cross-fitted routing's choices (ensembles.py); the ensembles'
                                  numbers are rows of models.csv
     REPORTDIR/misreading.csv     defects reported and rejections on scorer-accepted frames (misreading.py)
@@ -36,7 +39,8 @@
                                  cost (ensembles as stars), the per-field heat map grouped by skill
 
 Which frames count for documentation is answers/counting.py's rule (`documentation_frames`: the
-paper's by default); every run of a report is scored by it.
+paper's by default); every run of a report is scored by it. Gray frames count nowhere unless a run was
+asked with --include-gray (summary.load_run); "Which frames count" says which.
 """
 from __future__ import annotations
 
