@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Optional
 
 from . import __version__
-from .setio import METADATA, atomic_write, read_manifest, read_rows
+from .core import safefs
+from .setio import METADATA, SetError, atomic_write, read_manifest, read_rows
 
 CARD = "README.md"
 MARKER = ("<!-- realitybench: written by `export` and `merge` from manifest.json and metadata.jsonl, "
@@ -368,10 +369,10 @@ def write_dataset_card(directory, manifest: Optional[dict] = None, rows: Optiona
     directory = Path(directory)
     path = directory / CARD
     if path.is_symlink() or path.exists():
-        try:
-            with open(path, "rb") as fh:
+        try:  # without following a link, and never waiting on a pipe (safefs.py)
+            with safefs.open_file(directory, CARD, "json") as fh:
                 head = fh.read(64 * 1024)
-        except OSError:
+        except (OSError, SetError):
             head = b""
         if MARKER.encode() not in head:
             print(f"note: {path} was not written by realitybench, so the set's dataset card is not written "

@@ -35,8 +35,8 @@ from .core.presets import PresetError, load_environment_preset
 from .core.render_settings import RenderSettings, RenderSettingsError
 from .core.terms import Verdict
 from .envs import registry
-from .setio import (METADATA, SetError, append_row, atomic_write, read_manifest, read_rows, remove_partials,
-                    row_problem, scan_jsonl, write_manifest)
+from .setio import (METADATA, SetError, append_row, atomic_write, read_image, read_manifest, read_rows,
+                    remove_partials, row_problem, scan_jsonl, write_manifest)
 from .setlock import SetLock
 
 EXTRAS = "extras"  # masks/, overlays/, contact_sheets/ (beside the set's images)
@@ -478,14 +478,16 @@ def row_preset_hash(row: dict):
     return versions.get("preset_hash") if isinstance(versions, dict) else None
 
 
-def _whole_jpeg(path: Path) -> bool:
-    """The file is there and is a JPEG from its start marker to its end marker (not cut short)."""
+def _whole_jpeg(out: Path, name: str) -> bool:
+    """OUT/name is a regular file (reached without following a link: safefs.py) and a JPEG from its start
+    marker to its end marker (not cut short). A pipe or a link is not a frame, and is never waited on."""
+    from .core import safefs
     try:
-        with open(path, "rb") as fh:
+        with safefs.open_file(out, name, "image") as fh:
             head = fh.read(2)
             fh.seek(-2, 2)
             return head == b"\xff\xd8" and fh.read(2) == b"\xff\xd9"
-    except OSError:
+    except (OSError, SetError):
         return False
 
 
@@ -509,7 +511,7 @@ def repair_rows(out: Path, config: ExportConfig, presets: dict, config_hash: str
             problem = f"slot {key[1]} {key[2]} of {key[0]} is not part of this export"
         if problem is None and key in seen:
             problem = f"slot {key[1]} {key[2]} of {key[0]} again (first on line {seen[key]})"
-        if problem is None and not _whole_jpeg(out / row["file_name"]):
+        if problem is None and not _whole_jpeg(out, row["file_name"]):
             problem = f"image {row['file_name']} is missing or cut short"
         if problem is None:
             seen[key] = number
@@ -542,7 +544,7 @@ def _in_plan(config: ExportConfig, presets: dict, env, stratum, slot) -> bool:
 def write_contact_sheets(out: Path) -> None:
     by_env: dict[str, list] = {}
     for r in read_rows(out):
-        by_env.setdefault(r["environment"], []).append(((out / r["file_name"]).read_bytes(), r["verdict"]))
+        by_env.setdefault(r["environment"], []).append((read_image(out, r), r["verdict"]))
     for env, items in by_env.items():
         atomic_write(out / EXTRAS / "contact_sheets" / f"{env}.jpg", debug_images.contact_sheet(items))
 

@@ -19,7 +19,7 @@ from .core.render_settings import RenderSettings
 from .dataset_card import write_dataset_card
 from .export import (EXTRAS, ExportConfig, ExportError, check_same_presets, expected_frames, row_preset_hash,
                      stored_render_settings, write_contact_sheets)
-from . import safefs
+from .core import safefs
 from .setio import SetError, append_row, atomic_write, read_image, read_manifest, read_rows, write_manifest
 from .setlock import SetLock
 

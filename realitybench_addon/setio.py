@@ -13,7 +13,7 @@ damage, not a crash artefact: readers stop with a `SetError` naming the line, an
 
 A set is a folder people pass around, so nothing in it is trusted: every row's image path must be
 `ENVIRONMENT/FRAME_ID.jpg` with plain names, and must resolve (links followed) inside the set. Every
-file of a set is read and written through safefs.py (no link below the folder the user named is ever
+file of a set is read and written through core/safefs.py (no link below the folder the user named is ever
 followed, regular files only, a size cap per kind, writes by create-new-then-rename), and every line is
 parsed by core/safe_parse.py (lines end at b"\n" only; depth, length and integer limits).
 """
@@ -27,9 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import safefs
+from .core import safefs
 from .core.safe_parse import InputError, loads_json, split_lines
-from .safefs import SetError
+from .core.safefs import SetError
 
 METADATA = "metadata.jsonl"
 MANIFEST = "manifest.json"

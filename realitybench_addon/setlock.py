@@ -42,7 +42,7 @@ ORPHAN_WAIT_S = 15.0
 
 def _read_info(path: Path) -> dict:
     """The lock file's JSON, read without following a link (a link or odd file reads as nothing)."""
-    from .safefs import read_bytes
+    from .core.safefs import read_bytes
     return json.loads(read_bytes(path.parent, path.name, "lock"))
 
 

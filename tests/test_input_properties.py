@@ -269,7 +269,8 @@ def test_a_131k_character_csv_cell_is_one_line_error(folder):
     st.builds(lambda e, s, seed, i: f"{e}-{s}-s{seed}-{i}",
               st.sampled_from(["tape_gap", "Tape", "tape gap", "t-g", ""]),
               st.sampled_from(["random", "positive", "demo", "bogus", "RANDOM"]),
-              st.one_of(st.integers(min_value=0, max_value=10 ** 25).map(str), st.sampled_from(["٣", "1_0", " 1", "+1"])),
+              st.one_of(st.integers(min_value=0, max_value=10 ** 25).map(str),
+                        st.sampled_from(["٣", "1_0", " 1", "+1"])),
               st.one_of(st.integers(min_value=0, max_value=10 ** 25).map(lambda n: f"{n:06d}"),
                         st.sampled_from(["٣٣", "1\n", "9" * 5000])))))
 def test_frame_ids_parse_and_round_trip_or_fail_in_one_line(text):

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from realitybench_addon import safefs, setio
+from realitybench_addon import setio
+from realitybench_addon.core import safefs
 from realitybench_addon.core.errors import RealityBenchError
 from realitybench_addon.rating.errors import RatingsError
 from realitybench_addon.rating.files import read_ratings_file
@@ -240,3 +241,30 @@ def test_safefs_refuses_paths_that_leave_the_root(tmp_path):
     for bad in ("../x", "a/../../x", "/etc/passwd", "a//b", "."):
         with pytest.raises(setio.SetError, match="not a plain path"):
             safefs.read_bytes(tmp_path, bad, "json")
+
+
+@pytest.mark.timeout(20)
+def test_repair_and_the_card_never_wait_on_a_pipe_or_follow_a_link(tmp_path):
+    """export --repair checks each image (_whole_jpeg) and the card reads README.md's head: a FIFO is
+    refused at once (before: `export --repair` hung on it), a link is not followed."""
+    from realitybench_addon import dataset_card, export
+    out, outside, row = make_set(tmp_path)
+    assert export._whole_jpeg(out, row["file_name"])
+    (out / row["file_name"]).unlink()
+    os.mkfifo(out / row["file_name"])
+    assert not export._whole_jpeg(out, row["file_name"])
+    (out / row["file_name"]).unlink()
+    os.symlink(outside / f"{FID}.jpg", out / row["file_name"])
+    (outside / f"{FID}.jpg").write_bytes(INSIDE)  # a whole JPEG, but outside the set
+    assert not export._whole_jpeg(out, row["file_name"])
+    os.mkfifo(out / dataset_card.CARD)
+    assert dataset_card.write_dataset_card(out, {"complete": True}, []) is None  # left alone, no hang
+
+
+def test_blind_pair_answers_deep_or_huge_are_one_line_errors(tmp_path):
+    from realitybench_addon.rating.blind_pairs import read_answers
+    for text in ('{"answers": ' + "[" * 50_000 + "]" * 50_000 + "}", '{"answers": {}, "x": ' + "9" * 5000 + "}"):
+        (tmp_path / "answers.json").write_text(text)
+        with pytest.raises(RatingsError, match="not a JSON answers file") as info:
+            read_answers(tmp_path / "answers.json", [])
+        one_line(info.value)

@@ -37,6 +37,7 @@ from typing import Any, Iterable, Optional
 
 from .errors import RealityBenchError
 from .safe_parse import InputError, loads_toml
+from .safefs import read_path  # the file layer: regular files only, within a size cap
 from .terms import COMPARATORS, KINDS, UNIT_RANGES, TermSpec
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -242,7 +243,6 @@ def preset_from_dict(data: Any, source: str = "<memory>") -> Preset:
 def load_preset(path: str | Path) -> Preset:
     path = Path(path)
     source = str(path)
-    from ..safefs import read_path  # the file layer: regular files only, within a size cap (no bpy)
     try:
         raw = read_path(path, "preset")
     except FileNotFoundError:
@@ -252,7 +252,12 @@ def load_preset(path: str | Path) -> Preset:
     except RealityBenchError as exc:  # a pipe, a device, a folder, or over the preset size cap
         raise PresetError(source, "<file>", str(exc)) from None
     try:
-        data = loads_toml(raw, max_bytes=PRESET_MAX_BYTES)  # BOM dropped; depth and number limits
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PresetError(source, "<file>", f"is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+                          f"{exc.start}); TOML files must be UTF-8") from None
+    try:
+        data = loads_toml(text, max_bytes=PRESET_MAX_BYTES)  # a BOM dropped; depth and number limits
     except InputError as exc:
         raise PresetError(source, "<toml>", str(exc)) from None
     preset = preset_from_dict(data, source)

@@ -102,7 +102,8 @@ def rewrite_prompt(prompt: str, variant: str) -> str:
             raise PromptShapeError(f"it does not hold the benchmark's sentence {sentence.strip()[:60]!r}... once")
     start, end = prompt.index(head), prompt.index(close)
     key_lines = prompt[start + len(head):end]
-    if end < start + len(head) or not all(line.startswith('- "') for line in key_lines.splitlines()):
+    lines = key_lines.removesuffix("\n").split("\n") if key_lines else []  # \n only: a \r or \x85 is no line end
+    if end < start + len(head) or not all(line.startswith('- "') for line in lines):
         raise PromptShapeError("its reply grammar is not the benchmark's list of keys")
     rebuilt = prompt[:start] + _reply_grammar(variant, key_lines) + prompt[end + len(close):]
     return rebuilt.replace(ORDER[VERDICT_FIRST], ORDER[variant], 1)

@@ -32,7 +32,7 @@ from typing import Iterable, Optional, Sequence, Union
 
 from ..core.errors import RealityBenchError
 from ..core.safe_parse import InputError, csv_rows, loads_json, one_line, split_lines
-from ..safefs import read_path
+from ..core.safefs import read_path
 from .errors import RatingsError
 
 ANSWERS = ("accept", "reject", "cant_tell")
@@ -146,7 +146,9 @@ def _parse_row(row, keys_of: Mapping) -> Rating:
             try:
                 fields = loads_json(fields)
             except InputError as exc:
-                raise RatingsError(f"fields {one_line(row['fields'], 80)!r} {exc}") from None
+                shown, why = repr(one_line(row["fields"], 80)), str(exc)
+                raise RatingsError(f"fields {shown} is {why}" if why.startswith("not JSON")
+                                   else f"fields {shown} cannot be read: {why}") from None
     if fields is not None and not isinstance(fields, dict):
         raise RatingsError("fields must be a JSON object")
     keys = keys_of[frame_id]

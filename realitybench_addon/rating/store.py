@@ -115,8 +115,8 @@ class RatingStore:
             except OSError as exc:
                 raise RatingsError(f"cannot use the ratings database {path}: {exc.strerror}") from None
             if not stat.S_ISREG(mode):
-                raise RatingsError(f"{path} is a link or not a regular file; a set's ratings database must be a "
-                                   "plain file inside the set: remove it and run again")
+                raise RatingsError(f"cannot open {path}: it is a link or not a regular file; a set's ratings "
+                                   "database must be a plain file inside the set: remove it and run again")
 
     def _open_once(self) -> None:
         """Make the file, its tables, its secret and split (all idempotent), retrying while another

@@ -23,7 +23,7 @@ import os
 import stat
 from pathlib import Path
 
-from .core.errors import RealityBenchError
+from .errors import RealityBenchError
 
 # The most bytes read from one file of each kind: generous, but finite (a sparse 3 GB "image" is refused).
 GiB, MiB = 1024 ** 3, 1024 ** 2
