@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, event, given, settings, strategies as st  # noqa: E402
 
 from realitybench_addon import setio  # noqa: E402
 from realitybench_addon.core import rng  # noqa: E402
@@ -37,6 +37,10 @@ hostile_char = st.sampled_from(BREAKS + ["[", "]", "{", "}", '"', "\\", ",", ":"
 def one_line_error(exc: BaseException, kind=RealityBenchError) -> None:
     assert isinstance(exc, kind), f"{type(exc).__name__}: {exc}"
     assert "\n" not in str(exc) and "\r" not in str(exc), repr(str(exc))
+    try:
+        event("refused in one line")  # the split is shown by --hypothesis-show-statistics
+    except hypothesis.errors.InvalidArgument:
+        pass  # outside a property
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +71,14 @@ json_value_text = st.one_of(
 
 # ---- metadata.jsonl -------------------------------------------------------------------------------------
 
+metadata_piece = st.one_of(st.binary(max_size=40), st.integers(0, 3).map(lambda i: json.dumps(row(i)).encode()),
+                           json_value_text.map(lambda t: t.encode("utf-8", "surrogatepass")))
+
+
 @BUDGET
-@given(data=st.binary(max_size=400))
+@given(data=st.one_of(st.binary(max_size=400),
+                      st.builds(lambda pieces, end: b"\n".join(pieces) + end, st.lists(metadata_piece, max_size=6),
+                                st.sampled_from([b"\n", b"", b"\r\n", b"\x85"]))))
 def test_any_bytes_as_metadata_read_or_refused(folder, data):
     (folder / setio.METADATA).write_bytes(data)
     try:
@@ -77,6 +87,7 @@ def test_any_bytes_as_metadata_read_or_refused(folder, data):
         one_line_error(exc, setio.SetError)
     else:
         assert isinstance(rows, list) and all(isinstance(r, dict) for r in rows)
+        event("read")
     parsed, damaged, whole_end = setio.scan_jsonl(folder / setio.METADATA)
     assert whole_end == len(data) - len(data.split(b"\n")[-1])  # every whole line counted, split on \n only
     assert len(parsed) + len(damaged) == data.count(b"\n")
@@ -108,6 +119,7 @@ def test_generated_rows_with_line_breaks_deep_arrays_and_long_ints(folder, notes
         one_line_error(exc)
         assert bad_line is not None and f"line {bad_line + 1}" in str(exc), str(exc)
         return
+    event("read")
     assert [r["note"] for r in rows[: len(notes)]] == [n.replace("\ud800", "?") for n in notes]
     if bad_line is not None:  # the poison was harmless: a shallow array, a short string
         assert len(rows) == len(notes) + 1
@@ -154,6 +166,7 @@ def test_any_manifest_read_or_refused(folder, data):
         one_line_error(exc, setio.SetError)
     else:
         assert isinstance(manifest, dict)
+        event("read")
 
 
 # ---- presets --------------------------------------------------------------------------------------------
@@ -182,6 +195,7 @@ def test_generated_presets_load_or_fail_with_preset_error(folder, pieces, keep_s
         one_line_error(exc, PresetError)
     else:
         assert preset.environment == "tape_gap"
+        event("read")
 
 
 def test_a_preset_with_a_byte_order_mark_loads(folder):
@@ -203,13 +217,17 @@ def test_deep_and_huge_presets_are_preset_errors(folder, extra, why):
 # ---- ratings files --------------------------------------------------------------------------------------
 
 FRAMES = {"tape_gap-random-s0-000000": (("tilted", "boolean"),), "tape_gap-random-s0-000001": ()}
-cell = st.one_of(st.text(hostile_char, max_size=12), st.sampled_from(list(FRAMES) + ["accept", "reject", "ann"]),
-                 st.integers(min_value=130_000, max_value=140_000).map(lambda n: "x" * n),
-                 json_value_text)
+hostile_cell = st.one_of(st.text(hostile_char, max_size=12),
+                         st.integers(min_value=130_000, max_value=140_000).map(lambda n: "x" * n), json_value_text)
+VALID = [st.sampled_from(list(FRAMES)), st.sampled_from(["ann", "bob", " cy "]),
+         st.sampled_from(["accept", "reject", "cant_tell", "ACCEPT"]), st.sampled_from(["", "7.5", "0"]),
+         st.sampled_from(["", '{"tilted": true}', "{}"]), st.sampled_from(["", "2026-11-29T20:01:02Z"])]
+csv_row = st.one_of(st.tuples(*[st.one_of(*[v] * 9, hostile_cell) for v in VALID]).map(list),
+                    st.lists(hostile_cell, min_size=1, max_size=7))
 
 
 @BUDGET
-@given(rows=st.lists(st.lists(cell, min_size=1, max_size=7), max_size=4), header=st.booleans())
+@given(rows=st.lists(csv_row, max_size=4), header=st.sampled_from([True, True, True, False]))
 def test_generated_ratings_csv_read_or_refused(folder, rows, header):
     import csv
     import io
@@ -227,12 +245,14 @@ def test_generated_ratings_csv_read_or_refused(folder, rows, header):
         one_line_error(exc, RatingsError)
     else:
         assert ratings and all(r.frame_id in FRAMES for r in ratings)
+        event("read")
 
 
 @BUDGET
 @given(lines=st.lists(st.one_of(
     st.fixed_dictionaries({"frame_id": st.sampled_from(list(FRAMES) + ["x\r\ny"]),
-                           "rater": st.text(hostile_char, max_size=6), "rating": st.sampled_from(["accept", "no"]),
+                           "rater": st.one_of(st.sampled_from(["ann", "bob"]), st.text(hostile_char, max_size=6)),
+                           "rating": st.sampled_from(["accept", "no"]),
                            "fields": st.one_of(st.none(), st.just({"tilted": True}), st.just("{\"tilted\": 1}"))}
                           ).map(lambda d: json.dumps(d, ensure_ascii=False)),
     json_value_text), max_size=5), raw=st.binary(max_size=60))
@@ -245,6 +265,7 @@ def test_generated_ratings_jsonl_read_or_refused(folder, lines, raw):
         one_line_error(exc, RatingsError)
     else:
         assert all(r.frame_id in FRAMES for r in ratings)
+        event("read")
 
 
 def test_a_131k_character_csv_cell_is_one_line_error(folder):
@@ -281,5 +302,6 @@ def test_frame_ids_parse_and_round_trip_or_fail_in_one_line(text):
         assert isinstance(exc, ValueError)  # callers that caught ValueError still do
     else:
         assert stratum in rng.STRATA and text.isascii()
+        event("read")
         assert int(text.rsplit("-", 1)[1]) == index and env == text.split("-")[0]
         assert rng.parse_frame_id(rng.frame_id(seed, env, stratum, index)) == (seed, env, stratum, index)
