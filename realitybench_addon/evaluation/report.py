@@ -34,6 +34,8 @@
     REPORTDIR/skills.csv, skill_fields.csv, skill_correlations.csv   reading / judgment / measurement
     REPORTDIR/top_groups.csv     the leader and the runs not detectably worse, on F1 and documentation
     REPORTDIR/tokens.csv         prompt, visible and thinking tokens per item, prompt share, ranks
+    REPORTDIR/latency.csv        per model run: seconds per answered item (median, p90, mean, max)
+                                 from replies.jsonl's elapsed_s (latency.py)
     REPORTDIR/report.json        all of it, machine-readable
     REPORTDIR/*.png              with matplotlib (the `plots` extra): F1 and documentation against
                                  cost (ensembles as stars), the per-field heat map grouped by skill
@@ -55,6 +57,7 @@ from typing import Optional
 
 from . import ensembles as E
 from . import human_baseline as HB
+from . import latency as LT
 from . import metrics as M
 from . import misreading as MR
 from . import rejected_documentation as RD
@@ -271,6 +274,7 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
                 "top_groups": TG.top_groups(labels, summaries, pairs),
                 "tokens": TK.tokens(labels, runs, summaries),
                 "variants": variant_result,
+                "latency": LT.latency(labels, runs),
                 "human_baseline": human,
                 "sim_to_real": real_result}
     files = _write_tables(out, labels, summaries, pairs, corr, plotted, rating_result, prices, seed, notes, analyses,
@@ -607,6 +611,7 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
                           SK.write_section(out, analyses["skills"]),
                           MR.write_section(out, analyses["misreading"]),
                           V.write_section(out, analyses["variants"]),
+                          LT.write_section(out, analyses["latency"]),
                           RD.write_section(out, analyses["rejected_documentation"]),
                           TK.write_section(out, analyses["tokens"], next(((s.get("cost") or {}).get("currency")
                                                                           for s in summaries if s.get("cost")), None))):
