@@ -91,7 +91,7 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> di
     with ExitStack() as held:
         for d in {d.resolve(): d for d in shard_dirs}.values():  # a shard named twice is refused below
             try:  # no export may write a shard while it is read; a read-only shard needs no lock
-                held.enter_context(SetLock(d, "merge (reading)"))
+                held.enter_context(SetLock(d, "merge (reading)", leave_no_trace=True))  # no lock file left behind
             except OSError:  # read-only (EROFS, EACCES), missing: nothing can write it either
                 pass
         config, settings, manifests = _check_shards(shard_dirs)

@@ -70,13 +70,20 @@ def _holder(path: Path) -> str:
 
 
 class SetLock:
-    """`with SetLock(directory, "export"):` holds the folder's lock or raises SetLocked at once."""
+    """`with SetLock(directory, "export"):` holds the folder's lock or raises SetLocked at once.
 
-    def __init__(self, directory, purpose: str):
+    `leave_no_trace=True` (a merge reading its input shards) removes the lock file on release when this
+    lock made it, so a folder only read is left as it was. Every acquire checks, once it holds the lock,
+    that the file it locked is still the one at the path (a holder may have removed it meanwhile), and
+    starts again if not: two writers never hold locks on two different files."""
+
+    def __init__(self, directory, purpose: str, *, leave_no_trace: bool = False):
         self.path = Path(directory) / LOCK_FILE
         self.purpose = purpose
         self.fd: int | None = None
         self.inherited = False
+        self.leave_no_trace = leave_no_trace
+        self.created = False
 
     def _inherited_fd(self) -> int | None:
         """The parent's lock file descriptor, when this process is a worker of the export that holds it."""
@@ -101,7 +108,12 @@ class SetLock:
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
+                if self._still_at_path(fd):
+                    break
+                fcntl.flock(fd, fcntl.LOCK_UN)  # locked a file its holder removed on release: open the new one
+                os.close(fd)
+                fd = self._open()
+                continue
             except BlockingIOError:
                 # A holder that died on this host leaves the lock to its worker, which the kernel kills
                 # right after it (PR_SET_PDEATHSIG): wait for that instead of refusing.
@@ -118,12 +130,31 @@ class SetLock:
         self.fd = fd
         return self
 
+    def _still_at_path(self, fd: int) -> bool:
+        try:
+            here = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        held = os.fstat(fd)
+        return (held.st_dev, held.st_ino) == (here.st_dev, here.st_ino)
+
     def _open(self) -> int:
         """The lock file, opened relative to the folder without following a link, and a regular file."""
         folder = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        flags = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
-            fd = os.open(LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644,
-                         dir_fd=folder)
+            while True:
+                try:  # an existing lock file, else a new one that this lock made (so may remove)
+                    fd = os.open(LOCK_FILE, flags, dir_fd=folder)
+                    self.created = False
+                    break
+                except FileNotFoundError:
+                    try:
+                        fd = os.open(LOCK_FILE, flags | os.O_CREAT | os.O_EXCL, 0o644, dir_fd=folder)
+                        self.created = True
+                        break
+                    except FileExistsError:
+                        continue  # another process made it just now: open that one
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR, errno.ENOTDIR):
                 raise SetLocked(f"{self.path} is a link or not a regular file; a set's lock file is never followed "
@@ -140,7 +171,12 @@ class SetLock:
         if self.fd is None:
             return
         if not self.inherited:
-            os.ftruncate(self.fd, 0)  # no holder named any more; the file stays (unlinking would race)
+            os.ftruncate(self.fd, 0)  # no holder named any more
+            if self.leave_no_trace and self.created:  # removed while still held; see acquire's check
+                try:
+                    os.unlink(self.path)
+                except OSError:
+                    pass
             fcntl.flock(self.fd, fcntl.LOCK_UN)
             os.close(self.fd)
         self.fd = None

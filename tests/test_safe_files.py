@@ -85,6 +85,23 @@ def test_a_plain_lock_still_works(tmp_path):
         pass
 
 
+def test_a_merge_reading_a_shard_leaves_no_lock_file(tmp_path):
+    """merge locks each input shard while it reads it; a lock file it made is removed again, one the shard
+    already had stays, and a lock taken after the removal locks the file at the path, not a removed one."""
+    out, _, _ = make_set(tmp_path)
+    before = sorted(os.listdir(out))
+    with SetLock(out, "merge (reading)", leave_no_trace=True):
+        assert (out / LOCK_FILE).exists()
+        with pytest.raises(SetLocked):
+            SetLock(out, "export").acquire()
+    assert sorted(os.listdir(out)) == before
+    with SetLock(out, "export") as lock:
+        assert os.fstat(lock.fd).st_ino == os.stat(out / LOCK_FILE).st_ino
+    with SetLock(out, "merge (reading)", leave_no_trace=True):
+        pass
+    assert (out / LOCK_FILE).exists()  # the export's file, not the merge's: left alone
+
+
 # ---- reading rows and images -------------------------------------------------------------------------------
 
 def test_an_environment_folder_linked_outside_is_never_read(tmp_path):
