@@ -546,7 +546,7 @@ def write_contact_sheets(out: Path) -> None:
     for r in read_rows(out):
         by_env.setdefault(r["environment"], []).append((read_image(out, r), r["verdict"]))
     for env, items in by_env.items():
-        atomic_write(out / EXTRAS / "contact_sheets" / f"{env}.jpg", debug_images.contact_sheet(items))
+        atomic_write(out / EXTRAS / "contact_sheets" / f"{env}.jpg", debug_images.contact_sheet(items), root=out)
 
 
 def _render(pipeline, config, settings, preset, spec, timings):
