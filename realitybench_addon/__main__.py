@@ -5,6 +5,7 @@ User errors print one line `error: ...` and exit with code 2.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -349,15 +350,39 @@ def _export_on_ray(args) -> dict:
             "frames": manifest.get("frames"), "ray": manifest.get("ray")}
 
 
+# Failures of the disk the user chose, not of the program: one line, never a traceback.
+_DISK_ERRNOS = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "the disk quota is exceeded",
+                errno.EROFS: "the file system is read-only", errno.EACCES: "permission denied",
+                errno.EPERM: "operation not permitted", errno.EFBIG: "the file is too large for the file system"}
+
+
+def _disk_error_line(exc: OSError):
+    """The one-line error of a disk failure (full, read-only, not permitted), or None for any other OSError."""
+    reason = _DISK_ERRNOS.get(exc.errno)
+    if reason is None:
+        return None
+    where = exc.filename if exc.filename is not None else "a file being written"
+    return (f"cannot write {where}: {reason}; free space or choose a writable folder, then rerun the same "
+            f"command (what finished is kept and a rerun resumes)")
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     from .core.errors import RealityBenchError
 
+    from .core.secrets import redact
+
     try:
         result_stream = _claim_stdout(args.verbose)
-        _print_json(_run(args), result_stream)
+        _print_json(redact(_run(args)), result_stream)
     except RealityBenchError as exc:  # every user error; anything else is a bug and shows its traceback
-        print(f"error: {exc}", file=sys.stderr)
+        print(redact(f"error: {exc}"), file=sys.stderr)
+        return 2
+    except OSError as exc:
+        line = _disk_error_line(exc)
+        if line is None:
+            raise
+        print(redact(f"error: {line}"), file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:
         if exc.name == "bpy":

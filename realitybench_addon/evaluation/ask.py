@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Optional, TextIO
 
 from .errors import EvalError
+from ..core.secrets import env_var_name_problem, register, split_url_credentials
 from ..answers.items import AskItem, sha256_bytes
 from ..core.prompt import DEFAULT_VARIANT, VARIANTS, PromptShapeError, rewrite_prompt
 from .failures import detail, one_line
@@ -46,6 +47,11 @@ def resolve_key(provider: Provider, api_key_env: Optional[str], no_api_key: bool
         if api_key_env:
             raise EvalError("--no-api-key and --api-key-env exclude each other")
         return None, "none"
+    if api_key_env is not None:
+        problem = env_var_name_problem(api_key_env)
+        if problem:
+            register(api_key_env)  # a key pasted as the name: redacted wherever it might still show
+            raise EvalError(problem)
     var = api_key_env or provider.default_key_env
     raw = os.environ.get(var)
     if not raw:
@@ -57,7 +63,25 @@ def resolve_key(provider: Provider, api_key_env: Optional[str], no_api_key: bool
     if any(not " " <= c <= "~" for c in key):
         raise EvalError(f"the API key in {var} contains a control character or a character outside printable "
                         f"ASCII; set the variable to the key alone")
+    register(key, raw)  # every later file, message and log line of this process redacts it
     return key, f"env:{var}"
+
+
+def clean_base_url(base_url: Optional[str]) -> Optional[str]:
+    """`base_url` when it holds no credentials; a URL with `user:pass@`, `?api_key=`, `?key=` (or another
+    credential parameter) is refused without printing them (they are registered as secrets first)."""
+    if base_url is None:
+        return None
+    clean, found = split_url_credentials(base_url)
+    if found:
+        register(*found)
+        shown = f": {clean}" if clean else ""
+        raise EvalError(f"--base-url holds credentials (user:password@ or a key parameter such as ?api_key=); they "
+                        f"were not stored or printed: pass the URL without them{shown} and the key through an "
+                        f"environment variable (--api-key-env VAR)")
+    if not clean.startswith(("http://", "https://")):
+        raise EvalError(f"--base-url must start with http:// or https://, got {clean[:200]!r}")
+    return base_url
 
 
 def as_variant(ask_items: list[AskItem], variant: str) -> list[AskItem]:
@@ -115,6 +139,7 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
     `variant` is the prompt variant asked (core/prompt.py); gray frames are asked only with `include_gray`.
     `max_tokens_field_from` says why the openai output cap's field is the one it is (recorded); `sleep` and
     `clock` drive every wait (tests pass fakes)."""
+    base_url = clean_base_url(base_url)
     provider.check(settings, model)
     check_transport(transport)
     key, auth = resolve_key(provider, api_key_env, no_api_key)

@@ -13,9 +13,9 @@ hash of (protocol version, provider, model, generation settings, prompt, image h
 names its frame instead of an image; a prompt variant other than the benchmark's names itself): a rerun of
 the same command asks only what has no `ok` line yet; failed requests are asked again.
 
-No API key is ever written: every row passes through `scrub` with every form of the run's secrets first
-(as is, stripped, and escaped as repr, JSON and URL encoding escape it: an error message or an echoing
-server may hold any of them).
+No API key is ever written: every row passes through `scrub` (core/secrets.py) first: every run of 8 or
+more characters of any form of the run's secrets (as is, stripped, and escaped as repr, JSON and URL
+encoding escape it: an error message or an echoing server may hold any of them, or a part) is replaced.
 """
 from __future__ import annotations
 
@@ -31,13 +31,13 @@ from ..setio import append_jsonl, atomic_write, jsonable, read_jsonl
 from .errors import EvalError
 from ..answers.items import Item, canonical_json
 from ..core.prompt import DEFAULT_VARIANT
+from ..core.secrets import REDACTED, redact, secret_forms  # noqa: F401 (re-exported)
 
 RUN_JSON = "run.json"
 ITEMS = "items.jsonl"
 REPLIES = "replies.jsonl"
 SCORES = "scores.jsonl"
 SUMMARY = "summary.json"
-REDACTED = "[REDACTED]"
 
 # run.json keys that define what the replies mean: a rerun that differs in one is refused.
 IDENTITY = ("kind", "provider", "model", "base_url", "settings", "baseline", "variant")
@@ -78,36 +78,10 @@ def request_hash(provider: str, model: str, settings: dict, prompt: str, image_s
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def secret_forms(secrets: Iterable[str]) -> list[str]:
-    """Every form in which a secret may come back, longest first: as is and stripped, each escaped as repr
-    (both quote styles), JSON (ASCII or not, '/' plain or as '\\/') and URL encoding (percent and plus)."""
-    forms: set[str] = set()
-    for secret in secrets:
-        for s in {secret, (secret or "").strip()}:
-            if not s:
-                continue
-            json_form = json.dumps(s)[1:-1]
-            forms.update({s, repr(s)[1:-1], s.encode("unicode_escape").decode("ascii"), json_form,
-                          json_form.replace("/", "\\/"), json.dumps(s, ensure_ascii=False)[1:-1],
-                          urllib.parse.quote(s, safe=""), urllib.parse.quote(s), urllib.parse.quote_plus(s)})
-    return sorted((f for f in forms if f), key=lambda f: (-len(f), f))
-
-
 def scrub(value, secrets: Iterable[str]):
-    """`value` with every occurrence of every secret replaced by [REDACTED] (recursively), longest first (a
-    form that contains another is replaced whole)."""
-    secrets = sorted((s for s in secrets if s), key=len, reverse=True)
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        for s in secrets:
-            value = value.replace(s, REDACTED)
-        return value
-    if isinstance(value, dict):
-        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [scrub(v, secrets) for v in value]
-    return value
+    """`value` (a string, or recursively a JSON-like value) with every run of 8 or more characters of any
+    form of any of `secrets` (and of any secret registered in core/secrets.py) replaced by [REDACTED]."""
+    return redact(value, secrets)
 
 
 ITEM_FIELDS = {"frame_id": str, "environment": str, "stratum": str, "verdict": str, "keys": list,
@@ -136,7 +110,7 @@ def item_row_problem(row) -> Optional[str]:
 class RunStore:
     def __init__(self, directory, secrets: Iterable[str] = ()):
         self.dir = Path(directory)
-        self.secrets = secret_forms(secrets)
+        self.secrets = [s for s in secrets if s]
         self._lock = threading.Lock()
 
     # ---- files ------------------------------------------------------------------------------
