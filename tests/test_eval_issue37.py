@@ -59,3 +59,88 @@ def test_latency_per_model_is_the_median_and_p90_of_the_answered_items(tmp_path)
     data = json.loads((tmp_path / "report" / "report.json").read_text())
     assert [r["label"] for r in data["latency"]] == ["fast", "slow"]
     assert "## Latency per item" in (tmp_path / "report" / "report.md").read_text()
+
+
+# ---- the cost figure ----------------------------------------------------------------------------------------------
+
+def price_file(tmp_path, per_model: dict, currency="USD") -> Path:
+    path = tmp_path / "prices.toml"
+    path.write_text(f'currency = "{currency}"\n' + "".join(
+        f'[[price]]\nmodel = "{m}"\ninput = {p}\noutput = {p}\nsource = "test"\ndate = "2025-01-01"\n'
+        for m, p in per_model.items()))
+    return path
+
+
+def pareto_by_hand(points: dict) -> set:
+    """label -> (cost, score): the labels no other label beats on both, one strictly."""
+    front = set()
+    for a, (ca, va) in points.items():
+        beaten = False
+        for b, (cb, vb) in points.items():
+            if b != a and cb <= ca and vb >= va and (cb < ca or vb > va):
+                beaten = True
+        if not beaten:
+            front.add(a)
+    return front
+
+
+def test_cost_figure_frontier_unpriced_runs_and_the_human_pass(tmp_path):
+    from realitybench_addon.evaluation.pricing import load_prices
+
+    frames = standard_frames()
+    set_dir = make_set(tmp_path / "set", frames)
+    ids = {f"{f['environment']}:{f['stratum']}:{f['frame_id'][-1]}": f["frame_id"] for f in frames}
+    texts = {"cheap": {f["frame_id"]: "Looks fine." for f in frames},  # out of grammar: F1 0
+             "mid": {f["frame_id"]: json.dumps(f["answer"]) for f in frames},  # F1 20/27
+             "dear": {f["frame_id"]: json.dumps({**f["answer"], "adequate": True}) for f in frames},  # F1 6/10
+             "best": {f["frame_id"]: json.dumps({**f["answer"], "adequate": f["verdict"] == "accept"})
+                      for f in frames},  # the scorer's verdicts: F1 1
+             "served": {f["frame_id"]: json.dumps(f["answer"]) for f in frames}}  # no price: hollow
+    for name, by_frame in texts.items():
+        offline_run(set_dir, tmp_path / name, by_frame, model=f"m-{name}", label=name)
+    per_mtok = {"m-cheap": 1.0, "m-mid": 2.0, "m-dear": 5.0, "m-best": 40.0}
+    prices = price_file(tmp_path, per_mtok)
+    ratings = tmp_path / "ratings.csv"  # bob: accepts tg0 (right) and tg1 (wrong), rejects eq0, accepts tg3
+    ratings.write_text("frame_id,rater,rating,seconds\n" + "".join(
+        f"{ids[k]},bob,{v},6\n" for k, v in (("tape_gap:random:0", "accept"), ("tape_gap:random:1", "accept"),
+                                            ("equipment_label:random:0", "reject"),
+                                            ("tape_gap:positive:3", "accept"))))
+
+    def load(items):
+        from realitybench_addon.cli.evaluate import load_human_ratings
+        return load_human_ratings(ratings, items)
+
+    runs = [tmp_path / n for n in texts]
+    build_report(runs, tmp_path / "report", prices=load_prices(prices), ratings=load, human_rate=20.0)
+    data = json.loads((tmp_path / "report" / "report.json").read_text())
+    fig = data["cost_figure"]
+    scored = sum(f["verdict"] != "gray" for f in frames)  # 11: what the runs ask
+    cost = {n: scored * 1200 * per_mtok[f"m-{n}"] / 1e6 for n in ("cheap", "mid", "dear", "best")}
+    f1 = {"cheap": 0.0, "mid": 20 / 27, "dear": 0.6, "best": 1.0}
+    by_run = {r["label"]: r for r in data["runs"]}
+    for n in f1:
+        assert by_run[n]["cost"]["total"] == pytest.approx(cost[n])
+        assert by_run[n]["metrics"]["f1"]["value"] == pytest.approx(f1[n])
+    assert set(fig["f1"]["frontier"]) == pareto_by_hand({n: (cost[n], f1[n]) for n in f1}) == {"cheap", "mid", "best"}
+    assert fig["f1"]["frontier"] == ["cheap", "mid", "best"]  # cheapest first
+    doc = {n: by_run[n]["metrics"]["documentation"]["value"] for n in f1}
+    assert set(fig["documentation"]["frontier"]) == pareto_by_hand({n: (cost[n], doc[n]) for n in f1})
+    assert fig["f1"]["hollow"] == ["served"] and fig["documentation"]["hollow"] == ["served"]
+    # one human pass: 3-12 s per frame at 10-35.91 USD/h over the frames asked (the paper: 11-165 USD for 1,378)
+    assert fig["human_pass"]["lo"] == pytest.approx(3 * scored / 3600 * 10)
+    assert fig["human_pass"]["hi"] == pytest.approx(12 * scored / 3600 * 35.91)
+    assert (round(3 * 1378 / 3600 * 10), round(12 * 1378 / 3600 * 35.91)) == (11, 165)
+    # bob's F1: precision 1/2 (random accepts tg0 right, tg1 wrong), recall 2/3 (accepted tg0, eq0, tg3)
+    rater = fig["f1"]["rater"]
+    assert rater["value"] == pytest.approx(2 * 0.5 * (2 / 3) / (0.5 + 2 / 3))
+    assert rater["cost_at_rate"] == pytest.approx(6 * scored / 3600 * 20.0)
+    assert fig["documentation"]["rater"] is None
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "On the cost frontier of f1_vs_cost (no other priced run costs no more and scores at least as much): " \
+           "`cheap`, `mid`, `best`." in text
+    assert "Drawn hollow at the left edge of f1_vs_cost (a score, no price): `served`." in text
+    assert (tmp_path / "report" / "f1_vs_cost.png").stat().st_size > 10_000
+    # prices in another currency: no human band (the paper's range is in USD), and the report says so
+    build_report(runs, tmp_path / "eur", prices=load_prices(price_file(tmp_path, per_mtok, "EUR")), plots=False)
+    eur = json.loads((tmp_path / "eur" / "report.json").read_text())["cost_figure"]
+    assert eur["human_pass"] is None and "EUR" in eur["human_pass_note"]

@@ -7,6 +7,10 @@
                                 (a leader line when it had to move away); the cost axis logarithmic when
                                 the costs span LOG_SPAN (10x) or more
     documentation_vs_cost.png   documentation score (95% CI) against cost, the same way
+                                With cost_figure.py on both: the cost frontier (a dotted step line), the
+                                runs without a price as hollow markers at the left edge, one human pass's
+                                cost range as a shaded band, and (F1, with --ratings) the single
+                                non-author rater as a hollow diamond across the band
     fields_heatmap.png          documentation score per field (rows, grouped by skill and sorted by
                                 the mean over models: skills.py) and run (columns, best documentation
                                 first), the mean over models in the first column; a field a run has
@@ -176,13 +180,21 @@ def _interval(ax, x, value, lo, hi, marker, size, colour, zorder) -> None:
             markeredgewidth=0.6, zorder=zorder)
 
 
-def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, currency: str) -> str:
+RATER_COLOUR = "saddlebrown"  # the single human rater and its cost
+HOLLOW_X = 0.03  # where the unpriced runs stand, as a fraction of the axes' width from the left edge
+
+
+def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, currency: str,
+               extra: dict | None = None) -> str:
     """One cost plot: each priced run a coloured point with its interval, each ensemble a black star, each
-    baseline a dashed level; every name placed where it hides the least; a log cost axis when costs span
-    LOG_SPAN or more."""
+    baseline a dashed level; with `extra` (cost_figure.py): the cost frontier as a dotted step line, the unpriced
+    runs as hollow markers at the left edge, the cost of a human pass as a shaded band and the single rater as a
+    diamond across it; every name placed where it hides the least; a log cost axis when costs span LOG_SPAN or
+    more."""
     from matplotlib.lines import Line2D
     from matplotlib.transforms import Bbox
 
+    extra = extra or {}
     points = runs["points"]
     fig, ax = plt.subplots(figsize=(7, 5.2))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -195,15 +207,46 @@ def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, 
         drawn.append((c, v, lo, hi, 14))
     for _, v in runs["reference_lines"]:  # a baseline costs nothing: a level to beat, not a point at 0
         ax.axhline(v, linestyle="--", linewidth=1, color="gray", zorder=1)
-    costs = [d[0] for d in drawn]
+    on_front = [p for p in points if p[0] in set(extra.get("frontier") or ())]
+    on_front.sort(key=lambda p: p[1])
+    if len(on_front) > 1:  # the best score for a cost up to x: a step up at each frontier run
+        ax.step([p[1] for p in on_front], [p[2] for p in on_front], where="post", linestyle=":", linewidth=1.2,
+                color="black", alpha=0.7, zorder=2)
+    band, rater = extra.get("band"), extra.get("rater")
+    costs = [d[0] for d in drawn] + ([band["lo"], band["hi"]] if band else [])
+    if rater is not None and rater.get("cost_at_rate") is not None:
+        costs.append(rater["cost_at_rate"])
+    hollow = extra.get("hollow") or []
     log = min(costs) > 0 and max(costs) / min(costs) >= LOG_SPAN
     if log:
         ax.set_xscale("log")
-        ax.set_xlim(min(costs) / 2.5, max(costs) * 2.5)  # room for the names either side
+        ax.set_xlim(min(costs) / (6.0 if hollow else 2.5), max(costs) * 2.5)  # room for the names either side
     else:
         span = (max(costs) - min(costs)) or abs(max(costs)) or 1.0
         right = max(costs) + 0.25 * span
-        ax.set_xlim(max(min(costs) - 0.2 * span, -0.04 * right), right)  # no cost is negative
+        ax.set_xlim(max(min(costs) - (0.35 if hollow else 0.2) * span, -0.04 * right), right)  # no cost is negative
+    if band:
+        ax.axvspan(band["lo"], band["hi"], color="wheat", alpha=0.45, zorder=0, linewidth=0)
+    if rater is not None:
+        if band:  # the rater's cost is a range: a bar across the band at the rater's F1
+            ax.plot([band["lo"], band["hi"]], [rater["value"]] * 2, color=RATER_COLOUR, linewidth=1.2, zorder=3)
+            mid = math.sqrt(band["lo"] * band["hi"]) if log else (band["lo"] + band["hi"]) / 2
+            if _finite(rater.get("lo")) and _finite(rater.get("hi")):
+                ax.plot([mid, mid], [rater["lo"], rater["hi"]], color=RATER_COLOUR, linewidth=1.5, zorder=3)
+            ax.plot([mid], [rater["value"]], linestyle="none", marker="D", markersize=7, markerfacecolor="white",
+                    markeredgecolor=RATER_COLOUR, markeredgewidth=1.5, zorder=5)
+            drawn.append((mid, rater["value"], rater.get("lo"), rater.get("hi"), 7))
+        if rater.get("cost_at_rate") is not None:
+            ax.plot([rater["cost_at_rate"]], [rater["value"]], linestyle="none", marker="D", markersize=7,
+                    color=RATER_COLOUR, zorder=5)
+            drawn.append((rater["cost_at_rate"], rater["value"], None, None, 7))
+    edge = ax.get_yaxis_transform()  # x in axes fraction, y in data: the unpriced runs stand off the cost axis
+    for n, (label, v, lo, hi) in enumerate(hollow):
+        colour = colours[(len(points) + n) % len(colours)]
+        if _finite(lo) and _finite(hi):
+            ax.plot([HOLLOW_X, HOLLOW_X], [lo, hi], color=colour, linewidth=1.2, transform=edge, zorder=4)
+        ax.plot([HOLLOW_X], [v], linestyle="none", marker="o", markersize=6, markerfacecolor="white",
+                markeredgecolor=colour, markeredgewidth=1.5, transform=edge, zorder=5)
     ax.set_ylim(-0.04, 1.04)
     ax.set_xlabel(f"cost of the whole set ({currency + ', ' if currency else ''}{'log scale' if log else 'linear'})")
     ax.set_ylabel(f"{name} (95% CI)")
@@ -213,7 +256,17 @@ def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, 
         kinds.append(Line2D([], [], marker="*", markersize=11, linestyle="none", color="black", label="ensemble"))
     if runs["reference_lines"]:
         kinds.append(Line2D([], [], linestyle="--", linewidth=1, color="gray", label="baseline (costs nothing)"))
-    ax.legend(handles=kinds, loc="lower left", bbox_to_anchor=(0, 1.01), ncol=len(kinds), frameon=False,
+    if hollow:
+        kinds.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="white", markeredgecolor="gray",
+                            label="no price (left edge)"))
+    if len(on_front) > 1:
+        kinds.append(Line2D([], [], linestyle=":", color="black", label="cost frontier"))
+    if band:
+        kinds.append(Line2D([], [], linewidth=6, color="wheat", alpha=0.8, label="one human pass"))
+    if rater is not None:
+        kinds.append(Line2D([], [], marker="D", linestyle="none", markerfacecolor="white",
+                            markeredgecolor=RATER_COLOUR, label="single rater"))
+    ax.legend(handles=kinds, loc="lower left", bbox_to_anchor=(0, 1.01), ncol=min(len(kinds), 4), frameon=False,
               fontsize=8, borderaxespad=0)
     fig.tight_layout()
     # what a name must not hide, in display space once the layout is final: markers and error bars (hard),
@@ -226,6 +279,10 @@ def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, 
         hard.append(Bbox([[cx - r, cy - r], [cx + r, cy + r]]))
         if _finite(lo) and _finite(hi):
             hard.append(Bbox([[cx - 4 * px, to_px((x, lo))[1] - 1], [cx + 4 * px, to_px((x, hi))[1] + 1]]))
+    for _, v, lo, hi in hollow:
+        cx, cy = edge.transform((HOLLOW_X, v))
+        r = 6 * px / 2 + 1
+        hard.append(Bbox([[cx - r, cy - r], [cx + r, cy + r]]))
     frame = ax.get_window_extent(fig.canvas.get_renderer())
     soft = [Bbox([[frame.x0, to_px((costs[0], v))[1] - 2], [frame.x1, to_px((costs[0], v))[1] + 2]])
             for _, v in runs["reference_lines"]]
@@ -235,6 +292,12 @@ def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, 
               for label, c, v, _, _ in points]
     labels += [(label, _around((c, v)), {"fontsize": 7.5, "fontstyle": "italic", "bbox": box, "zorder": 6}, near)
                for label, c, v, _, _ in stars]
+    labels += [(label, [((HOLLOW_X, v), ("axes fraction", "data"), offset, ha, va)
+                        for _, _, offset, ha, va in _around((0, 0))], {"fontsize": 8, "bbox": box, "zorder": 6}, near)
+               for label, v, _, _ in hollow]
+    labels += [("single rater", _around((x, v)), {"fontsize": 8, "color": RATER_COLOUR, "bbox": box, "zorder": 6},
+                near) for x, v, _, _, size in drawn[len(points) + len(stars):len(points) + len(stars) + 1]
+               if rater is not None]
     labels += [(label, _along(v), {"fontsize": 7.5, "color": "dimgray", "bbox": box, "zorder": 2}, 10 ** 6)
                for label, v in runs["reference_lines"]]
     _place_labels(fig, ax, labels, hard, soft)
@@ -297,7 +360,8 @@ def _sim_to_real_plot(plt, out: Path, q: dict) -> str | None:
 
 
 def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(), skills: dict | None = None,
-                sim_to_real: dict | None = None) -> dict:
+                sim_to_real: dict | None = None, cost_figure: dict | None = None) -> dict:
+    """`cost_figure` (cost_figure.py): the frontier, the unpriced runs, the human pass on the cost plots."""
     try:
         import matplotlib
 
@@ -312,8 +376,14 @@ def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(
         if not points:
             notes.append(f"{metric}_vs_cost.png: no model run has both a cost (--prices) and a {name}")
             continue
+        extra = None
+        if cost_figure is not None:
+            from .cost_figure import unpriced
+
+            extra = {"frontier": cost_figure[metric]["frontier"], "hollow": unpriced(labels, summaries, metric),
+                     "band": cost_figure["human_pass"], "rater": cost_figure[metric]["rater"]}
         written.append(_cost_plot(plt, out, metric, name, runs, ensemble_points(ensembles, metric)["points"],
-                                  _currency(summaries)))
+                                  _currency(summaries), extra))
     rows, answering = _heatmap_order(labels, summaries, skills)
     if rows and answering:
         import numpy as np

@@ -38,7 +38,9 @@
                                  from replies.jsonl's elapsed_s (latency.py)
     REPORTDIR/report.json        all of it, machine-readable
     REPORTDIR/*.png              with matplotlib (the `plots` extra): F1 and documentation against
-                                 cost (ensembles as stars), the per-field heat map grouped by skill
+                                 cost (ensembles as stars; the cost frontier, unpriced runs hollow at the
+                                 left edge, the cost range of a human pass and the single rater:
+                                 cost_figure.py), the per-field heat map grouped by skill
 
 Which frames count for documentation is answers/counting.py's rule (`documentation_frames`: the
 paper's by default); every run of a report is scored by it. Gray frames count nowhere unless a run was
@@ -55,6 +57,7 @@ from pathlib import Path
 from typing import Optional
 
 
+from . import cost_figure as CF
 from . import ensembles as E
 from . import human_baseline as HB
 from . import latency as LT
@@ -275,6 +278,8 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
                 "tokens": TK.tokens(labels, runs, summaries),
                 "variants": variant_result,
                 "latency": LT.latency(labels, runs),
+                "cost_figure": CF.cost_figure(labels, summaries, len(runs[0].items), human,
+                                              prices.currency if prices is not None else None),
                 "human_baseline": human,
                 "sim_to_real": real_result}
     files = _write_tables(out, labels, summaries, pairs, corr, plotted, rating_result, prices, seed, notes, analyses,
@@ -284,7 +289,7 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
         from .plots import write_plots
 
         plot_info = write_plots(out, labels, summaries, ensembles["ensembles"], analyses["skills"],
-                                sim_to_real=real_result)
+                                sim_to_real=real_result, cost_figure=analyses["cost_figure"])
         files += plot_info["written"]
         if plot_info["skipped"]:
             with open(out / "report.md", "a", encoding="utf-8") as fh:
@@ -568,6 +573,7 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
         md.append(f"\nPrices from `{prices.path}` (check them: list prices change). Thinking tokens are billed at the "
                   "output rate and counted once. Failed requests add nothing.\n")
     md.append(_cost_plot_note(plotted))
+    md.append(CF.note(analyses["cost_figure"]))
 
     # 6. correlations
     write_csv(out / "correlations.csv", ["x", "y", "runs", "rho", "p_permutation"],
