@@ -144,3 +144,122 @@ def test_cost_figure_frontier_unpriced_runs_and_the_human_pass(tmp_path):
     build_report(runs, tmp_path / "eur", prices=load_prices(price_file(tmp_path, per_mtok, "EUR")), plots=False)
     eur = json.loads((tmp_path / "eur" / "report.json").read_text())["cost_figure"]
     assert eur["human_pass"] is None and "EUR" in eur["human_pass_note"]
+
+
+# ---- the verdict alone and the paper's ablation subset -----------------------------------------------------------
+
+GAUGE = {"reading_deg": 22.4, "on_module": True}
+RAIL = {"lag_present": True, "flashing_present": True}
+
+
+def ablation_frames() -> list[dict]:
+    """tape_gap 27 random + 25 positive (2 gray), slope_gauge 25 + 26, rail_attachment 25 + 3 (short), and
+    equipment_label frames, which the subset never draws."""
+    out = []
+    for env, truth, random_n, positive_n in (("tape_gap", TAPE, 27, 25), ("slope_gauge", GAUGE, 25, 26),
+                                             ("rail_attachment", RAIL, 25, 3)):
+        for i in range(random_n):
+            verdict = "gray" if env == "tape_gap" and i < 2 else ("accept" if i % 3 else "reject")
+            out.append(frame(env, "random", i, verdict, truth, None))
+        for i in range(positive_n):
+            out.append(frame(env, "positive", i, "accept", truth, None))
+    out += [frame("equipment_label", "random", i, "accept", {"brand": "A", "model": "B", "serial": "C",
+                                                            "on": "module"}, None) for i in range(4)]
+    return out
+
+
+def test_the_paper_ablation_subset_is_deterministic_and_stratified(tmp_path):
+    from realitybench_addon.evaluation.sets import load_items
+    from realitybench_addon.evaluation.subsets import draw
+
+    frames = ablation_frames()
+    items = load_items(make_set(tmp_path / "set", frames))
+    picked, info = draw(items, "paper-ablation", 0)
+    got = {(a.item.environment, a.item.stratum) for a in picked}
+    assert got == {(e, s) for e in ("tape_gap", "slope_gauge", "rail_attachment") for s in ("random", "positive")}
+    count = {k: sum((a.item.environment, a.item.stratum) == k for a in picked) for k in got}
+    # 25 wherever there are 25 or more candidates (tape_gap random: 27 less its 2 gray frames), all 3 otherwise
+    assert count == {("tape_gap", "random"): 25, ("tape_gap", "positive"): 25, ("slope_gauge", "random"): 25,
+                     ("slope_gauge", "positive"): 25, ("rail_attachment", "random"): 25,
+                     ("rail_attachment", "positive"): 3}
+    assert info["items"] == 128 and info["short"] == ["rail_attachment positive: 3 of 25"]
+    assert not any(a.item.verdict == "gray" for a in picked)
+    # the documented draw, recomputed: per (environment, stratum) the sorted candidates, one generator each
+    for e, env in enumerate(("tape_gap", "slope_gauge", "rail_attachment")):
+        for s, stratum in enumerate(("random", "positive")):
+            ids = sorted(a.item.frame_id for a in items if (a.item.environment, a.item.stratum) == (env, stratum))
+            rng = np.random.default_rng(np.random.SeedSequence([0, e, s]))
+            expect = {ids[i] for i in rng.choice(len(ids), size=min(25, len(ids)), replace=False)}
+            assert {a.item.frame_id for a in picked if (a.item.environment, a.item.stratum) == (env, stratum)} == \
+                expect
+    again, _ = draw(list(reversed(items)), "paper-ablation", 0)  # the same frames in any order of the set
+    assert {a.item.frame_id for a in again} == {a.item.frame_id for a in picked}
+    other, _ = draw(items, "paper-ablation", 1)
+    assert {a.item.frame_id for a in other} != {a.item.frame_id for a in picked}
+    # frames of another environment do not move the draw
+    fewer, _ = draw([a for a in items if a.item.environment != "equipment_label"], "paper-ablation", 0)
+    assert {a.item.frame_id for a in fewer} == {a.item.frame_id for a in picked}
+
+
+def test_the_verdict_alone_over_http_on_the_ablation_subset_and_rejects_compared_with_first(tmp_path):
+    import scipy.stats
+
+    from eval_support import ScriptedServer, cli, one_line_error
+    from realitybench_addon.core import prompt as P
+    from realitybench_addon.evaluation.grammar import parse_strict
+
+    frames = ablation_frames()
+    set_dir = make_set(tmp_path / "set", frames)
+    ids = [f["frame_id"] for f in frames if f["verdict"] != "gray"]
+    # first: rejects every 4th frame; alone: rejects every 3rd frame
+    first = {fid: {"adequate": n % 4 != 0, **{"tape": TAPE, "slope": GAUGE, "rail_": RAIL, "equip": {
+        "brand": "A", "model": "B", "serial": "C", "on": "module"}}[next(k for k in ("tape", "slope", "rail_",
+                                                                                     "equip") if fid.startswith(k))]}
+             for n, fid in enumerate(ids)}
+    alone = {fid: {"adequate": n % 3 != 0} for n, fid in enumerate(ids)}
+    common = ["--provider", "openai", "--model", "m", "--no-api-key", "--concurrency", "8", "--subset",
+              "paper-ablation", "--subset-seed", "3"]
+    with ScriptedServer(first) as server:
+        done = cli("eval", "run", set_dir, *common, "--base-url", server.url + "/v1", "--out", tmp_path / "first")
+        assert done.returncode == 0, done.stderr
+    with ScriptedServer(alone) as server:
+        done = cli("eval", "run", set_dir, *common, "--base-url", server.url + "/v1", "--variant", "verdict-only",
+                   "--out", tmp_path / "alone")
+        assert done.returncode == 0, done.stderr
+        prompts = ["".join(server._content("openai", r["body"])[0]) for r in server.log]
+    assert len(prompts) == 128  # the subset, asked once each
+    for text in prompts:  # the verdict alone: the framing and requirement, no question, no documentation keys
+        assert "Question:" not in text and '- "' not in text and 'Its only key is "adequate"' in text
+        assert "Requirement for the photo: " in text and P.ORDER[P.VERDICT_ONLY] in text
+    config = json.loads((tmp_path / "alone" / "run.json").read_text())
+    assert config["variant"] == "verdict-only" and config["subset"]["name"] == "paper-ablation"
+    assert config["subset"]["seed"] == 3 and config["subset"]["items"] == 128
+    asked = [json.loads(l)["frame_id"] for l in (tmp_path / "alone" / "items.jsonl").read_text().splitlines()
+             if l.strip()]
+    first_asked = [json.loads(l)["frame_id"] for l in (tmp_path / "first" / "items.jsonl").read_text().splitlines()
+                   if l.strip()]
+    assert sorted(asked) == sorted(first_asked)  # one seed, the same frames for each prompt
+    # grammar: the verdict alone is one key; a documentation key is unexpected
+    assert parse_strict('{"adequate": false}', "tape_gap", (("tilted", "boolean"),), P.VERDICT_ONLY)[1] == []
+    assert parse_strict('{"adequate": false, "tilted": true}', "tape_gap", (("tilted", "boolean"),),
+                        P.VERDICT_ONLY)[1] == ["unexpected key 'tilted'"]
+    done = cli("eval", "report", tmp_path / "first", tmp_path / "alone", "--out", tmp_path / "rep", "--no-plots")
+    assert done.returncode == 0, done.stderr
+    rows = {r["environment"]: r for r in csv_rows(tmp_path / "rep" / "variants.csv")}
+    data = json.loads((tmp_path / "rep" / "report.json").read_text())
+    alone_summary = next(s for s in data["runs"] if s["variant"] == "verdict-only")
+    assert alone_summary["metrics"]["documentation"]["value"] is None  # nothing documented: n/a, not 0
+    index = {fid: n for n, fid in enumerate(ids)}
+    for env in ("tape_gap", "slope_gauge", "rail_attachment", "all"):
+        held = [f for f in asked if env == "all" or f.startswith(env)]
+        rf = {f for f in held if index[f] % 4 == 0}
+        ra = {f for f in held if index[f] % 3 == 0}
+        b, c = len(rf - ra), len(ra - rf)
+        r = rows[env]
+        assert (int(r["rejects_a"]), int(r["rejects_b"]), int(r["rejects_a_only"]), int(r["rejects_b_only"])) == \
+            (len(rf), len(ra), b, c)
+        assert float(r["rejects_p_exact"]) == pytest.approx(scipy.stats.binomtest(b, b + c, 0.5).pvalue)
+        assert r["claims_a"] == "" and r["claims_p_exact"] == ""  # the verdict alone claims nothing
+    one_line_error(cli("eval", "run", set_dir, "--provider", "openai", "--model", "m", "--no-api-key", "--base-url",
+                       "http://127.0.0.1:9/v1", "--subset", "paper-ablation", "--subset-seed", "-1", "--out",
+                       tmp_path / "bad"), "--subset-seed must be a non-negative integer")

@@ -83,8 +83,13 @@ def add_parser(sub) -> None:
     r.add_argument("--include-gray", action="store_true", help=INCLUDE_GRAY_HELP)
     r.add_argument("--variant", default=DEFAULT_VARIANT, choices=VARIANTS,
                    help="the prompt asked: verdict-first (default: the benchmark's), verdict-last (the documentation "
-                        "keys first, `adequate` last) or no-verdict (the documentation question alone); each has its "
-                        "own reply grammar (recorded, and part of the request hash)")
+                        "keys first, `adequate` last), no-verdict (the documentation question alone) or verdict-only "
+                        "(the verdict alone); each has its own reply grammar (recorded, and part of the request hash)")
+    r.add_argument("--subset", default=None, choices=("paper-ablation",),
+                   help="ask a subset of the set: paper-ablation, the paper's Table 4 items (25 random and 25 positive "
+                        "frames from each of tape_gap, slope_gauge and rail_attachment) (recorded in run.json)")
+    r.add_argument("--subset-seed", type=int, default=0, metavar="N",
+                   help="the seed of the --subset draw (default 0): the same seed draws the same frames")
     r.add_argument("--concurrency", type=int, default=4, help="requests in flight at once (default 4)")
     r.add_argument("--rpm", type=float, default=None, help="requests per minute, retries included (default: no limit)")
     r.add_argument("--tpm", type=float, default=None,
@@ -279,7 +284,8 @@ def run_command(args) -> dict:
                         settings=settings, transport=transport, api_key_env=args.api_key_env,
                         no_api_key=args.no_api_key, label=args.label,
                         profile={"name": args.profile, "overrides": overrides}, variant=args.variant,
-                        include_gray=args.include_gray, max_tokens_field_from=field_from)
+                        include_gray=args.include_gray, max_tokens_field_from=field_from, subset=args.subset,
+                        subset_seed=args.subset_seed)
         summary = rescore(args.out, seed=DEFAULT_SEED)
         if not summary["complete"]:  # a run with failed items is no success, whatever it kept
             raise EvalError(incomplete_run(args.out, summary))

@@ -11,6 +11,8 @@ the model reports seeing?). Each differs from the benchmark's prompt only where 
     verdict-first  the benchmark's prompt (the default; its text is unchanged)
     verdict-last   the two instructions swapped, `adequate` the last key of the reply
     no-verdict     the same framing and requirement, the documentation question alone: no `adequate`
+    verdict-only   the same framing and requirement, the verdict alone: `adequate` the only key, no
+                   question and no documentation keys (the paper's Table 4 "alone" column)
 
 `rewrite_prompt` turns a prompt built here (an exported set stores each frame's prompt as text)
 into another variant, so a set is re-asked without its environments being rebuilt.
@@ -22,7 +24,8 @@ from dataclasses import dataclass
 VERDICT_FIRST = "verdict-first"
 VERDICT_LAST = "verdict-last"
 NO_VERDICT = "no-verdict"
-VARIANTS = (VERDICT_FIRST, VERDICT_LAST, NO_VERDICT)
+VERDICT_ONLY = "verdict-only"
+VARIANTS = (VERDICT_FIRST, VERDICT_LAST, NO_VERDICT, VERDICT_ONLY)
 DEFAULT_VARIANT = VERDICT_FIRST
 
 
@@ -49,17 +52,20 @@ _JUDGE = "decide whether this photo meets the requirement"
 _ANSWER = "answer the question about what the photo shows"
 ORDER = {VERDICT_FIRST: f"First {_JUDGE}. Then {_ANSWER}.",
          VERDICT_LAST: f"First {_ANSWER}. Then {_JUDGE}.",
-         NO_VERDICT: "Answer the question about what the photo shows."}
+         NO_VERDICT: "Answer the question about what the photo shows.",
+         VERDICT_ONLY: f"{_JUDGE[0].upper()}{_JUDGE[1:]}."}
 REPLY_OPEN = "Reply with exactly one JSON object and nothing else: no prose, no code fence. "
 _ADEQUATE = '"adequate", a JSON boolean (true if the photo meets the requirement, false if not)'
 KEYS_INTRO = {VERDICT_FIRST: f"Its first key is {_ADEQUATE}. Then give these keys:",
               VERDICT_LAST: "Give these keys first:",
-              NO_VERDICT: "Give these keys:"}
-KEYS_OUTRO = {VERDICT_FIRST: "", VERDICT_LAST: f"Its last key is {_ADEQUATE}.\n", NO_VERDICT: ""}
+              NO_VERDICT: "Give these keys:",
+              VERDICT_ONLY: f"Its only key is {_ADEQUATE}."}
+KEYS_OUTRO = {VERDICT_FIRST: "", VERDICT_LAST: f"Its last key is {_ADEQUATE}.\n", NO_VERDICT: "", VERDICT_ONLY: ""}
 _WRONG_FORM = "Values in any other form are scored as wrong."
 CLOSE = {VERDICT_FIRST: f"{_WRONG_FORM} Answer every key even if you judge the photo inadequate.",
          VERDICT_LAST: f"{_WRONG_FORM} Answer every key even if you judge the photo inadequate.",
-         NO_VERDICT: f"{_WRONG_FORM} Answer every key."}
+         NO_VERDICT: f"{_WRONG_FORM} Answer every key.",
+         VERDICT_ONLY: f"{_WRONG_FORM}"}
 
 
 class PromptShapeError(ValueError):
@@ -73,7 +79,9 @@ def check_variant(variant: str) -> str:
 
 
 def _reply_grammar(variant: str, key_lines: str) -> str:
-    """The reply paragraph; `key_lines` ends with a newline."""
+    """The reply paragraph; `key_lines` ends with a newline (the verdict alone lists no keys)."""
+    if variant == VERDICT_ONLY:
+        key_lines = ""
     return REPLY_OPEN + KEYS_INTRO[variant] + "\n" + key_lines + KEYS_OUTRO[variant] + CLOSE[variant]
 
 
@@ -84,7 +92,7 @@ def build_prompt(parts: PromptParts, variant: str = DEFAULT_VARIANT) -> str:
         f"You are reviewing a photo taken by {parts.worker} as proof of {parts.work}.\n\n"
         f"Requirement for the photo: {parts.requirement}\n\n"
         f"{ORDER[variant]}\n\n"
-        f"Question: {parts.question}\n\n"
+        + ("" if variant == VERDICT_ONLY else f"Question: {parts.question}\n\n")
         + _reply_grammar(variant, key_lines)
     )
 
@@ -105,5 +113,12 @@ def rewrite_prompt(prompt: str, variant: str) -> str:
     lines = key_lines.removesuffix("\n").split("\n") if key_lines else []  # \n only: a \r or \x85 is no line end
     if end < start + len(head) or not all(line.startswith('- "') for line in lines):
         raise PromptShapeError("its reply grammar is not the benchmark's list of keys")
-    rebuilt = prompt[:start] + _reply_grammar(variant, key_lines) + prompt[end + len(close):]
+    before = prompt[:start]
+    if variant == VERDICT_ONLY:  # the verdict alone: the question goes with its keys
+        order = before.index(ORDER[VERDICT_FIRST]) + len(ORDER[VERDICT_FIRST])
+        question = before.find("\n\nQuestion: ", order)
+        if question < 0:
+            raise PromptShapeError("it does not hold the benchmark's 'Question: ' paragraph before its reply grammar")
+        before = before[:question] + "\n\n"
+    rebuilt = before + _reply_grammar(variant, key_lines) + prompt[end + len(close):]
     return rebuilt.replace(ORDER[VERDICT_FIRST], ORDER[variant], 1)

@@ -133,7 +133,8 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
             transport: TransportConfig, api_key_env: Optional[str] = None, no_api_key: bool = False,
             label: Optional[str] = None, profile: Optional[dict] = None, variant: str = DEFAULT_VARIANT,
             progress: Optional[TextIO] = sys.stderr, sleep=time.sleep, include_gray: bool = False,
-            clock=time.monotonic, max_tokens_field_from: Optional[str] = None) -> dict:
+            clock=time.monotonic, max_tokens_field_from: Optional[str] = None, subset: Optional[str] = None,
+            subset_seed: int = 0) -> dict:
     """Ask every item not yet answered; return counts of this invocation (scoring is separate). `profile`
     ({"name": ..., "overrides": {flag: value}}) is recorded in run.json; the settings are what is sent;
     `variant` is the prompt variant asked (core/prompt.py); gray frames are asked only with `include_gray`.
@@ -144,6 +145,10 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
     check_transport(transport)
     key, auth = resolve_key(provider, api_key_env, no_api_key)
     ask_items = as_variant(load_items(set_dir, include_gray=include_gray), variant)
+    drawn = None
+    if subset is not None:  # the paper's ablation items, say (subsets.py); recorded in run.json
+        from .subsets import draw
+        ask_items, drawn = draw(ask_items, subset, subset_seed)
     base_url = (base_url or provider.default_base_url).rstrip("/")
     default_label = model + (" (blind)" if settings.blind else "") + \
         ("" if variant == DEFAULT_VARIANT else f" ({variant.replace('-', ' ')})")
@@ -153,6 +158,7 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
               "max_tokens_field": ({"field": settings.max_tokens_field, "chosen_by": max_tokens_field_from
                                     or "the settings given"} if provider.name == "openai" else None),
               "set": str(Path(set_dir).resolve()), "items": len(ask_items), "include_gray": include_gray,
+              "subset": drawn,
               "created": now_iso(), "package_version": package_version()}
     store = RunStore(out_dir, secrets=[key] if key else [])
     store.open(config)

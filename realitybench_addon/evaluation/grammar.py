@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from ..answers import fields as F
-from ..core.prompt import DEFAULT_VARIANT, NO_VERDICT, VERDICT_FIRST, VERDICT_LAST
+from ..core.prompt import DEFAULT_VARIANT, NO_VERDICT, VERDICT_FIRST, VERDICT_LAST, VERDICT_ONLY
 
 
 class _Duplicate(ValueError):
@@ -89,9 +89,9 @@ def _verdict_problems(obj: dict, variant: str) -> list[str]:
     if variant == NO_VERDICT:
         return ["unexpected key 'adequate' (this prompt asks for no verdict)"] if "adequate" in obj else []
     problems = []
-    place = {VERDICT_FIRST: "first", VERDICT_LAST: "last"}[variant]
+    place = {VERDICT_FIRST: "first", VERDICT_LAST: "last", VERDICT_ONLY: "only"}[variant]
     keys = list(obj)
-    if not keys or keys[0 if variant == VERDICT_FIRST else -1] != "adequate":
+    if not keys or keys[-1 if variant == VERDICT_LAST else 0] != "adequate":
         problems.append(f"{place} key is not 'adequate'")
     if "adequate" in obj and not isinstance(obj["adequate"], bool):
         problems.append("'adequate' is not a JSON boolean")
@@ -129,6 +129,8 @@ def parse_strict(text: Optional[str], environment: str, keys: Sequence[tuple[str
     if not isinstance(obj, dict):
         return None, ["not a JSON object"]
     problems = _verdict_problems(obj, variant)
+    if variant == VERDICT_ONLY:  # the verdict alone asks no documentation key
+        keys = ()
     names = [k for k, _ in keys]
     for name, json_type in keys:
         if name not in obj:
@@ -243,6 +245,8 @@ def parse_lenient(text: Optional[str], environment: str, keys: Sequence[tuple[st
     if obj is None:
         return None, {}
     lower = {str(k).strip().lower(): v for k, v in obj.items()}
+    if variant == VERDICT_ONLY:
+        keys = ()
     adequate = None if variant == NO_VERDICT else _lenient_bool(lower.get("adequate"))
     values = {}
     for name, json_type in keys:
@@ -259,4 +263,5 @@ def parse_reply(text: Optional[str], environment: str, keys: Sequence[tuple[str,
     lenient_adequate, lenient_values = parse_lenient(text, environment, keys, variant)
     if obj is None:
         return Parsed(False, None, {}, problems, lenient_adequate, lenient_values)
-    return Parsed(True, obj.get("adequate"), {k: obj[k] for k, _ in keys}, [], lenient_adequate, lenient_values)
+    return Parsed(True, obj.get("adequate"), {} if variant == VERDICT_ONLY else {k: obj[k] for k, _ in keys}, [],
+                  lenient_adequate, lenient_values)

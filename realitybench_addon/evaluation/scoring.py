@@ -23,7 +23,7 @@ from typing import Optional
 
 from ..answers import counting
 from ..answers import fields as F
-from ..core.prompt import DEFAULT_VARIANT, NO_VERDICT
+from ..core.prompt import DEFAULT_VARIANT, NO_VERDICT, VERDICT_ONLY
 from .grammar import parse_reply
 from ..answers.items import Item
 from .providers import cut_by_output_cap
@@ -88,11 +88,13 @@ def score_item(item: Item, reply: Optional[dict], *, baseline: Optional[str] = N
     scores = _field_scores(item, parsed.values if parsed.in_grammar else {}, rule)
     lenient = _field_scores(item, parsed.lenient_values, rule)
     asked = variant != NO_VERDICT  # no verdict asked: no decision, not a rejection
+    if variant == VERDICT_ONLY:  # the verdict alone: no documentation asked, none scored (as a baseline)
+        scores = lenient = None
     row.update(status=status, in_grammar=parsed.in_grammar, problems=parsed.problems,
                model_accepts=bool(parsed.in_grammar and parsed.adequate) if asked else None,
-               fields=scores, documentation=_frame_documentation(item, scores, rule),
+               fields=scores, documentation=None if scores is None else _frame_documentation(item, scores, rule),
                lenient_accepts=bool(parsed.lenient_adequate) if asked else None, lenient_fields=lenient,
-               lenient_documentation=_frame_documentation(item, lenient, rule),
+               lenient_documentation=None if lenient is None else _frame_documentation(item, lenient, rule),
                usage=_usage((reply or {}).get("usage")) if status == "ok" else None,
                error=(reply or {}).get("error") if status == "failed" else None,
                finish_reason=finish, cut_by_output_cap=cut,

@@ -7,11 +7,14 @@ defect to justify it. Re-asking the same frames with the verdict last, or with n
 A defect claim is the documentation answer that reports what the requirement rejects (misreading.py:
 tape tilted; gauge not on the module; lag bolt or flashing missing). Runs are compared in pairs: the
 same provider, model and settings (blind included), the earlier variant first (verdict-first,
-verdict-last, no-verdict); two runs of one variant give the run-to-run noise ("rerun"). Per pair and
+verdict-last, no-verdict, verdict-only); two runs of one variant give the run-to-run noise ("rerun"). Per pair and
 environment, over the frames both runs answer in grammar (an out-of-grammar reply says nothing about
 what the model saw): the claims under each, the frames claimed under one only, and the exact McNemar
-p; where both ask for a verdict, the same for rejections; and the documentation score of each on the
-documentation-scored frames both hold (out of grammar scores 0).
+p (none where one asks the verdict alone); where both ask for a verdict, the same for rejections (the
+paper's Table 4 "rejects first / alone" against a verdict-only run); and the documentation score of each
+on the documentation-scored frames both hold (out of grammar scores 0).
+
+`eval run --subset paper-ablation` draws the paper's 150 items for this study (subsets.py).
 
 Runs of one model with different variants but other settings too cannot be compared: the settings
 would confound the variant. That is refused with one line naming the runs and the setting.
@@ -23,7 +26,7 @@ from typing import Optional
 
 from ..answers import stats
 from ..answers.items import canonical_json
-from ..core.prompt import DEFAULT_VARIANT, NO_VERDICT, VARIANTS
+from ..core.prompt import DEFAULT_VARIANT, NO_VERDICT, VARIANTS, VERDICT_ONLY
 from .errors import EvalError
 from .misreading import DEFECTS, reports_defect
 
@@ -101,12 +104,15 @@ def compare(run_a, run_b) -> list[dict]:
     both = [(r, rows_b[r["frame_id"]]) for r in run_a.rows
             if r["frame_id"] in rows_b and r["environment"] in DEFECTS]
     verdicts = NO_VERDICT not in (run_a.variant, run_b.variant)
+    documents = VERDICT_ONLY not in (run_a.variant, run_b.variant)  # the verdict alone reports no defect
     out = []
     for env in [*(e for e in DEFECTS if any(ra["environment"] == e for ra, _ in both)), ALL]:
         held = [(ra, rb) for ra, rb in both if env in (ALL, ra["environment"])]
         answered = [(ra, rb) for ra, rb in held if ra.get("values") is not None and rb.get("values") is not None]
         claims = _counts([(reports_defect(ra["environment"], ra["values"]),
                            reports_defect(rb["environment"], rb["values"])) for ra, rb in answered])
+        if not documents:
+            claims = {k: None for k in claims}
         rejects = _counts([(not ra["model_accepts"], not rb["model_accepts"]) for ra, rb in answered]) \
             if verdicts else {}  # a prompt without a verdict has no rejections
         documented = [(ra, rb) for ra, rb in held
@@ -142,8 +148,10 @@ def _md_row(r: dict, fmt) -> list:
                 else f"{r['variant_a']} / {r['variant_b']}")
     rejects = ("n/a" if r["rejects_a"] is None
                else f"{r['rejects_a']} / {r['rejects_b']} ({fmt(r['rejects_p_exact'], 4)})")
-    return [r["a"], r["b"], variants, r["environment"], r["in_grammar_both"], f"{r['claims_a']} / {r['claims_b']}",
-            f"{r['claims_a_only']} / {r['claims_b_only']}", fmt(r["claims_p_exact"], 4), rejects,
+    claims = r["claims_a"] is not None
+    return [r["a"], r["b"], variants, r["environment"], r["in_grammar_both"],
+            f"{r['claims_a']} / {r['claims_b']}" if claims else "n/a",
+            f"{r['claims_a_only']} / {r['claims_b_only']}" if claims else "n/a", fmt(r["claims_p_exact"], 4), rejects,
             f"{fmt(r['documentation_a'])} / {fmt(r['documentation_b'])}"]
 
 
@@ -154,7 +162,7 @@ def write_section(out, result: dict) -> tuple[str, list[str]]:
     if not result["pairs"] and not result["notes"]:
         return "", []
     flat = [{**{k: p[k] for k in HEAD[:5]}, **row} for p in result["pairs"] for row in p["rows"]]
-    md = ["\n## Prompt variants: defect claims with the verdict asked first, last or not at all\n"]
+    md = ["\n## Prompt variants: defect claims with the verdict asked first, last, not at all or alone\n"]
     if flat:
         write_csv(out / "variants.csv", HEAD, [[r[h] for h in HEAD] for r in flat])
         md.append(md_table(["a", "b", "variants", "environment", "in grammar (both)", "claims a / b",
