@@ -17,7 +17,7 @@ from realitybench_addon.evaluation import profiles, providers
 from realitybench_addon.evaluation.errors import EvalError
 
 REPO = Path(__file__).resolve().parent.parent
-KEY = "sk-settings-test-5a4b3c2d1e"
+KEY = "sk-s3tt1ngs-test-5a4b3c2d1e"  # no English word of 8 letters: any 8-character run of a key is redacted
 BEFORE_PROFILES = {"max_tokens": 1024, "temperature": 0.0, "image_detail": "high", "max_tokens_field": "max_tokens",
                    "blind": False, "extra": {}}  # what every openai run sent before profiles existed
 

@@ -152,6 +152,10 @@ def run_ratings(args) -> dict:
         raise RatingsError("--apply-gray needs --presets-out DIR (the folder the edited presets go to)")
     if args.apply_gray and args.held_out:
         raise RatingsError("--apply-gray and --held-out cannot go together: tune first, then report held-out")
+    if args.apply_gray:
+        from ..core.presets import refuse_shipped_folder
+
+        refuse_shipped_folder(args.presets_out, "--presets-out")  # before any work: shipped presets are never written
     done = {}
     rated = rated_set(args.directory, args.presets)  # the export's presets unless --presets says otherwise
     if args.import_file:

@@ -57,6 +57,10 @@ class PresetError(RealityBenchError, ValueError):
         super().__init__(f"{source}: {key}: {message}")
 
 
+class ShippedPresetsError(RealityBenchError, ValueError):
+    """A write aimed at the shipped presets folder, which is never written."""
+
+
 @dataclass(frozen=True)
 class Preset:
     environment: str
@@ -320,9 +324,23 @@ def preset_to_toml(preset: Preset) -> str:
     return "\n".join(lines) + "\n"
 
 
+def refuse_shipped_folder(directory: str | Path, what: str = "the presets folder") -> None:
+    """A PresetError when `directory` is (or resolves into, through links or '..') the shipped presets folder:
+    the shipped presets are the benchmark's definition and are never written; edits go to another folder."""
+    try:
+        shipped = shipped_presets_dir().resolve()
+    except FileNotFoundError:
+        return
+    target = Path(directory).resolve()
+    if target == shipped or shipped in target.parents:
+        raise ShippedPresetsError(f"{what} {directory} is the shipped presets folder ({shipped}), which is never written: "
+                          f"choose another folder (e.g. --presets-out my_presets) and load it with --presets")
+
+
 def save_preset(preset: Preset, path: str | Path) -> Path:
-    """Write atomically (temporary file, then rename)."""
+    """Write atomically (temporary file, then rename); never into the shipped presets folder."""
     path = Path(path)
+    refuse_shipped_folder(path.parent, "the preset's folder")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(preset_to_toml(preset), encoding="utf-8")

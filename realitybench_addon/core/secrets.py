@@ -12,7 +12,8 @@ server echoing the key minus its last characters, or only its middle, leaves not
     env_var_name_problem   why an `--api-key-env` value is not a variable name (never echoing it)
     split_url_credentials  a base URL without its credentials, and the credentials it held
 
-The marker is "[REDACTED]" unless a secret could join it into a new run (a secret holding '[', ']' or
+Object keys in lower snake case without digits (a file's field names) are kept as they are; every other
+key and every value is redacted. The marker is "[REDACTED]" unless a secret could join it into a new run (a secret holding '[', ']' or
 "REDACTED"): then a character no secret holds.
 """
 from __future__ import annotations
@@ -105,10 +106,17 @@ class _Redactor:
         if depth > 10_000:
             return value
         if isinstance(value, dict):
-            return {self.value(k, depth + 1): self.value(v, depth + 1) for k, v in value.items()}
+            return {(k if isinstance(k, str) and SCHEMA_KEY.fullmatch(k) else self.value(k, depth + 1)):
+                    self.value(v, depth + 1) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [self.value(v, depth + 1) for v in value]
         return value
+
+
+# A JSON object's key in lower snake case ("settings", "max_tokens") is a field name of a file's layout, not
+# data: it is kept even when a secret happens to hold it (a test key "sk-settings-..." would otherwise rename
+# run.json's fields). Random keys hold capitals, digits or dashes; every value is still redacted.
+SCHEMA_KEY = re.compile(r"[a-z][a-z_]{0,63}")
 
 
 @functools.lru_cache(maxsize=64)

@@ -30,7 +30,7 @@ from ..answers.items import AskItem, sha256_bytes
 from ..core.prompt import DEFAULT_VARIANT, VARIANTS, PromptShapeError, rewrite_prompt
 from .failures import detail, one_line
 from . import images
-from .providers import Provider, ResponseShapeError, Settings, cut_by_output_cap
+from .providers import Provider, ResponseShapeError, Settings, check_extra, cut_by_output_cap
 from .runs import RunStore, now_iso, package_version, request_hash, scrub
 from .sets import load_items
 from .transport import BODY_KEEP, Transport, TransportConfig
@@ -141,6 +141,7 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
     `max_tokens_field_from` says why the openai output cap's field is the one it is (recorded); `sleep` and
     `clock` drive every wait (tests pass fakes)."""
     base_url = clean_base_url(base_url)
+    check_extra(provider, model, settings)
     provider.check(settings, model)
     check_transport(transport)
     key, auth = resolve_key(provider, api_key_env, no_api_key)

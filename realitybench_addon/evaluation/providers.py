@@ -82,6 +82,49 @@ def deep_merge(base: dict, extra: dict) -> dict:
     return out
 
 
+# Fields of a request body that the run sets and records itself (run.json, the request hash): `extra` may not set
+# them, or the run would record one model, prompt, image or cap and send another. Path -> the flag that sets it.
+RESERVED_BODY_FIELDS = {
+    "model": "--model", "messages": "the set's prompt and image", "contents": "the set's prompt and image",
+    "temperature": "--temperature", "max_tokens": "--max-tokens", "max_completion_tokens": "--max-tokens",
+    "stream": "nothing (the run reads whole replies)", "n": "nothing (the run reads one reply per request)",
+    "generation_config": "generationConfig (the camel-case name) in --extra",
+    "generationConfig.maxOutputTokens": "--max-tokens", "generationConfig.max_output_tokens": "--max-tokens",
+    "generationConfig.temperature": "--temperature", "generationConfig.mediaResolution": "--image-detail",
+    "generationConfig.media_resolution": "--image-detail", "generationConfig.candidateCount": "nothing",
+}
+
+
+def _paths(value: dict, prefix: str = ""):
+    for k, v in value.items():
+        path = f"{prefix}{k}"
+        yield path, v
+        if isinstance(v, dict):
+            yield from _paths(v, path + ".")
+
+
+def _at(body, path: str):
+    for part in path.split("."):
+        if not isinstance(body, dict) or part not in body:
+            return False, None
+        body = body[part]
+    return True, body
+
+
+def check_extra(provider: "Provider", model: str, settings: "Settings") -> None:
+    """Refuse an `extra` that would set a field the run sets and records itself (RESERVED_BODY_FIELDS), or replace
+    any value the provider's body already holds: one line naming the key."""
+    probe = provider.body(model, "p", "aW1hZ2U=", settings)
+    for path, value in _paths(settings.extra):
+        if path in RESERVED_BODY_FIELDS:
+            raise EvalError(f"--extra may not set {path!r}: the run sets and records it itself; use "
+                            f"{RESERVED_BODY_FIELDS[path]}")
+        present, held = _at(probe, path)
+        if present and not (isinstance(held, dict) and isinstance(value, dict)):
+            raise EvalError(f"--extra may not set {path!r}: the request already sets it from the run's settings "
+                            f"(recorded in run.json); change the setting's own flag instead")
+
+
 def _int(value) -> Optional[int]:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
