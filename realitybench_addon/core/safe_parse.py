@@ -29,7 +29,6 @@ from .errors import RealityBenchError
 MAX_DEPTH = 64
 MAX_LINE_BYTES = 16 * 1024 * 1024  # one metadata row, ratings line or reply line
 MAX_CSV_FIELD = 1024 * 1024  # one CSV cell (csv's own default, 131072, is raised to this and no further)
-_OPENERS = re.compile(rb"[\[{]")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
@@ -87,7 +86,7 @@ def _has_lone_surrogate(value) -> bool:
 
 
 def _check_shape(raw: bytes, value):
-    if len(_OPENERS.findall(raw, 0, len(raw))) > MAX_DEPTH and _depth(value) > MAX_DEPTH:
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
         raise InputError(f"nested more than {MAX_DEPTH} arrays or objects deep")
     if _SURROGATE_ESCAPE.search(raw) and _has_lone_surrogate(value):
         raise InputError("holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not text")
