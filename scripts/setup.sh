@@ -71,7 +71,10 @@ if [ -x .venv/bin/python ] && [ "$(python_version .venv/bin/python)" != "$versio
        "(Blender $default_line)" >&2
   rm -rf .venv
 fi
-if [ ! -x .venv/bin/python ]; then
+# A venv whose making was cut short (a killed setup) has a python but no pip: it is made anew too.
+usable_venv() { [ -x "$1/bin/python" ] && "$1/bin/python" -m pip --version >/dev/null 2>&1; }
+if ! usable_venv .venv; then
+  rm -rf .venv
   "$python" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
@@ -103,7 +106,8 @@ if [ "$with_tests" = 1 ]; then
            "and rerun, or set PYTHON${py/./}=/path/to/python$py" >&2
       continue
     fi
-    if [ ! -x ".venv-bpy$line/bin/python" ]; then
+    if ! usable_venv ".venv-bpy$line"; then
+      rm -rf ".venv-bpy$line"
       "$interpreter" -m venv ".venv-bpy$line"
     fi
     # pytest < 10 as in pyproject.toml's test extra.
