@@ -263,3 +263,112 @@ def test_the_verdict_alone_over_http_on_the_ablation_subset_and_rejects_compared
     one_line_error(cli("eval", "run", set_dir, "--provider", "openai", "--model", "m", "--no-api-key", "--base-url",
                        "http://127.0.0.1:9/v1", "--subset", "paper-ablation", "--subset-seed", "-1", "--out",
                        tmp_path / "bad"), "--subset-seed must be a non-negative integer")
+
+
+# ---- drivers of difficulty ---------------------------------------------------------------------------------------
+
+def bonett_wright(rho, n):
+    se = np.sqrt((1 + rho ** 2 / 2) / (n - 3))
+    return np.tanh(np.arctanh(rho) - 1.959963984540054 * se), np.tanh(np.arctanh(rho) + 1.959963984540054 * se)
+
+
+def camera(roll, pitch):
+    """A camera row whose view direction (minus the third column) is pitched by `pitch` degrees."""
+    p = np.radians(pitch)
+    forward = np.array([0.0, np.cos(p), np.sin(p)])
+    return {"resolution": [160, 120], "pose": {"roll_deg": roll},
+            "camera_to_world": [[1, 0, -forward[0], 0], [0, 0, -forward[1], 0], [0, 1, -forward[2], 0], [0, 0, 0, 1]]}
+
+
+def test_drivers_of_difficulty_against_scipy(tmp_path):
+    import scipy.stats
+
+    n_tape, n_label = 14, 10
+    rolls = [-13.0, 2.0, 7.5, -1.0, 11.0, 4.0, -9.0, 0.5, 15.0, -3.0, 6.0, 12.5, -8.0, 1.5]
+    pitches = [-40.0 + 4.5 * i for i in range(n_tape)]
+    pixels = [300 + 97 * ((5 * i) % n_tape) for i in range(n_tape)]
+    text_px = [4.0 + 1.3 * ((7 * i) % n_label) for i in range(n_label)]
+    truth_label = {"brand": "Sunvolt", "model": "SV-400M", "serial": "A1B2C3", "on": "module"}
+    frames = [frame("tape_gap", "random", i, "accept", TAPE, None) for i in range(n_tape)] + \
+        [frame("equipment_label", "random", i, "accept", truth_label, None) for i in range(n_label)]
+    set_dir = make_set(tmp_path / "set", frames)
+    extra = {}
+    for i in range(n_tape):
+        extra[frames[i]["frame_id"]] = {
+            "camera": camera(rolls[i], pitches[i]),
+            "measurements": {"crossing_in_frame": True, "crossing_unoccluded": i % 5 != 0,
+                             "target_mask_pixels": pixels[i]},
+            "terms": {"crossing_in_frame": {"value": 1.0}, "crossing_unoccluded": {"value": 1.0}}}
+    for i in range(n_label):
+        extra[frames[n_tape + i]["frame_id"]] = {
+            "camera": camera(0.0, -10.0),  # constant: no roll or pitch row for the labels
+            "measurements": {"text_row_px": text_px[i], "label_unoccluded": 1.0, "view_angle": 10.0 + 3 * i}}
+    meta = set_dir / "metadata.jsonl"
+    rows = [json.loads(l) for l in meta.read_text().splitlines() if l.strip()]
+    meta.write_text("".join(json.dumps({**r, **extra[r["frame_id"]]}) + "\n" for r in rows))
+
+    def tape_answer(tilted, gap=TAPE["gap_in"]):
+        return {"adequate": True, "reading_in": TAPE["reading_in"], "gap_in": gap, "tilted": tilted}
+
+    tilted = {  # the scored field is right when the model says "not tilted" (the truth)
+        "a": [abs(r) > 7 for r in rolls],  # wrong on the steeply rolled frames: falls with roll
+        "b": [i % 3 == 0 for i in range(n_tape)],
+        "c": [False] * n_tape}  # always right: constant, no rho
+    serial_ok = {"a": [p > 9 for p in text_px], "b": [p > 6 for p in text_px],
+                 "c": [i % 2 == 0 for i in range(n_label)]}
+    for m in ("a", "b", "c"):
+        texts = {frames[i]["frame_id"]: json.dumps(tape_answer(tilted[m][i])) for i in range(n_tape)}
+        texts.update({frames[n_tape + i]["frame_id"]: json.dumps(
+            {"adequate": True, **truth_label, "serial": "A1B2C3" if serial_ok[m][i] else "XXX"})
+            for i in range(n_label)})
+        offline_run(set_dir, tmp_path / m, texts, model=m)
+    blind = offline_run(set_dir, tmp_path / "blind", {}, model="blind")  # kept out: no image asked
+    cfg = json.loads((blind / "run.json").read_text())
+    (blind / "run.json").write_text(json.dumps({**cfg, "settings": {**cfg["settings"], "blind": True}}))
+    build_report([tmp_path / m for m in ("a", "b", "c", "blind")], tmp_path / "rep", set_dir=set_dir)
+    data = json.loads((tmp_path / "rep" / "report.json").read_text())["difficulty"]
+    assert data["models"] == ["a", "b", "c"]
+    got = {(r["environment"], r["score"], r["driver"]): r for r in data["rows"]}
+    assert {d for e, s, d in got if (e, s) == ("tape_gap", "tilted")} == {"roll", "pitch", "apparent_size",
+                                                                          "unoccluded"}
+    assert {d for e, s, d in got if (e, s) == ("equipment_label", "serial")} == {"px_per_text_row", "view_angle"}
+    drivers = {("tape_gap", "tilted", "roll"): [abs(r) for r in rolls],
+               ("tape_gap", "tilted", "pitch"): pitches,
+               ("tape_gap", "tilted", "apparent_size"): [p / (160 * 120) for p in pixels],
+               ("tape_gap", "tilted", "unoccluded"): [float(i % 5 != 0) for i in range(n_tape)],
+               ("equipment_label", "serial", "px_per_text_row"): text_px,
+               ("equipment_label", "serial", "view_angle"): [10.0 + 3 * i for i in range(n_label)]}
+    scores = {("tape_gap", "tilted"): {m: [float(not t) for t in tilted[m]] for m in tilted},
+              ("equipment_label", "serial"): {m: [float(s) for s in serial_ok[m]] for m in serial_ok}}
+    for key, x in drivers.items():
+        row = got[key]
+        per = {m["label"]: m for m in row["per_model"]}
+        rising = detect_up = detect_down = defined = 0
+        for m, y in scores[key[:2]].items():
+            if len(set(y)) < 2:
+                assert per[m]["rho"] is None
+                continue
+            rho = scipy.stats.spearmanr(x, y).statistic
+            lo, hi = bonett_wright(rho, len(x))
+            assert per[m]["rho"] == pytest.approx(rho) and per[m]["frames"] == len(x)
+            assert (per[m]["lo"], per[m]["hi"]) == (pytest.approx(lo), pytest.approx(hi))
+            defined += 1
+            rising += rho > 0
+            detect_up += lo > 0
+            detect_down += hi < 0
+        assert (row["models"], row["rising"], row["rising_detectably"], row["falling_detectably"]) == \
+            (defined, rising, detect_up, detect_down), key
+        mean = np.mean([scores[key[:2]][m] for m in ("a", "b", "c")], axis=0)
+        assert row["pooled_rho"] == pytest.approx(scipy.stats.spearmanr(x, mean).statistic)
+        assert row["frames"] == len(x)
+    # the steep rolls: model a falls detectably with roll, as the paper's tape models do
+    assert got[("tape_gap", "tilted", "roll")]["falling_detectably"] >= 1
+    csv = csv_rows(tmp_path / "rep" / "difficulty.csv")
+    assert {r["label"] for r in csv} == {"a", "b", "c"}
+    assert "## Drivers of difficulty" in (tmp_path / "rep" / "report.md").read_text()
+    assert (tmp_path / "rep" / "difficulty.png").stat().st_size > 5_000
+    # the set another export: one line; no set recorded or found: the section says why
+    from realitybench_addon.evaluation.errors import EvalError
+    other = make_set(tmp_path / "other", frames[:3])
+    with pytest.raises(EvalError, match="is another set: it lacks frame"):
+        build_report([tmp_path / "a"], tmp_path / "r2", set_dir=other, plots=False)

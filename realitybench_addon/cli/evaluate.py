@@ -133,6 +133,9 @@ def add_parser(sub) -> None:
     rp.add_argument("--real", nargs="+", default=[], metavar="REAL_RUN",
                     help="runs of a folder of real photographs, each compared with the rendered run of the same "
                          "model, per labelled question")
+    rp.add_argument("--set", default=None, metavar="SET_DIR", dest="set_dir",
+                    help="the exported set the runs asked: its metadata (camera, measurements) gives the drivers of "
+                         "difficulty (default: the set recorded in the first run's run.json, if it is still there)")
     rp.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: stats.DEFAULT_SEED)")
     rp.add_argument("--no-plots", action="store_true", help="skip the matplotlib figures")
     rp.add_argument("--documentation-frames", default=counting.DEFAULT, choices=counting.RULES,
@@ -309,7 +312,7 @@ def run_command(args) -> dict:
         return build_report(args.runs, args.out, prices=prices, ratings=ratings, rating_split=split,
                             seed=DEFAULT_SEED if args.seed is None else args.seed, plots=not args.no_plots,
                             documentation_frames=args.documentation_frames, authors=_authors(args.authors),
-                            human_rate=_human_rate(args.human_rate), real_dirs=args.real)
+                            human_rate=_human_rate(args.human_rate), real_dirs=args.real, set_dir=args.set_dir)
     if args.eval_command == "baseline":
         from ..evaluation.baselines import baseline_run
         from ..evaluation.summary import headline, rescore

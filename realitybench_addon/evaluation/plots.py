@@ -15,6 +15,9 @@
                                 the mean over models: skills.py) and run (columns, best documentation
                                 first), the mean over models in the first column; a field a run has
                                 no score for is gray, marked n/a
+    difficulty.png              the drivers of difficulty (difficulty.py): per score (rows) and driver
+                                (columns) the pooled Spearman rho, coloured from -1 to 1, with the models
+                                whose own rho is above 0; a driver an environment does not record: n/a
     sim_to_real_<env>_<key>.png with --real: per question, each model at (share right on rendered frames,
                                 share right on real photos) with both 95% intervals, one colour each, the
                                 names placed as on the cost plots, the diagonal dashed, Spearman's rho and
@@ -359,9 +362,49 @@ def _sim_to_real_plot(plt, out: Path, q: dict) -> str | None:
     return name
 
 
+def _difficulty_plot(plt, out: Path, rows: list[dict]) -> str:
+    """difficulty.png: the pooled Spearman rho per score (rows, environment.score) and driver (columns), each cell
+    with the models rising of the models with a rho; no measurement: gray, n/a."""
+    import numpy as np
+
+    from .difficulty import DRIVERS
+
+    scores = sorted({(r["environment"], r["score"]) for r in rows})
+    drivers = [d for d, _ in DRIVERS if any(r["driver"] == d for r in rows)]
+    cell = {(r["environment"], r["score"], r["driver"]): r for r in rows}
+    grid = np.full((len(scores), len(drivers)), np.nan)
+    for i, (env, score) in enumerate(scores):
+        for j, d in enumerate(drivers):
+            r = cell.get((env, score, d))
+            if r is not None and _finite(r["pooled_rho"]):
+                grid[i, j] = r["pooled_rho"]
+    fig, ax = plt.subplots(figsize=(2.6 + 1.15 * len(drivers), 1.4 + 0.34 * len(scores)))
+    image = ax.imshow(np.ma.masked_invalid(grid), vmin=-1, vmax=1, cmap="coolwarm", aspect="auto")
+    ax.set_facecolor("#d9d9d9")
+    ax.set_xticks(range(len(drivers)), [d.replace("_", " ") for d in drivers], rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(len(scores)), [f"{e}: {s}" for e, s in scores], fontsize=8)
+    for i, (env, score) in enumerate(scores):
+        for j, d in enumerate(drivers):
+            r = cell.get((env, score, d))
+            text = "n/a" if r is None else (f"{r['pooled_rho']:+.2f}" if _finite(r["pooled_rho"]) else "–") + \
+                f"\n{r['rising']}/{r['models']} up"
+            ax.text(j, i, text, ha="center", va="center", fontsize=6.5,
+                    color="dimgray" if r is None else "black")
+    ax.set_xlabel("driver (from the set's metadata)", fontsize=9)
+    ax.set_title("Spearman rho, driver against the mean score over models; models whose own rho is above 0",
+                 fontsize=8)
+    fig.colorbar(image, ax=ax, label="pooled Spearman rho")
+    fig.tight_layout()
+    fig.savefig(out / "difficulty.png", dpi=120)
+    plt.close(fig)
+    return "difficulty.png"
+
+
 def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(), skills: dict | None = None,
-                sim_to_real: dict | None = None, cost_figure: dict | None = None) -> dict:
-    """`cost_figure` (cost_figure.py): the frontier, the unpriced runs, the human pass on the cost plots."""
+                sim_to_real: dict | None = None, cost_figure: dict | None = None,
+                difficulty: dict | None = None) -> dict:
+    """`cost_figure` (cost_figure.py): the frontier, the unpriced runs, the human pass on the cost plots;
+    `difficulty` (difficulty.py): the drivers' heat map."""
     try:
         import matplotlib
 
@@ -419,6 +462,8 @@ def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(
         fig.savefig(out / "fields_heatmap.png", dpi=120)
         plt.close(fig)
         written.append("fields_heatmap.png")
+    if difficulty and difficulty.get("rows"):
+        written.append(_difficulty_plot(plt, out, difficulty["rows"]))
     for q in (sim_to_real or {}).get("questions", []):
         name = _sim_to_real_plot(plt, out, q)
         if name:

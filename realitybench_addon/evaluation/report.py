@@ -34,6 +34,10 @@
     REPORTDIR/skills.csv, skill_fields.csv, skill_correlations.csv   reading / judgment / measurement
     REPORTDIR/top_groups.csv     the leader and the runs not detectably worse, on F1 and documentation
     REPORTDIR/tokens.csv         prompt, visible and thinking tokens per item, prompt share, ranks
+    REPORTDIR/difficulty.csv     per environment, score and driver (camera roll and pitch, px per text row,
+                                 view angle, gauge yaw, apparent size, unoccluded fraction, from the set's
+                                 metadata): per model Spearman's rho [CI], the models rising, the pooled
+                                 rho (difficulty.py); difficulty.png its heat map
     REPORTDIR/latency.csv        per model run: seconds per answered item (median, p90, mean, max)
                                  from replies.jsonl's elapsed_s (latency.py)
     REPORTDIR/report.json        all of it, machine-readable
@@ -58,6 +62,7 @@ from typing import Optional
 
 
 from . import cost_figure as CF
+from . import difficulty as DF
 from . import ensembles as E
 from . import human_baseline as HB
 from . import latency as LT
@@ -213,14 +218,16 @@ def _cost_plot_note(plotted: dict) -> str:
 def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None, ratings=None,
                  seed: int = stats.DEFAULT_SEED, plots: bool = True,
                  documentation_frames: str = counting.DEFAULT, authors=(), human_rate: Optional[float] = None,
-                 real_dirs=(), rating_split=None) -> dict:
+                 real_dirs=(), rating_split=None, set_dir=None) -> dict:
     """The report's tables, figures and report.md in `out_dir`. `ratings`: a function from the runs'
     items to human ratings (human_baseline.HumanRating, or (frame id, rater, answer) triples), for the
     human-baseline sections; `authors`: raters left out of the non-author pool; `human_rate`: USD per hour
     of one human pass; `rating_split`: a function from the runs' items to the ratings' stored tuning / held-out
     split (frame id -> part; None when the ratings carry none), for the scorer against the raters' majority on the
     held-out frames. `documentation_frames`: which frames count for documentation (answers/counting.py
-    RULES). `real_dirs`: runs of a folder of real photographs, compared with the rendered runs."""
+    RULES). `real_dirs`: runs of a folder of real photographs, compared with the rendered runs. `set_dir`: the
+    exported set the runs asked, whose metadata rows give the drivers of difficulty (default: the set recorded in
+    the first run's run.json, where it still is)."""
     if not run_dirs:
         raise EvalError("eval report needs at least one run folder")
     if ratings is None and (authors or human_rate is not None):
@@ -235,6 +242,7 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
     real_labels = _unique_labels(real_runs)
     SR.check_runs(labels, runs, real_labels, real_runs)
     check_one_set(labels, runs)
+    difficulty_rows, difficulty_source = _difficulty_rows(runs, set_dir)
     if real_runs:
         check_one_set(real_labels, real_runs)
     summaries = [run_summary(r, seed=seed, prices=prices) for r in runs]
@@ -278,6 +286,7 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
                 "tokens": TK.tokens(labels, runs, summaries),
                 "variants": variant_result,
                 "latency": LT.latency(labels, runs),
+                "difficulty": DF.difficulty(labels, runs, summaries, difficulty_rows, difficulty_source),
                 "cost_figure": CF.cost_figure(labels, summaries, len(runs[0].items), human,
                                               prices.currency if prices is not None else None),
                 "human_baseline": human,
@@ -289,7 +298,8 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
         from .plots import write_plots
 
         plot_info = write_plots(out, labels, summaries, ensembles["ensembles"], analyses["skills"],
-                                sim_to_real=real_result, cost_figure=analyses["cost_figure"])
+                                sim_to_real=real_result, cost_figure=analyses["cost_figure"],
+                                difficulty=analyses["difficulty"])
         files += plot_info["written"]
         if plot_info["skipped"]:
             with open(out / "report.md", "a", encoding="utf-8") as fh:
@@ -315,6 +325,21 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
             "sim_to_real": None if analyses["sim_to_real"] is None else [
                 {k: q[k] for k in ("question", "models_with_both", "spearman_rho", "spearman_p", "pearson_r",
                                    "pearson_p")} for q in analyses["sim_to_real"]["questions"]]}
+
+
+def _difficulty_rows(runs: list, set_dir) -> tuple[Optional[dict], str]:
+    """(frame id -> metadata row, where they come from), or (None, why not). An explicit --set that is not the
+    runs' set is an error; the set a run.json records is used only when it is still there and still the same."""
+    items = list({i.frame_id: i for r in runs for i in r.items}.values())
+    if set_dir is not None:
+        return DF.set_rows(set_dir, items), str(set_dir)
+    recorded = runs[0].config.get("set")
+    if not recorded:
+        return None, "the runs record no set folder; give it with --set SET_DIR"
+    try:
+        return DF.set_rows(recorded, items), str(recorded)
+    except EvalError as exc:
+        return None, f"the set the first run recorded cannot be used ({exc}); give it with --set SET_DIR"
 
 
 def frames_counted(items: list, rule: str) -> dict:
@@ -618,6 +643,7 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
                           MR.write_section(out, analyses["misreading"]),
                           V.write_section(out, analyses["variants"]),
                           LT.write_section(out, analyses["latency"]),
+                          DF.write_section(out, analyses["difficulty"]),
                           RD.write_section(out, analyses["rejected_documentation"]),
                           TK.write_section(out, analyses["tokens"], next(((s.get("cost") or {}).get("currency")
                                                                           for s in summaries if s.get("cost")), None))):
