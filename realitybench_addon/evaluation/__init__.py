@@ -36,6 +36,10 @@ no Blender. One idea per module:
     tokens      prompt, visible and thinking tokens per item, prompt share, ranks (Table 11)
     variants    runs of one model with other prompt variants: defect claims compared by McNemar (re-ask study)
     sim_to_real rendered against real photographs per question; Spearman and Pearson across models
+    subsets     subsets of a set to ask: the paper's ablation items (`eval run --subset`)
+    cost_figure the cost frontier, unpriced runs, the cost of a human pass and the single rater on the cost plots
+    difficulty  scores against camera roll, pitch, px per text row, view angle, apparent size, unoccluded fraction
+    latency     seconds per answered item per model run (median, p90) from replies' elapsed_s
     errors      EvalError, the one exception a user can cause
     cli         the `eval` subcommands of `python -m realitybench_addon`
 
