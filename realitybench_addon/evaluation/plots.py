@@ -269,7 +269,7 @@ def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, 
     if rater is not None:
         kinds.append(Line2D([], [], marker="D", linestyle="none", markerfacecolor="white",
                             markeredgecolor=RATER_COLOUR, label="single rater"))
-    ax.legend(handles=kinds, loc="lower left", bbox_to_anchor=(0, 1.01), ncol=min(len(kinds), 4), frameon=False,
+    ax.legend(handles=kinds, loc="lower left", bbox_to_anchor=(0, 1.01), ncol=min(len(kinds), 3), frameon=False,
               fontsize=8, borderaxespad=0)
     fig.tight_layout()
     # what a name must not hide, in display space once the layout is final: markers and error bars (hard),
