@@ -10,6 +10,8 @@ import json
 import os
 import sys
 
+from .cli.argtypes import ascii_float, ascii_int
+
 
 def _print_json(data, stream) -> None:
     from .setio import jsonable
@@ -50,18 +52,18 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--camera", required=True, help="camera object name")
     m.add_argument("--target", required=True, action="append",
                    help="target object name (repeat for a target made of several objects)")
-    m.add_argument("--unit-length", type=float, default=0.01, metavar="METERS",
+    m.add_argument("--unit-length", type=ascii_float, default=0.01, metavar="METERS",
                    help="length whose pixel span is reported as px_per_unit (default 0.01 m)")
     m.add_argument("--axis", choices=("x", "y", "z"), default="y", help="target-local axis for px_per_unit (default y)")
-    m.add_argument("--samples-on-target", type=int, default=2000, help="surface samples on the target, 10 to 1,000,000 (default 2000)")
+    m.add_argument("--samples-on-target", type=ascii_int, default=2000, help="surface samples on the target, 10 to 1,000,000 (default 2000)")
     m.add_argument("--render", action="store_true", help="also render and report the image terms")
-    m.add_argument("--render-samples", type=int, default=16, help="Cycles samples with --render (default 16)")
+    m.add_argument("--render-samples", type=ascii_int, default=16, help="Cycles samples with --render (default 16)")
 
     f = sub.add_parser("frame", help="build, photograph, measure and score one frame of an environment, as the "
                                      "export makes it; write FRAME_ID.jpg + FRAME_ID.json")
     f.add_argument("--env", help="environment, e.g. rail_attachment (with --seed and --index)")
-    f.add_argument("--seed", type=int, help="set seed")
-    f.add_argument("--index", type=int, help="frame index within the stratum")
+    f.add_argument("--seed", type=ascii_int, help="set seed")
+    f.add_argument("--index", type=ascii_int, help="frame index within the stratum")
     f.add_argument("--id", dest="frame_id", help="instead of --env/--seed/--index/--stratum: a frame id, e.g. "
                                                  "tape_gap-random-s0-000002")
     f.add_argument("--from-set", metavar="DIR", help="rebuild frame --id exactly as the exported set in DIR made "
@@ -71,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--stratum", default=None, help="random (default) or positive")
     f.add_argument("--resolution", default=None,
                    help="frame size, 4:3; portrait frames swap it (default 1600x1200, as export)")
-    f.add_argument("--samples", type=int, default=None, help="Cycles samples (default 16, as export)")
+    f.add_argument("--samples", type=ascii_int, default=None, help="Cycles samples (default 16, as export)")
     f.add_argument("--no-denoise", action="store_true", default=None, help="skip Cycles' denoiser (as export's)")
     f.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None, help="render device (default cpu)")
     f.add_argument("--no-render", action="store_true", help="geometric terms only: no render, no image, JSON record")
@@ -79,13 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export", help="export a labeled set (random + positive strata) as a Hugging Face "
                                       "imagefolder; rerun the same command to resume")
     e.add_argument("--env", required=True, help="ENV[,ENV...] or all")
-    e.add_argument("--random", type=int, default=100, help="random-pose frames per environment (default 100)")
-    e.add_argument("--positive", type=int, default=50,
+    e.add_argument("--random", type=ascii_int, default=100, help="random-pose frames per environment (default 100)")
+    e.add_argument("--positive", type=ascii_int, default=50,
                    help="scorer-accepted frames per environment where random frames are rarely acceptable (default 50)")
-    e.add_argument("--seed", type=int, default=0, help="set seed (default 0)")
+    e.add_argument("--seed", type=ascii_int, default=0, help="set seed (default 0)")
     e.add_argument("--out", required=True, help="output folder")
     e.add_argument("--resolution", default="1600x1200", help="frame size, 4:3 (default 1600x1200)")
-    e.add_argument("--samples", type=int, default=16, help="Cycles samples (default 16)")
+    e.add_argument("--samples", type=ascii_int, default=16, help="Cycles samples (default 16)")
     e.add_argument("--no-denoise", action="store_true", help="skip Cycles' denoiser")
     e.add_argument("--device", choices=("cpu", "gpu", "auto"), default="cpu", help="render device (default cpu)")
     e.add_argument("--shard", default="0/1", help="K/N: export the slots with slot %% N == K (default 0/1)")
@@ -94,24 +96,24 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--extras", action="store_true",
                    help="also write each frame's target mask and a debug overlay, and a contact sheet per environment "
                         "(under OUT/extras/)")
-    e.add_argument("--recycle-every", type=int, default=100, metavar="N",
+    e.add_argument("--recycle-every", type=ascii_int, default=100, metavar="N",
                    help="run the export in worker processes of N frames each, so memory cannot creep over a long "
                         "export (default 100; 0: all in this process)")
     e.add_argument("--repair", action="store_true",
                    help="the folder's metadata.jsonl is damaged: keep every good row, drop the bad ones (listed in "
                         "manifest.json) and render their frames again; give the export's own options")
-    e.add_argument("--max-frames", type=int, default=None, help=argparse.SUPPRESS)  # one worker's share
+    e.add_argument("--max-frames", type=ascii_int, default=None, help=argparse.SUPPRESS)  # one worker's share
     e.add_argument("--record-command", default=None, help=argparse.SUPPRESS)  # a worker records the user's command
     e.add_argument("--engine", choices=("local", "ray"), default="local",
                    help="local (this process) or ray (shards as Ray tasks, merged into --out)")
     e.add_argument("--address", default=None, help="Ray cluster address (default: start a local one)")
-    e.add_argument("--workers", type=int, default=2, help="shards to run on Ray (default 2)")
+    e.add_argument("--workers", type=ascii_int, default=2, help="shards to run on Ray (default 2)")
 
     sg = sub.add_parser("suggest", help="Suggest a Pose: where to hold the phone so that a failing frame passes; "
                                         "prints the move, a hint per failing term and the terms before and after")
     sg.add_argument("--env", help="environment (with --seed and --index), e.g. tape_gap")
-    sg.add_argument("--seed", type=int, default=0, help="set seed (default 0)")
-    sg.add_argument("--index", type=int, default=0, help="frame index within the stratum (default 0)")
+    sg.add_argument("--seed", type=ascii_int, default=0, help="set seed (default 0)")
+    sg.add_argument("--index", type=ascii_int, default=0, help="frame index within the stratum (default 0)")
     sg.add_argument("--stratum", default="random", help="random (default) or positive")
     sg.add_argument("--blend", help="instead: a .blend written by `replay`; its camera's pose and lens are used")
     sg.add_argument("--camera", help="the camera in --blend (default: its scene camera)")
@@ -128,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--from-set", metavar="DIR", help="the size and render settings the exported set in DIR "
                                                      "recorded for this frame")
     r.add_argument("--resolution", default=None, help="frame size, 4:3 (default 1600x1200, as export)")
-    r.add_argument("--samples", type=int, default=None, help="Cycles samples (default 16, as export)")
+    r.add_argument("--samples", type=ascii_int, default=None, help="Cycles samples (default 16, as export)")
     r.add_argument("--no-denoise", action="store_true", default=None, help="skip Cycles' denoiser")
 
     rs = sub.add_parser("rescore", help="re-apply presets to a set's stored term values; report verdict flips")
@@ -142,9 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("demo", help="photograph a label in a demo scene with a random phone; write JPEG + JSON")
     d.add_argument("--out", required=True, help="output folder")
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--long-side", type=int, default=400, help="frame long side in px (default 400)")
-    d.add_argument("--render-samples", type=int, default=8)
+    d.add_argument("--seed", type=ascii_int, default=0)
+    d.add_argument("--long-side", type=ascii_int, default=400, help="frame long side in px (default 400)")
+    d.add_argument("--render-samples", type=ascii_int, default=8)
 
     from .cli.evaluate import add_parser as add_eval_parser
 
@@ -356,14 +358,14 @@ _DISK_ERRNOS = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "the 
                 errno.EPERM: "operation not permitted", errno.EFBIG: "the file is too large for the file system"}
 
 
-def _disk_error_line(exc: OSError):
+def _disk_error_line(exc: OSError, args=None):
     """The one-line error of a disk failure (full, read-only, not permitted), or None for any other OSError."""
     reason = _DISK_ERRNOS.get(exc.errno)
     if reason is None:
         return None
-    where = exc.filename if exc.filename is not None else "a file being written"
-    return (f"cannot write {where}: {reason}; free space or choose a writable folder, then rerun the same "
-            f"command (what finished is kept and a rerun resumes)")
+    out = getattr(args, "out", None)
+    where = exc.filename if exc.filename is not None else f"into {out}" if out else "a file"
+    return f"cannot write {where}: {reason}; free space (or choose a writable folder) and rerun the same command"
 
 
 def main(argv=None) -> int:
@@ -379,7 +381,7 @@ def main(argv=None) -> int:
         print(redact(f"error: {exc}"), file=sys.stderr)
         return 2
     except OSError as exc:
-        line = _disk_error_line(exc)
+        line = _disk_error_line(exc, args)
         if line is None:
             raise
         print(redact(f"error: {line}"), file=sys.stderr)

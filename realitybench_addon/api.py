@@ -93,6 +93,7 @@ def measure(target: str | Sequence[str], camera: Optional[str] = None, *, blend:
         raise RealityBenchError(f"--unit-length must be a positive length in metres, not {unit_length_m}")
     names = [target] if isinstance(target, str) else list(target)
     scene, cam = _scene_and_camera(camera)
+    _check_finite_geometry(cam, names)
     result = measure_target(scene, cam, names, unit_length_m=unit_length_m, axis=axis, n_samples=n_samples)
     if render:
         frame = render_frame(scene, cam, samples=samples)
@@ -109,6 +110,45 @@ def ensure_writable_dir(out: str | os.PathLike) -> Path:
     if not os.access(out, os.W_OK):
         raise RealityBenchError(f"output folder {out} is not writable")
     return out
+
+
+def _check_finite_geometry(cam, names: Sequence[str]) -> None:
+    """A one-line RealityBenchError when the camera's or a target's placement, or a vertex of a target mesh (or of
+    its children), is not a finite number: a NaN would otherwise flow through every measurement."""
+    bpy = _bpy()
+    if not np.isfinite(np.array(cam.matrix_world, float)).all():
+        raise RealityBenchError(f"camera {cam.name!r} has a placement (location, rotation or scale) that is not a "
+                                f"finite number (NaN or infinite); fix it before measuring")
+    for name in names:
+        obj = bpy.data.objects.get(name)
+        if obj is None:
+            continue  # measure_target names a missing object
+        for o in [obj, *obj.children_recursive]:
+            if not np.isfinite(np.array(o.matrix_world, float)).all():
+                raise RealityBenchError(f"object {o.name!r} has a placement (location, rotation or scale) that is not "
+                                        f"a finite number (NaN or infinite); fix it before measuring")
+            if o.type != "MESH" or not len(o.data.vertices):
+                continue
+            co = np.empty(3 * len(o.data.vertices), np.float64)
+            o.data.vertices.foreach_get("co", co)
+            bad = np.flatnonzero(~np.isfinite(co.reshape(-1, 3)).all(axis=1))
+            if bad.size:
+                raise RealityBenchError(f"object {o.name!r} has {bad.size:,} vertex(es) with a coordinate that is not "
+                                        f"a finite number (NaN or infinite), the first vertex {int(bad[0])}; fix the "
+                                        f"mesh before measuring")
+
+
+def check_out_blend(out_blend: str | os.PathLike, flag: str = "--out") -> Path:
+    """The .blend file a command will save, checked before any work: not a folder, not a pipe or device, in a
+    folder that exists or can be made and is writable."""
+    out_blend = Path(out_blend)
+    if out_blend.is_dir():
+        raise RealityBenchError(f"{flag} {out_blend} is a folder; give the .blend file to write, e.g. "
+                                f"{out_blend / 'frame.blend'}")
+    if out_blend.exists() and not out_blend.is_file():
+        raise RealityBenchError(f"{flag} {out_blend} exists and is not a regular file (a pipe or device); refused")
+    ensure_writable_dir(out_blend.parent)
+    return out_blend
 
 
 def demo(out: str | os.PathLike, *, seed: int = 0, long_side_px: int = 400, samples: int = 8) -> dict:
@@ -376,6 +416,7 @@ def replay(frame_id_text: str, out_blend: str | os.PathLike, *, long_side_px: in
     from .pipeline import SHARED_CACHE, place_camera, plan_frame
 
     seed, environment, stratum, index = parse_frame_id(frame_id_text)
+    out_blend = check_out_blend(out_blend)  # before any work
     try:
         from .envs import registry
 
@@ -515,6 +556,8 @@ def suggest(environment: Optional[str] = None, seed: int = 0, index: int = 0, *,
     from .envs import registry
     from .pipeline import FRAME_ID_PROPERTY, SHARED_CACHE, place_camera, plan_frame
 
+    if out_blend is not None:
+        check_out_blend(out_blend)  # before any work
     held = None
     if blend is not None:
         open_blend(blend)

@@ -27,6 +27,7 @@ import math
 from pathlib import Path
 
 from ..answers import counting
+from .argtypes import ascii_float, ascii_int
 from ..core.prompt import DEFAULT_VARIANT, VARIANTS
 from ..evaluation import profiles
 from ..evaluation.errors import EvalError
@@ -63,7 +64,7 @@ def add_parser(sub) -> None:
                    help="generation settings: paper (default: the provider's own temperature and image detail, "
                         "a 16384-token cap for thinking models) or deterministic (temperature 0, 1024 tokens, "
                         "openai image detail high: the settings before profiles); the flags below override it")
-    r.add_argument("--max-tokens", type=int, default=None,
+    r.add_argument("--max-tokens", type=ascii_int, default=None,
                    help="output token limit, thinking included (paper 16384, deterministic 1024)")
     r.add_argument("--max-tokens-field", default=None, choices=("max_tokens", "max_completion_tokens"),
                    help="openai: the body field for --max-tokens (default: max_completion_tokens at OpenAI's own API, "
@@ -88,26 +89,26 @@ def add_parser(sub) -> None:
     r.add_argument("--subset", default=None, choices=("paper-ablation",),
                    help="ask a subset of the set: paper-ablation, the paper's Table 4 items (25 random and 25 positive "
                         "frames from each of tape_gap, slope_gauge and rail_attachment) (recorded in run.json)")
-    r.add_argument("--subset-seed", type=int, default=0, metavar="N",
+    r.add_argument("--subset-seed", type=ascii_int, default=0, metavar="N",
                    help="the seed of the --subset draw (default 0): the same seed draws the same frames")
-    r.add_argument("--concurrency", type=int, default=4, help="requests in flight at once (default 4)")
-    r.add_argument("--rpm", type=float, default=None, help="requests per minute, retries included (default: no limit)")
-    r.add_argument("--tpm", type=float, default=None,
+    r.add_argument("--concurrency", type=ascii_int, default=4, help="requests in flight at once (default 4)")
+    r.add_argument("--rpm", type=ascii_float, default=None, help="requests per minute, retries included (default: no limit)")
+    r.add_argument("--tpm", type=ascii_float, default=None,
                    help="tokens per minute, estimated per request as the prompt's characters / 4, the image's pixels "
                         "/ 750 (at most 1600) and --max-tokens, retries included (default: no limit)")
-    r.add_argument("--timeout", type=float, default=600.0,
+    r.add_argument("--timeout", type=ascii_float, default=600.0,
                    help="seconds one read of a reply may wait for data: a non-streamed reply comes when the model "
                         "has finished thinking (default 600, the providers' SDKs' own)")
-    r.add_argument("--deadline", type=float, default=None, metavar="S",
+    r.add_argument("--deadline", type=ascii_float, default=None, metavar="S",
                    help="seconds one attempt may take in all: connect, headers and body, however slowly the server "
                         "sends (default 900, or --timeout + 60 if larger)")
-    r.add_argument("--max-reply-bytes", type=int, default=None, metavar="N",
+    r.add_argument("--max-reply-bytes", type=ascii_int, default=None, metavar="N",
                    help="largest reply read; past it reading stops and the item fails, marked truncated "
                         "(default 8388608, 8 MiB)")
-    r.add_argument("--retries", type=int, default=5,
+    r.add_argument("--retries", type=ascii_int, default=5,
                    help="retries of a request after a failure the server named no wait for (default 5); a wait it "
                         "asks for (Retry-After, Gemini's RetryInfo, Anthropic's rate-limit resets) is not counted")
-    r.add_argument("--max-wait", type=float, default=None, metavar="S",
+    r.add_argument("--max-wait", type=ascii_float, default=None, metavar="S",
                    help="the longest one request waits in all between its attempts, whatever the server asks "
                         "(default 3600); a wait past it fails the item at once")
     r.add_argument("--label", default=None, help="the run's name in reports (default: the model, '(blind)' added)")
@@ -136,7 +137,7 @@ def add_parser(sub) -> None:
     rp.add_argument("--set", default=None, metavar="SET_DIR", dest="set_dir",
                     help="the exported set the runs asked: its metadata (camera, measurements) gives the drivers of "
                          "difficulty (default: the set recorded in the first run's run.json, if it is still there)")
-    rp.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: stats.DEFAULT_SEED)")
+    rp.add_argument("--seed", type=ascii_int, default=None, help="bootstrap seed (default: stats.DEFAULT_SEED)")
     rp.add_argument("--no-plots", action="store_true", help="skip the matplotlib figures")
     rp.add_argument("--documentation-frames", default=counting.DEFAULT, choices=counting.RULES,
                     help=DOCUMENTATION_FRAMES_HELP)
@@ -185,6 +186,14 @@ def _extra(text):
     if not isinstance(value, dict):
         raise EvalError("--extra must be a JSON object")
     return value
+
+
+def _label(text):
+    """--label: one line of printable text (it heads report tables and prose; a line break would split them)."""
+    if text is not None and (not text.strip() or any(not c.isprintable() for c in text) or len(text) > 200):
+        raise EvalError("--label must be one line of printable text, at most 200 characters (no line break, tab "
+                        "or control character)")
+    return text
 
 
 def _authors(text) -> tuple[str, ...]:
@@ -285,7 +294,7 @@ def run_command(args) -> dict:
                                     else args.max_wait)
         asked = ask_set(args.set, args.out, provider=provider, model=args.model, base_url=args.base_url,
                         settings=settings, transport=transport, api_key_env=args.api_key_env,
-                        no_api_key=args.no_api_key, label=args.label,
+                        no_api_key=args.no_api_key, label=_label(args.label),
                         profile={"name": args.profile, "overrides": overrides}, variant=args.variant,
                         include_gray=args.include_gray, max_tokens_field_from=field_from, subset=args.subset,
                         subset_seed=args.subset_seed)

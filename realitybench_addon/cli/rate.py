@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 
 from ..rating.errors import RatingsError
+from .argtypes import ascii_float, ascii_int
 
 PASSPHRASE_ENV = "REALITYBENCH_RATING_PASSPHRASE"
 
@@ -25,11 +26,11 @@ def add_parsers(sub) -> None:
     r.add_argument("directory", help="an exported set")
     r.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine "
                                                        "only; 0.0.0.0 lets raters on the network in)")
-    r.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free port)")
+    r.add_argument("--port", type=ascii_int, default=8765, help="port (default 8765; 0: any free port)")
     r.add_argument("--env", default=None, help="ENV[,ENV...]: rate only these environments (default: all)")
     r.add_argument("--stratum", default="random", choices=("random", "positive", "all"),
                    help="which frames to rate (default random: positive frames are all scorer-accepted)")
-    r.add_argument("--per-env", type=int, default=None, metavar="N",
+    r.add_argument("--per-env", type=ascii_int, default=None, metavar="N",
                    help="offer only N frames of each environment, drawn once for all raters (the paper rated 30)")
     r.add_argument("--no-fields", action="store_true", help="do not offer the documentation fields")
     r.add_argument("--passphrase-file", default=None, metavar="FILE",
@@ -56,9 +57,9 @@ def add_parsers(sub) -> None:
     s.add_argument("--presets-out", default=None, metavar="DIR", help="where --apply-gray writes presets")
     s.add_argument("--markdown", default=None, metavar="FILE",
                    help="also write the report as Markdown (the paper's Table 13 layout, then the gray suggestions)")
-    s.add_argument("--clear-share", type=float, default=2 / 3,
+    s.add_argument("--clear-share", type=ascii_float, default=2 / 3,
                    help="share of answers a clear majority needs, for gray suggestions (default 2/3)")
-    s.add_argument("--min-ratings", type=int, default=3,
+    s.add_argument("--min-ratings", type=ascii_int, default=3,
                    help="ratings a frame needs for the scorer-vs-majority figures (default 3)")
 
 

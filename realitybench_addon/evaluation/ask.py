@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Optional, TextIO
 
 from .errors import EvalError
+from ..core import safefs
 from ..core.secrets import env_var_name_problem, register, split_url_credentials
 from ..answers.items import AskItem, sha256_bytes
 from ..core.prompt import DEFAULT_VARIANT, VARIANTS, PromptShapeError, rewrite_prompt
@@ -82,6 +83,16 @@ def clean_base_url(base_url: Optional[str]) -> Optional[str]:
     if not clean.startswith(("http://", "https://")):
         raise EvalError(f"--base-url must start with http:// or https://, got {clean[:200]!r}")
     return base_url
+
+
+def read_image(set_dir, image_path) -> bytes:
+    """A frame's image read through the file layer (core/safefs.py): no link below the set followed, a FIFO or
+    device refused (never waited on), at most safefs.CAPS['image'] bytes, read from the descriptor checked."""
+    try:
+        rel = Path(os.path.abspath(image_path)).relative_to(os.path.abspath(set_dir))  # no link resolved
+    except ValueError:
+        return safefs.read_path(image_path, "image")
+    return safefs.read_bytes(set_dir, rel.as_posix(), "image")
 
 
 def as_variant(ask_items: list[AskItem], variant: str) -> list[AskItem]:
@@ -192,7 +203,7 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
             return
         image_b64, sent = None, None
         if not settings.blind:
-            data = a.image_path.read_bytes()
+            data = read_image(set_dir, a.image_path)
             if sha256_bytes(data) != a.item.image_sha256:
                 raise EvalError(f"frame {a.item.frame_id}: {a.image_path} changed while the run was asking")
             try:

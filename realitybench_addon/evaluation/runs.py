@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-import urllib.parse
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Optional
