@@ -270,3 +270,86 @@ def test_a_fifo_or_huge_sparse_image_is_refused_without_hanging_or_memory(tmp_pa
     done.stderr = "\n".join(done.stderr.strip().splitlines()[:-1])
     error_line(done, str(image), "pipe" if kind == "fifo" else "3,221,225,472 bytes")
     assert rss < 400_000  # kB: the 3 GB file is never read
+
+
+# ---- Blender: export on a full disk, merge of read-only shards, measure of a NaN vertex ---------------------
+SMALL = ["--resolution", "96x72", "--samples", "1", "--no-denoise"]
+EXPORT = ["export", "--env", "tape_gap", "--random", "3", "--positive", "0", "--seed", "7", *SMALL]
+
+
+def set_snapshot(directory: Path) -> dict:
+    """Every file of a set with its bytes' hash, metadata.jsonl as its rows without the timing fields."""
+    out = {}
+    for p in sorted(directory.rglob("*")):
+        if not p.is_file() or p.name in (".realitybench.lock", "filler"):
+            continue
+        rel = str(p.relative_to(directory))
+        if p.name == "metadata.jsonl":
+            rows = [json.loads(line) for line in p.read_text().split("\n") if line]
+            out[rel] = sorted((r["frame_id"], r["image_sha256"] if "image_sha256" in r else r.get("file_name"),
+                               r.get("verdict")) for r in rows)
+        elif p.suffix == ".jpg":
+            out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def test_a_full_disk_during_export_is_one_line_and_the_rerun_is_the_same_set(tmp_path, tmpfs):
+    pytest.importorskip("bpy")
+    disk = tmpfs("40k")
+    done = cli(*EXPORT, "--out", disk / "set", timeout=600)
+    error_line(done, "no space left on the device", "rerun the same command")
+    subprocess.run(["mount", "-o", "remount,size=20m", str(disk)], check=True)
+    again = cli(*EXPORT, "--out", disk / "set", timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    clean = cli(*EXPORT, "--out", tmp_path / "clean", timeout=600)
+    assert clean.returncode == 0, clean.stderr[-2000:]
+    assert json.loads(again.stdout)["complete"] and json.loads(again.stdout)["counts"] == \
+        json.loads(clean.stdout)["counts"]
+    assert set_snapshot(disk / "set") == set_snapshot(tmp_path / "clean")
+
+
+def test_merge_reads_read_only_shards_and_leaves_nothing_in_them(tmp_path, tmpfs):
+    pytest.importorskip("bpy")
+    disk = tmpfs("20m")
+    for k in range(2):
+        done = cli("export", "--env", "tape_gap", "--random", "2", "--positive", "0", "--seed", "5", *SMALL,
+                   "--shard", f"{k}/2", "--out", disk / f"shard{k}", timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        (disk / f"shard{k}" / ".realitybench.lock").unlink(missing_ok=True)
+    before = {k: sorted(p.name for p in (disk / f"shard{k}").rglob("*")) for k in range(2)}
+    done = cli("merge", disk / "shard0", disk / "shard1", "--out", tmp_path / "merged")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert {k: sorted(p.name for p in (disk / f"shard{k}").rglob("*")) for k in range(2)} == before  # no lock left
+    subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+    done = cli("merge", disk / "shard0", disk / "shard1", "--out", tmp_path / "merged_ro")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert set_snapshot(tmp_path / "merged_ro") == set_snapshot(tmp_path / "merged")
+
+
+NAN_BLEND = r"""
+import sys, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+mesh = bpy.data.meshes.new("M")
+mesh.from_pydata([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)], [], [(0, 1, 2, 3)])
+mesh.vertices[2].co = (float(sys.argv[-2]), 1.0, 0.0)
+obj = bpy.data.objects.new("Target", mesh)
+bpy.context.scene.collection.objects.link(obj)
+cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("C"))
+cam.location = (0.5, 0.5, 3)
+bpy.context.scene.collection.objects.link(cam)
+bpy.context.scene.camera = cam
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[-1])
+"""
+
+
+@pytest.mark.parametrize("value", ["nan", "-nan"])  # Blender clamps an infinite coordinate to FLT_MAX itself
+def test_measure_refuses_a_vertex_that_is_not_a_finite_number(tmp_path, value):
+    pytest.importorskip("bpy")
+    script = tmp_path / "make.py"
+    script.write_text(NAN_BLEND)
+    blend = tmp_path / "nan.blend"
+    made = subprocess.run([sys.executable, str(script), value, str(blend)], capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0 and blend.is_file(), made.stderr[-2000:]
+    done = cli("measure", "--target", "Target", "--camera", "Cam", "--blend", blend)
+    error_line(done, "object 'Target' has 1 vertex(es) with a coordinate that is not a finite number",
+               "the first vertex 2")
