@@ -135,6 +135,7 @@ def write(fd, data):
     return real_write(fd, data)
 os.write = write
 sys.argv = ["realitybench_addon", *sys.argv[1:]]
+sys.path.insert(0, os.getcwd())  # the checkout the test runs in, as `python -m` would import it
 runpy.run_module("realitybench_addon", run_name="__main__", alter_sys=True)
 """
 
