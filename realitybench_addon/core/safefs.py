@@ -97,34 +97,53 @@ def _walk(root, root_fd: int, folders: list[str], create: bool) -> int:
     return fd
 
 
-def open_regular(root, relpath, kind: str) -> int:
-    """A blocking read descriptor of ROOT/relpath, a regular file within CAPS[kind], reached without
-    following any link below ROOT. The caller closes it."""
-    parts = _parts(relpath)
+def _folder_of(root, parts: list[str], create: bool) -> int:
+    """A descriptor of the folder that holds ROOT/parts (see _walk). The caller closes it."""
     root_fd = open_root(root)
     try:
-        dir_fd = _walk(root, root_fd, parts[:-1], create=False)
+        return _walk(root, root_fd, parts[:-1], create=create)
     finally:
         os.close(root_fd)
+
+
+def _open_in(root, relpath, flags: int, *, create_folders: bool = False, mode: int = 0o644) -> int:
+    """A descriptor of ROOT/relpath opened with `flags` | O_NOFOLLOW, no link followed below ROOT."""
+    parts = _parts(relpath)
+    dir_fd = _folder_of(root, parts, create_folders)
     try:
-        try:
-            fd = os.open(parts[-1], _READ, dir_fd=dir_fd)
-        except OSError as exc:
-            raise _refuse(root, str(relpath), exc, dir_fd, parts[-1], "file") from None
+        return os.open(parts[-1], flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dir_fd)
+    except OSError as exc:
+        raise _refuse(root, str(relpath), exc, dir_fd, parts[-1], "file") from None
     finally:
         os.close(dir_fd)
+
+
+def _checked_regular(fd: int, shown, kind: str | None, doing: str = "") -> int:
+    """`fd` if it is a regular file (within CAPS[kind] when given), made blocking; else closed and refused."""
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise SetError(f"{Path(root) / relpath} is not a regular file (a folder, pipe or device); refused")
-        if info.st_size > CAPS[kind]:
-            raise SetError(f"{Path(root) / relpath} is {info.st_size:,} bytes; a {kind} file may hold at most "
-                           f"{CAPS[kind]:,}")
+            raise SetError(f"{shown} is not a regular file (a folder, pipe or device); refused{doing}")
+        if kind is not None and info.st_size > CAPS[kind]:
+            raise SetError(f"{shown} is {info.st_size:,} bytes; a {kind} file may hold at most {CAPS[kind]:,}")
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.fsync(fd)
+
+
+def open_regular(root, relpath, kind: str) -> int:
+    """A blocking read descriptor of ROOT/relpath, a regular file within CAPS[kind], reached without
+    following any link below ROOT. The caller closes it."""
+    return _checked_regular(_open_in(root, relpath, _READ), Path(root) / relpath, kind)
 
 
 def read_fd(fd: int, cap: int, shown) -> bytes:
@@ -158,14 +177,8 @@ def read_path(path, kind: str) -> bytes:
     """A file the user named directly (a preset, a ratings file): its folder as given, the file itself
     not a link-followed FIFO or device, and within the cap of its kind."""
     path = Path(path)
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    fd = _checked_regular(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), path, kind)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise SetError(f"{path} is not a regular file (a folder, pipe or device); refused")
-        if info.st_size > CAPS[kind]:
-            raise SetError(f"{path} is {info.st_size:,} bytes; a {kind} file may hold at most {CAPS[kind]:,}")
-        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
         return read_fd(fd, CAPS[kind], path)
     finally:
         os.close(fd)
@@ -176,11 +189,7 @@ def write_atomic(root, relpath, data: bytes) -> None:
     over it inside the same folder. Missing folders are made; a folder that is a link is refused."""
     parts = _parts(relpath)
     Path(root).mkdir(parents=True, exist_ok=True)
-    root_fd = open_root(root)
-    try:
-        dir_fd = _walk(root, root_fd, parts[:-1], create=True)
-    finally:
-        os.close(root_fd)
+    dir_fd = _folder_of(root, parts, create=True)
     name = parts[-1]
     tmp = f".{name}.partial"
     try:
@@ -191,10 +200,7 @@ def write_atomic(root, relpath, data: bytes) -> None:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
                      dir_fd=dir_fd)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
+            _write_all(fd, data)
         finally:
             os.close(fd)
         try:
@@ -213,49 +219,18 @@ def write_atomic(root, relpath, data: bytes) -> None:
 
 def append(root, relpath, data: bytes) -> None:
     """`data` appended to ROOT/relpath (made if missing) and fsynced; a link or non-regular file is refused."""
-    parts = _parts(relpath)
-    root_fd = open_root(root)
+    fd = _checked_regular(_open_in(root, relpath, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK,
+                                   create_folders=True), Path(root) / relpath, None, "; refused to append to it")
     try:
-        dir_fd = _walk(root, root_fd, parts[:-1], create=True)
-    finally:
-        os.close(root_fd)
-    try:
-        try:
-            fd = os.open(parts[-1], os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
-                         | os.O_CLOEXEC, 0o644, dir_fd=dir_fd)
-        except OSError as exc:
-            raise _refuse(root, str(relpath), exc, dir_fd, parts[-1], "file") from None
-    finally:
-        os.close(dir_fd)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise SetError(f"{Path(root) / relpath} is not a regular file; refused to append to it")
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
+        _write_all(fd, data)
     finally:
         os.close(fd)
 
 
 def truncate(root, relpath, length: int) -> None:
     """ROOT/relpath cut to `length` bytes (a torn last line), through an O_NOFOLLOW descriptor."""
-    parts = _parts(relpath)
-    root_fd = open_root(root)
+    fd = _checked_regular(_open_in(root, relpath, os.O_WRONLY | os.O_NONBLOCK), Path(root) / relpath, None)
     try:
-        dir_fd = _walk(root, root_fd, parts[:-1], create=False)
-    finally:
-        os.close(root_fd)
-    try:
-        try:
-            fd = os.open(parts[-1], os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
-        except OSError as exc:
-            raise _refuse(root, str(relpath), exc, dir_fd, parts[-1], "file") from None
-    finally:
-        os.close(dir_fd)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise SetError(f"{Path(root) / relpath} is not a regular file; refused")
         os.ftruncate(fd, length)
     finally:
         os.close(fd)
