@@ -82,8 +82,10 @@ def cost_figure(labels: list[str], summaries: list[dict], frames: int, human: Op
     out = {"human_pass": band, "human_pass_note": band_note}
     for metric, _ in COST_METRICS:
         runs = cost_plot_runs(labels, summaries, metric)
+        hollow = unpriced(labels, summaries, metric)
         out[metric] = {"frontier": frontier(runs["points"]),
-                       "hollow": [u[0] for u in unpriced(labels, summaries, metric)],
+                       "hollow": [u[0] for u in hollow],
+                       "hollow_points": [list(u) for u in hollow],  # what plots.py draws (it imports nothing here)
                        "rater": rater if metric == "f1" and band is not None else None}
     return out
 

@@ -421,9 +421,8 @@ def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(
             continue
         extra = None
         if cost_figure is not None:
-            from .cost_figure import unpriced
-
-            extra = {"frontier": cost_figure[metric]["frontier"], "hollow": unpriced(labels, summaries, metric),
+            extra = {"frontier": cost_figure[metric]["frontier"],
+                     "hollow": [tuple(p) for p in cost_figure[metric]["hollow_points"]],
                      "band": cost_figure["human_pass"], "rater": cost_figure[metric]["rater"]}
         written.append(_cost_plot(plt, out, metric, name, runs, ensemble_points(ensembles, metric)["points"],
                                   _currency(summaries), extra))
