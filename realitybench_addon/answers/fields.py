@@ -59,7 +59,13 @@ def normalise_text(value: Any) -> str:
 
 
 def is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite number a float can hold (a reply's 400-digit integer is not one: it would overflow)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def numbers_equal(a: Any, b: Any, tolerance: float = 0.0) -> bool:

@@ -68,6 +68,29 @@ def _depth(value) -> int:
     return deepest
 
 
+def nesting_depth(text: str) -> int:
+    """How deep [ and { nest in `text`, outside JSON strings, read without parsing (so without recursing):
+    a model's reply is judged by it before any JSON decoder, whose recursion a 100k-deep reply would exhaust."""
+    deepest = depth = 0
+    in_string = escaped = False
+    for c in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
 def _has_lone_surrogate(value) -> bool:
     stack = [value]
     while stack:

@@ -26,6 +26,7 @@ from typing import Any, Optional, Sequence
 
 from ..answers import fields as F
 from ..core.prompt import DEFAULT_VARIANT, NO_VERDICT, VERDICT_FIRST, VERDICT_LAST, VERDICT_ONLY
+from ..core.safe_parse import MAX_DEPTH, nesting_depth
 
 
 class _Duplicate(ValueError):
@@ -194,7 +195,13 @@ def _lenient_number(v) -> Optional[float]:
         return float(v)
     if not isinstance(v, str):
         return None
-    t = v.replace(",", "")
+    try:
+        return _number_in_text(v.replace(",", ""))
+    except (ValueError, OverflowError):  # digits past Python's int-string limit, a quotient past a float
+        return None
+
+
+def _number_in_text(t: str) -> Optional[float]:
     m = _MIXED.search(t)
     if m and int(m.group(3)):
         whole = int(m.group(1))
@@ -259,6 +266,8 @@ def parse_lenient(text: Optional[str], environment: str, keys: Sequence[tuple[st
 
 def parse_reply(text: Optional[str], environment: str, keys: Sequence[tuple[str, str]],
                 variant: str = DEFAULT_VARIANT) -> Parsed:
+    if text is not None and nesting_depth(text) > MAX_DEPTH:  # before any decoder recurses into it
+        return Parsed(False, None, {}, [f"nested more than {MAX_DEPTH} arrays or objects deep"], None, {})
     obj, problems = parse_strict(text, environment, keys, variant)
     lenient_adequate, lenient_values = parse_lenient(text, environment, keys, variant)
     if obj is None:
