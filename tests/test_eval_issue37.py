@@ -263,6 +263,13 @@ def test_the_verdict_alone_over_http_on_the_ablation_subset_and_rejects_compared
     one_line_error(cli("eval", "run", set_dir, "--provider", "openai", "--model", "m", "--no-api-key", "--base-url",
                        "http://127.0.0.1:9/v1", "--subset", "paper-ablation", "--subset-seed", "-1", "--out",
                        tmp_path / "bad"), "--subset-seed must be a non-negative integer")
+    # which frames are asked is the run's identity: a resume with another subset seed, or every frame, is refused
+    first_url = json.loads((tmp_path / "first" / "run.json").read_text())["base_url"]  # the same server
+    for other, named in ((["--subset", "paper-ablation", "--subset-seed", "4"], "subset:"), ([], "subset:"),
+                         (["--include-gray", *common[-4:]], "include_gray:")):
+        one_line_error(cli("eval", "run", set_dir, *common[:-4], *other, "--base-url", first_url,
+                           "--out", tmp_path / "first"), "holds a run made with other settings", named)
+    assert len((tmp_path / "first" / "replies.jsonl").read_text().splitlines()) == 128  # nothing was added
 
 
 # ---- drivers of difficulty ---------------------------------------------------------------------------------------

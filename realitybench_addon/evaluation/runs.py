@@ -39,13 +39,20 @@ SCORES = "scores.jsonl"
 SUMMARY = "summary.json"
 
 # run.json keys that define what the replies mean: a rerun that differs in one is refused.
-IDENTITY = ("kind", "provider", "model", "base_url", "settings", "baseline", "variant")
+IDENTITY = ("kind", "provider", "model", "base_url", "settings", "baseline", "variant", "include_gray", "subset")
 
 
 def identity_value(config: dict, key: str):
-    """A run.json identity value; a run written before prompt variants existed asked the benchmark's prompt."""
+    """A run.json identity value, read as a run written before the key existed was made: the benchmark's
+    prompt, gray frames left out, no subset (every frame). Which frames are asked is part of a run's identity:
+    resuming with another subset, subset seed or gray choice would mix two sets of items in one run."""
     if key == "variant" and config.get("kind") != "baseline":
         return config.get("variant") or DEFAULT_VARIANT
+    if key == "include_gray":
+        return bool(config.get("include_gray"))
+    if key == "subset":
+        subset = config.get("subset")
+        return {"name": subset.get("name"), "seed": subset.get("seed")} if isinstance(subset, dict) else None
     return config.get(key)
 
 
