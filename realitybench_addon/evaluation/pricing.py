@@ -23,13 +23,14 @@ from its answered lines' usage.
 from __future__ import annotations
 
 import datetime as dt
-import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from .errors import EvalError
+from ..core import safefs
+from ..core.errors import RealityBenchError
+from ..core.safe_parse import InputError, loads_json, loads_toml, one_line
 
 EXAMPLE = Path(__file__).parent / "prices" / "example.toml"
 PER_TOKENS = 1_000_000
@@ -63,15 +64,15 @@ def _fail(path, msg):
 
 def load_prices(path) -> PriceTable:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # through the file and input layers: a pipe, a huge file, deep nesting or a long number is refused
+        raw = safefs.read_path(path, "preset")
     except FileNotFoundError:
         _fail(path, "not found")
-    except (OSError, UnicodeDecodeError) as exc:
-        _fail(path, f"cannot be read ({exc})")
+    except (OSError, RealityBenchError) as exc:
+        _fail(path, f"cannot be read ({one_line(exc)})")
     try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        data = loads_json(raw) if path.suffix.lower() == ".json" else loads_toml(raw)
+    except InputError as exc:
         _fail(path, f"is not valid {'JSON' if path.suffix.lower() == '.json' else 'TOML'} ({exc})")
     if not isinstance(data, dict):
         _fail(path, "must be a table with `currency` and a list `price`")

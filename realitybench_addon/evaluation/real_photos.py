@@ -31,6 +31,8 @@ from pathlib import Path
 from ..answers import fields as F
 from ..answers.items import AskItem, Item, sha256_bytes
 from ..core.prompt import build_prompt
+from ..core import safefs
+from ..core.safe_parse import one_line
 from ..core.rescoring import RULE_PREFIX
 from ..setio import METADATA, SetError, scan_jsonl
 from .grammar import type_problem
@@ -68,13 +70,13 @@ def _image(root: Path, name) -> tuple[Path, bytes, str]:
         raise ValueError("file_name is missing or empty")
     if name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name) or ".." in re.split(r"[/\\]", name):
         raise ValueError(f"file_name {name[:120]!r} must be a path inside the folder (no leading /, no ..)")
-    path = (root / name).resolve()
-    if not path.is_relative_to(root):
-        raise ValueError(f"file_name {name[:120]!r} leads outside the folder (through a link)")
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise ValueError(f"file_name {name[:120]!r} is a folder, not a photo") from None
+    path = root / name
+    try:  # read from the descriptor the file layer checked: no link below the folder, no pipe, a size cap
+        data = safefs.read_bytes(root, name.replace("\\", "/"), "image")
+    except safefs.SetError as exc:
+        if path.is_dir() and not path.is_symlink():
+            raise ValueError(f"file_name {name[:120]!r} is a folder, not a photo") from None
+        raise ValueError(f"file_name {name[:120]!r}: {one_line(exc)}") from None
     except OSError:
         raise ValueError(f"the photo {name[:120]!r} is missing") from None
     kind = media_type(data)

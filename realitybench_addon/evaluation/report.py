@@ -302,8 +302,7 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
                                 difficulty=analyses["difficulty"])
         files += plot_info["written"]
         if plot_info["skipped"]:
-            with open(out / "report.md", "a", encoding="utf-8") as fh:
-                fh.write(f"\nPlots: {plot_info['skipped']}\n")
+            _write_text(out / "report.md", _read_text(out / "report.md") + f"\nPlots: {plot_info['skipped']}\n")
     data = {"runs": summaries, "real_runs": real_summaries, "paired": pairs, "correlations": corr,
             "cost_plots": plotted, "ratings": rating_result, "seed": seed, "notes": notes, "plots": plot_info,
             "documentation_frames": documentation_frames, **analyses}
@@ -680,6 +679,19 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
             md.append(text)
             files += written
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(md))
-    (out / "report.md").write_text(text, encoding="utf-8")
+    _write_text(out / "report.md", text)
     files.append("report.md")
     return files
+
+
+def _write_text(path: Path, text: str) -> None:
+    """A report file written whole (created new, renamed over the old one, no link followed)."""
+    from ..setio import atomic_write
+
+    atomic_write(path, text.encode("utf-8"))
+
+
+def _read_text(path: Path) -> str:
+    from ..core import safefs
+
+    return safefs.read_path(path, "json").decode("utf-8")

@@ -30,6 +30,9 @@ from ..setio import append_jsonl, atomic_write, jsonable, read_jsonl
 from .errors import EvalError
 from ..answers.items import Item, canonical_json
 from ..core.prompt import DEFAULT_VARIANT
+from ..core import safefs
+from ..core.errors import RealityBenchError
+from ..core.safe_parse import loads_json, one_line
 from ..core.secrets import REDACTED, redact, secret_forms  # noqa: F401 (re-exported)
 
 RUN_JSON = "run.json"
@@ -127,12 +130,12 @@ class RunStore:
         return self.path(RUN_JSON).exists()
 
     def read_config(self) -> dict:
-        try:
-            config = json.loads(self.path(RUN_JSON).read_text())
+        try:  # through the file and input layers: a linked, piped, huge, deep or BOM'd run.json is refused
+            config = loads_json(safefs.read_bytes(self.dir, RUN_JSON, "json"), max_bytes=safefs.CAPS["json"])
         except FileNotFoundError:
             raise EvalError(f"{self.dir} is not a run folder: no {RUN_JSON}") from None
-        except (OSError, ValueError) as exc:
-            raise EvalError(f"cannot read {self.path(RUN_JSON)}: {exc}") from None
+        except (OSError, RealityBenchError) as exc:
+            raise EvalError(f"cannot read {self.path(RUN_JSON)}: {one_line(exc)}") from None
         if not isinstance(config, dict):
             raise EvalError(f"{self.path(RUN_JSON)} is not a JSON object: not a run folder")
         return config

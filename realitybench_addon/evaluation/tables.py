@@ -11,6 +11,8 @@ import math
 import re
 from pathlib import Path
 
+from ..setio import atomic_write
+
 
 def finite(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
@@ -76,4 +78,4 @@ def write_csv(path: Path, header: list[str], rows: list[list]) -> None:
     w.writerow([csv_cell(h) for h in header])
     for r in rows:
         w.writerow([csv_cell(v) for v in r])
-    path.write_text(buf.getvalue(), encoding="utf-8")
+    atomic_write(path, buf.getvalue().encode("utf-8"))  # whole or absent, no link followed
