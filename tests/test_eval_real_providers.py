@@ -270,6 +270,19 @@ def test_retry_after_as_a_date_and_past_the_budget(tmp_path, set_dir, frames):
         "after 1 attempt")  # failed at once, not after a cut-short wait
 
 
+def test_the_run_wide_wait_budget_is_shared_by_every_request(tmp_path, set_dir, frames):
+    fid = [f["frame_id"] for f in frames]
+    clock = FakeClock()
+    # each request may wait 600 s, the run 100 s in all: the first 60 s wait fits, the second would overrun it
+    transport = TransportConfig(concurrency=1, max_retries=5, max_wait_s=600, max_run_wait_s=100)
+    with ProviderServer(frames, {fid[0]: ["status:429:60"], fid[1]: ["status:429:60"]}) as server:
+        asked = ask(set_dir, tmp_path / "run", server, transport=transport, clock=clock)
+    assert len(clock.slept) == 1 and 58.5 <= clock.slept[0] <= 60
+    assert asked["ok"] == 2 and asked["failed"] == 1
+    failed = [r for r in lines(tmp_path / "run").values() if r.get("error")]
+    assert len(failed) == 1 and "used up --max-run-wait (100 s for all requests together)" in failed[0]["error"]
+
+
 def test_server_wait_parsing():
     now = datetime(2026, 1, 1, tzinfo=timezone.utc)
     assert server_wait({"Retry-After": "Thu, 01 Jan 2026 00:01:30 GMT"}, "", now) == (90.0, "Retry-After")

@@ -4,7 +4,7 @@
              --no-api-key] [--profile paper|deterministic] [--max-tokens N] [--temperature T|default]
              [--image-detail D|default] [--max-tokens-field F] [--extra JSON] [--blind]
              [--variant verdict-first|verdict-last|no-verdict] [--concurrency N]
-             [--rpm N] [--tpm N] [--timeout S] [--deadline S] [--max-wait S] [--max-reply-bytes N] [--retries N]
+             [--rpm N] [--tpm N] [--timeout S] [--deadline S] [--max-wait S] [--max-run-wait S] [--max-reply-bytes N] [--retries N]
              [--label L] --out RUNDIR
     eval rescore RUNDIR [--prices FILE] [--documentation-frames paper|all-terms-pass]
     eval report RUN [RUN ...] --out REPORTDIR [--prices FILE] [--ratings FILE|SET_DIR [--authors NAME,...]
@@ -111,6 +111,9 @@ def add_parser(sub) -> None:
     r.add_argument("--max-wait", type=ascii_float, default=None, metavar="S",
                    help="the longest one request waits in all between its attempts, whatever the server asks "
                         "(default 3600); a wait past it fails the item at once")
+    r.add_argument("--max-run-wait", type=ascii_float, default=None, metavar="S",
+                   help="the longest all the run's requests wait together between attempts (default 21600, 6 h); "
+                        "once spent, an item that would wait more fails at once and a rerun resumes it")
     r.add_argument("--label", default=None, help="the run's name in reports (default: the model, '(blind)' added)")
     r.add_argument("--out", required=True, help="the run folder (created, or resumed)")
 
@@ -272,8 +275,8 @@ def run_command(args) -> dict:
         from ..evaluation.ask import ask_set
         from ..evaluation.failures import incomplete_run
         from ..evaluation.summary import headline, rescore
-        from ..evaluation.transport import (DEFAULT_DEADLINE_S, DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_WAIT_S,
-                                            TransportConfig)
+        from ..evaluation.transport import (DEFAULT_DEADLINE_S, DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_RUN_WAIT_S,
+                                            DEFAULT_MAX_WAIT_S, TransportConfig)
 
         provider = providers.get(args.provider)
         overrides = settings_overrides(args)
@@ -291,7 +294,9 @@ def run_command(args) -> dict:
         transport = TransportConfig(timeout_s=args.timeout, deadline_s=deadline, max_reply_bytes=cap,
                                     max_retries=args.retries, concurrency=args.concurrency, rpm=args.rpm,
                                     tpm=args.tpm, max_wait_s=DEFAULT_MAX_WAIT_S if args.max_wait is None
-                                    else args.max_wait)
+                                    else args.max_wait,
+                                    max_run_wait_s=DEFAULT_MAX_RUN_WAIT_S if args.max_run_wait is None
+                                    else args.max_run_wait)
         asked = ask_set(args.set, args.out, provider=provider, model=args.model, base_url=args.base_url,
                         settings=settings, transport=transport, api_key_env=args.api_key_env,
                         no_api_key=args.no_api_key, label=_label(args.label),

@@ -128,6 +128,7 @@ def check_transport(transport: TransportConfig) -> None:
     _positive("--timeout", transport.timeout_s)
     _positive("--deadline", transport.deadline_s)
     _positive("--max-wait", transport.max_wait_s)
+    _positive("--max-run-wait", transport.max_run_wait_s)
     if transport.max_retries < 0:
         raise EvalError(f"--retries must be at least 0, got {transport.max_retries}")
     if transport.max_reply_bytes < 1:

@@ -16,7 +16,7 @@ unreachable is "unreachable".
 
 Retried: connection errors, timeouts, and HTTP 408, 409, 429 and 5xx. A wait the server asks for
 is honoured whatever its length, within `max_wait_s` (--max-wait: all the waits of one request
-together): `retry-after-ms` / `Retry-After` (seconds or an HTTP date), Gemini's
+together) and `max_run_wait_s` (--max-run-wait: all the waits of the whole run, every thread's, together): `retry-after-ms` / `Retry-After` (seconds or an HTTP date), Gemini's
 google.rpc.RetryInfo `retryDelay` in the error body, Anthropic's `anthropic-ratelimit-*-reset`
 times and OpenAI's `x-ratelimit-reset-*` durations (of the limits with nothing remaining). Such a
 retry is not on the --retries count (at most MAX_ASKED_RETRIES of them); other retries are, and
@@ -59,6 +59,7 @@ CHUNK_BYTES = 65536  # the reply is read in pieces this large
 DEFAULT_TIMEOUT_S = 600.0  # the OpenAI and Anthropic SDKs' read timeout: a reasoning model may think for minutes
 DEFAULT_DEADLINE_S = 900.0  # one attempt in all; the CLI makes it at least --timeout + 60 s
 DEFAULT_MAX_WAIT_S = 3600.0  # all the waits of one request: a per-minute quota asks for up to a minute at a time
+DEFAULT_MAX_RUN_WAIT_S = 6 * 3600.0  # all the waits of a run's requests together (a daily quota runs dry)
 MAX_ASKED_RETRIES = 50  # waits the server asked for (Retry-After ...), per request; --retries counts the others
 # what became of an attempt that got no HTTP reply
 UNREACHABLE = "unreachable"  # no connection (refused, DNS, connect timeout): the request never reached the server
@@ -77,6 +78,7 @@ class TransportConfig:
     backoff_base_s: float = 1.0
     backoff_cap_s: float = 30.0
     max_wait_s: float = DEFAULT_MAX_WAIT_S  # all the waits of one request together (Retry-After, backoff)
+    max_run_wait_s: float = DEFAULT_MAX_RUN_WAIT_S  # all the waits of every request of the run together
     concurrency: int = 4
     rpm: Optional[float] = None  # requests (attempts) per minute; None: unlimited
     tpm: Optional[float] = None  # estimated tokens (prompt + output cap) per minute; None: unlimited
@@ -434,6 +436,16 @@ class Transport:
         self._local = threading.local()
         self._sleep = sleep
         self._now = now
+        self._run_waited = 0.0  # every wait of this run's requests, summed across threads (--max-run-wait)
+        self._run_wait_lock = threading.Lock()
+
+    def _take_run_wait(self, wait: float) -> bool:
+        """Book `wait` seconds against the run's wait budget; False (nothing booked) when it would overrun."""
+        with self._run_wait_lock:
+            if self._run_waited + wait > self.config.max_run_wait_s:
+                return False
+            self._run_waited += wait
+            return True
 
     def session(self) -> requests.Session:
         s = getattr(self._local, "session", None)
@@ -555,6 +567,10 @@ class Transport:
                          f"({config.max_wait_s:g} s a request) leaves ({config.max_wait_s - waited:g} s)"
                          if asked is not None else
                          f"{error}: the next retry would wait past --max-wait ({config.max_wait_s:g} s a request)")
+                break
+            if not self._take_run_wait(wait):
+                error = (f"{error}: the run's waits have used up --max-run-wait ({config.max_run_wait_s:g} s for "
+                         f"all requests together); rerun the same command later to resume")
                 break
             record["wait_s"] = round(wait, 4)
             waited += wait
