@@ -66,3 +66,32 @@ def test_a_report_never_writes_through_a_link(tmp_path):
     assert victim.read_text() == "keep me\n"  # the links were replaced by the report's own files
     assert not (rep / "report.md").is_symlink() and (rep / "report.md").read_text().startswith("#")
     assert json.loads((rep / "report.json").read_text())["runs"]
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+from realitybench_addon.core.errors import RealityBenchError  # noqa: E402
+from realitybench_addon.evaluation.runs import RunStore  # noqa: E402
+
+_run_json = st.one_of(
+    st.binary(max_size=300),
+    st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+                 lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                 max_leaves=25).map(lambda v: json.dumps(v).encode()),
+    st.builds(lambda n, body: b"[" * n + body, st.integers(0, 50_000), st.binary(max_size=20)),
+    st.builds(lambda digits: b'{"kind": "model", "items": ' + b"9" * digits + b"}", st.integers(1, 6000)),
+    st.builds(lambda text: b"\xef\xbb\xbf" + text.encode(), st.text(max_size=40)))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_run_json)
+def test_any_run_json_is_read_or_refused_in_one_line(tmp_path, data):
+    run = tmp_path / "run"
+    run.mkdir(exist_ok=True)
+    (run / "run.json").write_bytes(data)
+    try:
+        config = RunStore(run).read_config()
+    except RealityBenchError as exc:
+        assert "\n" not in str(exc) and "run.json" in str(exc)
+    else:
+        assert isinstance(config, dict)
