@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .image_terms import window_counts
 from .rng import pick
 from .vehicle import SIDES, VehiclePlan
 from .vehicle_geometry import vehicle_geometry
@@ -217,16 +218,8 @@ def valid_region(vehicle: VehiclePlan, panel: str, patch: tuple) -> np.ndarray:
         hi = quad[3, 2] + t * (quad[2, 2] - quad[3, 2])
         covered[:, cols] |= (Z[:, cols] >= lo[None, :]) & (Z[:, cols] <= hi[None, :])
     k = int(round(0.015 / TEX_M_PER_PX))  # erode: the whole (2k+1)^2 neighbourhood must be covered
-    h, w = covered.shape
-    integral = np.zeros((h + 1, w + 1), np.int64)
-    integral[1:, 1:] = covered.cumsum(0).cumsum(1)
-    r0 = np.clip(np.arange(h) - k, 0, h)[:, None]
-    r1 = np.clip(np.arange(h) + k + 1, 0, h)[:, None]
-    c0 = np.clip(np.arange(w) - k, 0, w)[None, :]
-    c1 = np.clip(np.arange(w) + k + 1, 0, w)[None, :]
-    count = integral[r1, c1] - integral[r0, c1] - integral[r1, c0] + integral[r0, c0]
-    full = (r1 - r0) * (c1 - c0) == (2 * k + 1) ** 2
-    return covered & full & (count == (2 * k + 1) ** 2)
+    count, whole = window_counts(covered, k)
+    return covered & whole & (count == (2 * k + 1) ** 2)
 
 
 def candidate_panels(vehicle: VehiclePlan) -> list[tuple[str, float]]:

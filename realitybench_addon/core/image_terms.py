@@ -164,11 +164,10 @@ def display_to_lab(display: np.ndarray) -> np.ndarray:
     return np.stack([116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], -1)
 
 
-def dilate(mask: np.ndarray, k: int) -> np.ndarray:
-    """`mask` grown by k pixels (a (2k+1)^2 square around every pixel of it), by a summed-area table."""
+def window_counts(mask: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """For every pixel, how many pixels of `mask` lie in the (2k+1)^2 square around it (clipped at the edges),
+    and whether that square lies whole inside the image; by a summed-area table, in O(pixels)."""
     mask = np.asarray(mask, bool)
-    if k <= 0:
-        return mask.copy()
     h, w = mask.shape
     integral = np.zeros((h + 1, w + 1), np.int64)
     integral[1:, 1:] = mask.cumsum(0).cumsum(1)
@@ -176,7 +175,16 @@ def dilate(mask: np.ndarray, k: int) -> np.ndarray:
     r1 = np.clip(np.arange(h) + k + 1, 0, h)[:, None]
     c0 = np.clip(np.arange(w) - k, 0, w)[None, :]
     c1 = np.clip(np.arange(w) + k + 1, 0, w)[None, :]
-    return (integral[r1, c1] - integral[r0, c1] - integral[r1, c0] + integral[r0, c0]) > 0
+    counts = integral[r1, c1] - integral[r0, c1] - integral[r1, c0] + integral[r0, c0]
+    return counts, (r1 - r0) * (c1 - c0) == (2 * k + 1) ** 2
+
+
+def dilate(mask: np.ndarray, k: int) -> np.ndarray:
+    """`mask` grown by k pixels (a (2k+1)^2 square around every pixel of it)."""
+    mask = np.asarray(mask, bool)
+    if k <= 0:
+        return mask.copy()
+    return window_counts(mask, k)[0] > 0
 
 
 RING_SHARE = 0.25  # the surround ring's width: this share of the region's equivalent size (sqrt of its pixels)...
