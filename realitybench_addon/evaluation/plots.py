@@ -304,7 +304,7 @@ def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, 
     labels += [(label, _along(v), {"fontsize": 7.5, "color": "dimgray", "bbox": box, "zorder": 2}, 10 ** 6)
                for label, v in runs["reference_lines"]]
     _place_labels(fig, ax, labels, hard, soft)
-    fig.savefig(out / f"{metric}_vs_cost.png", dpi=120)
+    _save(fig, out / f"{metric}_vs_cost.png")
     plt.close(fig)
     return f"{metric}_vs_cost.png"
 
@@ -357,7 +357,7 @@ def _sim_to_real_plot(plt, out: Path, q: dict) -> str | None:
     _place_labels(fig, ax, [(label, _around((rr["value"], s["value"])), {"fontsize": 8, "bbox": box, "zorder": 6},
                              near) for label, rr, s in points], hard, [])
     name = sim_to_real_file(q["question"])
-    fig.savefig(out / name, dpi=120)
+    _save(fig, out / name)
     plt.close(fig)
     return name
 
@@ -395,7 +395,7 @@ def _difficulty_plot(plt, out: Path, rows: list[dict]) -> str:
                  fontsize=8)
     fig.colorbar(image, ax=ax, label="pooled Spearman rho")
     fig.tight_layout()
-    fig.savefig(out / "difficulty.png", dpi=120)
+    _save(fig, out / "difficulty.png")
     plt.close(fig)
     return "difficulty.png"
 
@@ -458,7 +458,7 @@ def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(
                     ax.text(j, i, "n/a", ha="center", va="center", fontsize=7, color="dimgray")
         fig.colorbar(image, ax=ax, label="documentation score")
         fig.tight_layout()
-        fig.savefig(out / "fields_heatmap.png", dpi=120)
+        _save(fig, out / "fields_heatmap.png")
         plt.close(fig)
         written.append("fields_heatmap.png")
     if difficulty and difficulty.get("rows"):
@@ -470,3 +470,15 @@ def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(
         else:
             notes.append(f"{sim_to_real_file(q['question'])}: no model has a value on both sides")
     return {"written": written, "skipped": "; ".join(notes) or None}
+
+
+def _save(fig, path: Path) -> None:
+    """A figure written whole through the file layer (rendered in memory, then created new and renamed over the
+    old file): a link planted in the report folder is replaced, never written through."""
+    import io
+
+    from ..setio import atomic_write
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120)
+    atomic_write(Path(path), buf.getvalue())
