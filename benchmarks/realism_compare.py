@@ -3,7 +3,7 @@
 1. Export the same frames with the code before and after a change (frame ids are drawn by seed, so the same
    command gives the same ids), e.g. with a worktree of the old commit:
      git worktree add /tmp/before <old-commit>
-     (cd /tmp/before && /work/main/.venv/bin/python -m realitybench_addon export --env all --random 5 \
+     (cd /tmp/before && "$OLDPWD"/.venv/bin/python -m realitybench_addon export --env all --random 5 \
          --positive 0 --seed 0 --resolution 800x600 --samples 16 --out /tmp/cmp/before)
      .venv/bin/python -m realitybench_addon export ...same options... --out /tmp/cmp/after
 2. Make the pairs: each frame's two images side by side, the sides drawn at random; the key stays out of the
