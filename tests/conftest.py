@@ -50,3 +50,28 @@ def extension_build(tmp_path_factory) -> ExtensionBuild:
     if done.returncode != 0:
         pytest.fail(f"build.py failed (exit {done.returncode}):\n{output}", pytrace=False)
     return ExtensionBuild(out_dir, output, before, manifest.read_bytes())
+
+
+@pytest.fixture
+def rated_set(tmp_path):
+    """A small scored set (rating_support.HOSTILE_FRAMES) for the rating server's hostile and guard tests."""
+    from rating_support import HOSTILE_FRAMES, make_scored_set
+
+    return make_scored_set(tmp_path / "set", HOSTILE_FRAMES)
+
+
+@pytest.fixture
+def serve(rated_set):
+    """serve(**server options) -> a started RatingServer over `rated_set`; every one stopped after the test."""
+    from realitybench_addon.rating.server import RatingServer, RatingSession
+
+    servers = []
+
+    def start(**options):
+        server = RatingServer(RatingSession(rated_set, stratum="all"), port=0, **options).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()

@@ -89,3 +89,9 @@ def database_snapshot(set_dir):
         return {t: sorted(db.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
     finally:
         db.close()
+
+
+# A small scored set (rail_attachment and slope_gauge) that the hostile and guard tests of the rating server share.
+HOSTILE_FRAMES = ([("rail_attachment", i, {"camera_distance": 0.6 + 0.2 * i}) for i in range(4)]
+                  + [("slope_gauge", i, {"view_angle": 10.0 + 10.0 * i}) for i in range(3)])
+

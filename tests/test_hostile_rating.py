@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 import requests
 
-from rating_support import database_snapshot, make_scored_set
+from rating_support import HOSTILE_FRAMES, database_snapshot, make_scored_set
 
 from realitybench_addon.rating.errors import RatingsError
 from realitybench_addon.rating.files import Rating
@@ -36,8 +36,7 @@ from realitybench_addon.rating.store import RatingStore
 from realitybench_addon.rating.summary import RatedSet, summarize
 
 ROOT = Path(__file__).resolve().parent.parent
-FRAMES = ([("rail_attachment", i, {"camera_distance": 0.6 + 0.2 * i}) for i in range(4)]
-          + [("slope_gauge", i, {"view_angle": 10.0 + 10.0 * i}) for i in range(3)])
+FRAMES = HOSTILE_FRAMES
 SLOPE = "slope_gauge-random-s0-000000"  # documentation keys: reading_deg (number), on_module (boolean)
 PASSPHRASE = "correct horse battery"
 ENV = "REALITYBENCH_RATING_PASSPHRASE"
@@ -58,26 +57,6 @@ def assert_user_error(done, fragment):
 def store_of(set_dir) -> RatingStore:
     rows = [json.loads(line) for line in (Path(set_dir) / "metadata.jsonl").read_text().splitlines()]
     return RatingStore(set_dir, {r["frame_id"]: r["environment"] for r in rows})
-
-
-@pytest.fixture
-def rated_set(tmp_path):
-    return make_scored_set(tmp_path / "set", FRAMES)
-
-
-@pytest.fixture
-def serve(rated_set):
-    """serve(**server options) -> a started RatingServer over the set; stopped after the test."""
-    servers = []
-
-    def start(**options):
-        server = RatingServer(RatingSession(rated_set, stratum="all"), port=0, **options).start()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
 
 
 def address(server):

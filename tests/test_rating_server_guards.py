@@ -25,36 +25,15 @@ import requests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rating_support import database_snapshot, make_scored_set
+from rating_support import HOSTILE_FRAMES, database_snapshot
 
 from realitybench_addon.core.safe_parse import MAX_DEPTH
 from realitybench_addon.rating.server import (GUESS_BURST_CLIENT, GUESS_RATE_CLIENT, GuessLimiter, RatingServer,
                                               RatingSession)
 
-FRAMES = ([("rail_attachment", i, {"camera_distance": 0.6 + 0.2 * i}) for i in range(4)]
-          + [("slope_gauge", i, {"view_angle": 10.0 + 10.0 * i}) for i in range(3)])
+FRAMES = HOSTILE_FRAMES
 RAIL = "rail_attachment-random-s0-000000"
 PASSPHRASE = "correct horse battery"
-
-
-@pytest.fixture
-def rated_set(tmp_path):
-    return make_scored_set(tmp_path / "set", FRAMES)
-
-
-@pytest.fixture
-def serve(rated_set):
-    """serve(**server options) -> a started RatingServer over the set; stopped after the test."""
-    servers = []
-
-    def start(**options):
-        server = RatingServer(RatingSession(rated_set, stratum="all"), port=0, **options).start()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
 
 
 def port_of(server) -> int:
