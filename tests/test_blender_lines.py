@@ -20,7 +20,9 @@ SUITES = ["tests/test_cli.py", "tests/test_measure_bpy.py", "tests/test_envs_roo
           "tests/test_envs_gauge_label.py", "tests/test_breaker_label.py", "tests/test_horizon_peak.py",
           "tests/test_export.py", "tests/test_sidebar.py", "tests/test_resume_determinism.py",
           "tests/test_mesh_construction.py", "tests/test_pack_on_save.py", "tests/test_material_cache.py",
-          "tests/test_scene_bvh.py"]
+          "tests/test_scene_bvh.py", "tests/test_car_occlusion.py", "tests/test_damage_dirt.py",
+          "tests/test_damage_view_render.py", "tests/test_row_schema.py", "tests/test_frame_rebuild.py",
+          "tests/test_positive_strata.py"]
 TIMEOUT_S = 1500
 
 
