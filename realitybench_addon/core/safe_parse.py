@@ -116,8 +116,8 @@ def _check_shape(raw: bytes, value):
     return value
 
 
-def loads_json(raw: bytes | str, *, max_bytes: int = MAX_LINE_BYTES):
-    """One JSON value from `raw` (a line or a document), within the limits; InputError otherwise."""
+def _bounded_bytes(raw: bytes | str, max_bytes: int) -> bytes:
+    """`raw` as bytes (text encoded as UTF-8), at most `max_bytes` of them; InputError otherwise."""
     if isinstance(raw, str):
         try:
             raw = raw.encode("utf-8")
@@ -125,6 +125,12 @@ def loads_json(raw: bytes | str, *, max_bytes: int = MAX_LINE_BYTES):
             raise InputError("holds a lone UTF-16 surrogate, which is not text") from None
     if len(raw) > max_bytes:
         raise InputError(f"is {len(raw):,} bytes long; at most {max_bytes:,} are read")
+    return raw
+
+
+def loads_json(raw: bytes | str, *, max_bytes: int = MAX_LINE_BYTES):
+    """One JSON value from `raw` (a line or a document), within the limits; InputError otherwise."""
+    raw = _bounded_bytes(raw, max_bytes)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -144,14 +150,7 @@ def loads_json(raw: bytes | str, *, max_bytes: int = MAX_LINE_BYTES):
 
 def loads_toml(text: bytes | str, *, max_bytes: int = 1024 * 1024) -> dict:
     """A TOML document within the limits (a leading UTF-8 byte order mark is dropped); InputError otherwise."""
-    if isinstance(text, str):
-        try:
-            text = text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InputError("holds a lone UTF-16 surrogate, which is not text") from None
-    raw = text
-    if len(raw) > max_bytes:
-        raise InputError(f"is {len(raw):,} bytes long; at most {max_bytes:,} are read")
+    raw = _bounded_bytes(text, max_bytes)
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]  # a BOM some editors write: not part of the TOML
     try:
