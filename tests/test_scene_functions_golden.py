@@ -1,0 +1,297 @@
+"""Golden digests of the pure scene functions in core/ (surroundings, roof, person, vehicle geometry and
+details): every array, number and string they return, bit for bit, for a spread of seeds and options,
+and the generator's state after the call. A refactor of these functions must leave every digest as it
+was; a change meant to alter the scenes regenerates the table (and says so in its commit):
+
+    .venv/bin/python tests/test_scene_functions_golden.py   # prints GOLDEN for the current code
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import sys
+
+import numpy as np
+import pytest
+
+from realitybench_addon.core.person import draw_look, person_parts
+from realitybench_addon.core.ro_board import board_grips, draw_board, technician_look
+from realitybench_addon.core.roof import draw_roof_plan
+from realitybench_addon.core.surroundings import draw_surroundings
+from realitybench_addon.core.vehicle import BODY_STYLES, draw_vehicle
+from realitybench_addon.core.vehicle_details import add_details
+from realitybench_addon.core.vehicle_geometry import vehicle_geometry
+from realitybench_addon.core.vehicle_loft import PartBuilder, Profile
+from realitybench_addon.core.vehicle_panels import door_seams, side_zones
+
+
+def _feed(h, obj) -> None:
+    """Feed `obj` into the hash exactly: arrays by dtype, shape and bytes; floats by repr; containers in order."""
+    h.update(type(obj).__name__.encode() + b"|")
+    if isinstance(obj, np.ndarray):
+        h.update(f"{obj.dtype}{obj.shape}".encode())
+        h.update(np.ascontiguousarray(obj).tobytes())
+    elif isinstance(obj, np.generic):
+        h.update(str(obj.dtype).encode() + obj.tobytes())
+    elif obj is None or isinstance(obj, (bool, int, float, str, bytes)):
+        h.update(repr(obj).encode())
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _feed(h, k)
+            _feed(h, v)
+    elif isinstance(obj, (list, tuple)):
+        h.update(str(len(obj)).encode())
+        for v in obj:
+            _feed(h, v)
+    elif isinstance(obj, (set, frozenset)):
+        h.update(repr(sorted(map(repr, obj))).encode())
+    elif dataclasses.is_dataclass(obj):
+        for f in dataclasses.fields(obj):
+            h.update(f.name.encode())
+            _feed(h, getattr(obj, f.name))
+    elif hasattr(obj, "__dict__"):
+        _feed(h, dict(vars(obj)))
+    else:
+        raise TypeError(f"cannot digest {type(obj)}")
+    h.update(b";")
+
+
+def digest(*objs) -> str:
+    h = hashlib.sha256()
+    for obj in objs:
+        _feed(h, obj)
+    return h.hexdigest()[:16]
+
+
+def _surroundings(seed: int, radius: float) -> str:
+    rng = np.random.default_rng(seed)
+    return digest(draw_surroundings(rng, radius), rng.bit_generator.state)
+
+
+ROOF_OPTIONS = ({}, {"partial_install_share": 0.3}, {"partial_install_share": 1.0},
+                {"partial_install_share": 0.3, "touching_share": 0.2},
+                {"lag_missing_share": 0.9, "flashing_missing_share": 0.9, "touching_share": 1.0,
+                 "min_installed_cols": 2})
+
+
+def _roof(seed: int, option: int) -> str:
+    rng = np.random.default_rng(seed)
+    return digest(draw_roof_plan(rng, **ROOF_OPTIONS[option]), rng.bit_generator.state)
+
+
+def _person(seed: int) -> str:
+    rng = np.random.default_rng(seed)
+    face = ("front", "back")[seed % 2]
+    board = draw_board(rng, (float(rng.uniform(-3, 3)), float(rng.uniform(-3, 3))), float(rng.uniform(0, 360)), face)
+    look = technician_look(board) if seed % 3 else draw_look(rng)
+    return digest(person_parts(look, board.feet_xy, board.facing_deg, board_grips(board)), rng.bit_generator.state)
+
+
+def _vehicle(seed: int, style: str) -> str:
+    rng = np.random.default_rng(seed)
+    plan = draw_vehicle(rng, style)
+    return digest(vehicle_geometry.__wrapped__(plan), rng.bit_generator.state)
+
+
+def _details(seed: int, style: str) -> str:
+    plan = draw_vehicle(np.random.default_rng(seed), style)
+    p = plan.profile
+    seams = door_seams(p)
+    b = PartBuilder()
+    add_details(plan, Profile(p), seams, {side: side_zones(p, side, seams) for side in ("left", "right")}, b)
+    return digest(b.data)
+
+
+CASES = {
+    **{f"surroundings/{seed}/{radius}": (_surroundings, seed, radius)
+       for seed in range(12) for radius in (5.0, 9.5, 16.0)},
+    **{f"roof/{seed}/{option}": (_roof, seed, option) for seed in range(8) for option in range(len(ROOF_OPTIONS))},
+    **{f"person/{seed}": (_person, seed) for seed in range(30)},
+    **{f"vehicle/{seed}/{style}": (_vehicle, seed, style) for seed in range(3) for style in BODY_STYLES},
+    **{f"details/{seed}/{style}": (_details, seed, style) for seed in range(3, 6) for style in BODY_STYLES},
+}
+
+GOLDEN: dict[str, str] = {
+    'surroundings/0/5.0': '6a272c0318a0394b',
+    'surroundings/0/9.5': '5f595bef978d5e57',
+    'surroundings/0/16.0': '7e4d2d2491b72441',
+    'surroundings/1/5.0': '031d4854af68b52b',
+    'surroundings/1/9.5': '8f73df8fb088eed1',
+    'surroundings/1/16.0': '9c7d744bf54ec3c1',
+    'surroundings/2/5.0': '5c3643c65ac2cdfc',
+    'surroundings/2/9.5': '8176b7219ad00b41',
+    'surroundings/2/16.0': '0fb45e3f26655dcb',
+    'surroundings/3/5.0': '12936ca0b7fe6928',
+    'surroundings/3/9.5': 'afffe8996b92975e',
+    'surroundings/3/16.0': 'bb7811b811614975',
+    'surroundings/4/5.0': '98469157c7c8c14e',
+    'surroundings/4/9.5': '3ae150a115c9d51a',
+    'surroundings/4/16.0': '9e50c4bc3884fce5',
+    'surroundings/5/5.0': 'cc21788ace9a80d7',
+    'surroundings/5/9.5': 'afc1e3fc03453999',
+    'surroundings/5/16.0': '9c53a41a670b2255',
+    'surroundings/6/5.0': 'a04bdb5fd97d60f3',
+    'surroundings/6/9.5': 'bddd28a2f1d44e9b',
+    'surroundings/6/16.0': '4d5ce191244a03b7',
+    'surroundings/7/5.0': '7e95ea71bb010ce0',
+    'surroundings/7/9.5': '63b32a7ef1670e5a',
+    'surroundings/7/16.0': '5841a493ce730361',
+    'surroundings/8/5.0': 'b5a40a070e565850',
+    'surroundings/8/9.5': 'ac450be03ea5d4d4',
+    'surroundings/8/16.0': '1167056fed0d523f',
+    'surroundings/9/5.0': 'a06e765d1bc4aa91',
+    'surroundings/9/9.5': 'cec8cf1458a24b19',
+    'surroundings/9/16.0': '9eb5ea9946abb7a5',
+    'surroundings/10/5.0': 'cfb166975da03745',
+    'surroundings/10/9.5': '52e19794c9ea82a4',
+    'surroundings/10/16.0': '53b9af26eb706da3',
+    'surroundings/11/5.0': '2e54926140b13ca2',
+    'surroundings/11/9.5': '37b0e0bf6041106a',
+    'surroundings/11/16.0': '664594f42b627596',
+    'roof/0/0': '4f1b1d5944ba023c',
+    'roof/0/1': '4f1b1d5944ba023c',
+    'roof/0/2': '4f1b1d5944ba023c',
+    'roof/0/3': '4f1b1d5944ba023c',
+    'roof/0/4': 'aff2f9a09c469b17',
+    'roof/1/0': '4a4a275746ae19e6',
+    'roof/1/1': '4a4a275746ae19e6',
+    'roof/1/2': '4a4a275746ae19e6',
+    'roof/1/3': '7c70c4a4a64273dc',
+    'roof/1/4': '493758f474a82e4c',
+    'roof/2/0': '8725feaf5bf0a1b1',
+    'roof/2/1': 'de216904c238ca27',
+    'roof/2/2': '8725feaf5bf0a1b1',
+    'roof/2/3': 'de216904c238ca27',
+    'roof/2/4': '593ab65d2c0ac265',
+    'roof/3/0': 'de43ed34186a8cd8',
+    'roof/3/1': 'de43ed34186a8cd8',
+    'roof/3/2': '92f89fc7e80afc70',
+    'roof/3/3': 'de43ed34186a8cd8',
+    'roof/3/4': 'a82fbfe4e749386f',
+    'roof/4/0': '12c2e24e243e4b83',
+    'roof/4/1': '12c2e24e243e4b83',
+    'roof/4/2': '12c2e24e243e4b83',
+    'roof/4/3': '12c2e24e243e4b83',
+    'roof/4/4': 'cfca55f57e40e6da',
+    'roof/5/0': 'd9fb775993026c5b',
+    'roof/5/1': 'd9fb775993026c5b',
+    'roof/5/2': 'b407f963b4c76087',
+    'roof/5/3': 'd9fb775993026c5b',
+    'roof/5/4': '0048002118acfff9',
+    'roof/6/0': '7fa8fb58344e902a',
+    'roof/6/1': '7fa8fb58344e902a',
+    'roof/6/2': '348e62dd375ca4d3',
+    'roof/6/3': '7fa8fb58344e902a',
+    'roof/6/4': 'e2fab202cfa98a53',
+    'roof/7/0': '5800ae5614bc30aa',
+    'roof/7/1': '5800ae5614bc30aa',
+    'roof/7/2': 'a79789e53631ac90',
+    'roof/7/3': '37da4d0f64a45e69',
+    'roof/7/4': 'f70369271211b65c',
+    'person/0': 'ab8ef0ea04eea959',
+    'person/1': '10513898d98bc608',
+    'person/2': 'c0481daeff5f3a6e',
+    'person/3': '8f814e1967cabe1f',
+    'person/4': '87248163d151e3a4',
+    'person/5': '2ea146349b46ed9c',
+    'person/6': '1975afc4720aaf88',
+    'person/7': 'b4b170d478a099d9',
+    'person/8': 'aa29e29eed01587a',
+    'person/9': 'c922f81e696959b1',
+    'person/10': 'bc98cf67ff075118',
+    'person/11': 'c9248c106122366f',
+    'person/12': 'de38d6c4151a0b6f',
+    'person/13': '7874e4fe0b72087e',
+    'person/14': 'c65461cdd9fee0cb',
+    'person/15': '428105f972c98fdb',
+    'person/16': 'ba72c92b7c46181b',
+    'person/17': '89dd7360b5f34f40',
+    'person/18': 'ba654dea00bafd56',
+    'person/19': '322c2dd4f848b159',
+    'person/20': '478f0a999148b97c',
+    'person/21': '97359d64102fb823',
+    'person/22': '665548c3e0fd378c',
+    'person/23': 'b37e9c8bfd782812',
+    'person/24': '5f4cc8131084857b',
+    'person/25': '09939bbea494e59b',
+    'person/26': 'b5252b94f6d5027c',
+    'person/27': '5881cb428435da9b',
+    'person/28': '0287bb656070d0bd',
+    'person/29': '5692d58286a451d6',
+    'vehicle/0/sedan': 'e0368f8fc65ab7c0',
+    'vehicle/0/suv': '0b21d793f5552146',
+    'vehicle/0/crossover': '4c32765c3b65a11a',
+    'vehicle/0/pickup': '45735495c93e8762',
+    'vehicle/0/hatchback': '42ff73013e23b25a',
+    'vehicle/0/coupe': 'fa555cca663072ae',
+    'vehicle/0/wagon': 'c08a392ad0fdc271',
+    'vehicle/0/minivan': '708e68edb40118b2',
+    'vehicle/0/van': '2fc5d2a4cf064551',
+    'vehicle/0/convertible': '16d5633c997197d9',
+    'vehicle/1/sedan': 'bc4db6023c0b4159',
+    'vehicle/1/suv': '2280a0460ebbbcb4',
+    'vehicle/1/crossover': 'b3db1e20d83bbf1f',
+    'vehicle/1/pickup': '56cabfbce505ced8',
+    'vehicle/1/hatchback': '321bf2ca8e842217',
+    'vehicle/1/coupe': 'f1dc54a6fc0b7590',
+    'vehicle/1/wagon': 'dbe13a6744b85168',
+    'vehicle/1/minivan': '1f66420419134a40',
+    'vehicle/1/van': 'f54b7cd5dd868258',
+    'vehicle/1/convertible': '91126a4552360a72',
+    'vehicle/2/sedan': '1eca106df84e4b47',
+    'vehicle/2/suv': '81a77b1783ae7158',
+    'vehicle/2/crossover': '185b1ecb25ef1532',
+    'vehicle/2/pickup': '1ab32fe1e5a7f10c',
+    'vehicle/2/hatchback': 'd9d4a79b2a6a77d9',
+    'vehicle/2/coupe': '0e75bb85f2d982c6',
+    'vehicle/2/wagon': '03f25b160840ae1e',
+    'vehicle/2/minivan': '1611476263f20b2f',
+    'vehicle/2/van': 'd00cee28679800aa',
+    'vehicle/2/convertible': '9b3a1a8cb5b979a4',
+    'details/3/sedan': '68d2a2bc24f13c5d',
+    'details/3/suv': '07bc86e5ba23c556',
+    'details/3/crossover': '7b737b05a3e2b607',
+    'details/3/pickup': '74f41d4e7bcd137b',
+    'details/3/hatchback': 'aa7d73666e1b894b',
+    'details/3/coupe': 'fe9dfd2d6406962a',
+    'details/3/wagon': '8832bc4bae8125df',
+    'details/3/minivan': 'ef6c9c9ca658e9b4',
+    'details/3/van': '006574136a0e30d4',
+    'details/3/convertible': 'e22349006bc74669',
+    'details/4/sedan': 'b7efe21fde0e0d59',
+    'details/4/suv': 'bc9ed891bc1bd157',
+    'details/4/crossover': 'e4239b943005209d',
+    'details/4/pickup': '885358ec0ff2f291',
+    'details/4/hatchback': 'af9623455a6ca29c',
+    'details/4/coupe': 'c3467eb5d6396c4b',
+    'details/4/wagon': '9e9e13b8411925b1',
+    'details/4/minivan': '741a8e674ebfc0b2',
+    'details/4/van': '4d87251d1de1aadf',
+    'details/4/convertible': 'e02fc0b6af0f37c0',
+    'details/5/sedan': '286db5b71b62b947',
+    'details/5/suv': '5401a55581f65b67',
+    'details/5/crossover': 'e8b06f5d239d3da6',
+    'details/5/pickup': '0dece9970bbf73cf',
+    'details/5/hatchback': '912a829406bb638c',
+    'details/5/coupe': 'a873315111224906',
+    'details/5/wagon': '2d2503bdfa700196',
+    'details/5/minivan': '138458e4e56357cc',
+    'details/5/van': '8ffc2c782a520cad',
+    'details/5/convertible': 'c2be487cf8130158',
+}
+
+
+@pytest.mark.parametrize("family", sorted({k.split("/")[0] for k in CASES}))
+def test_scene_functions_match_their_golden_digests(family):
+    keys = [k for k in CASES if k.startswith(family + "/")]
+    got = {k: CASES[k][0](*CASES[k][1:]) for k in keys}
+    want = {k: GOLDEN[k] for k in keys}
+    assert got == want
+
+
+if __name__ == "__main__":
+    print("GOLDEN: dict[str, str] = {")
+    for key, (fn, *args) in CASES.items():
+        print(f"    {key!r}: {fn(*args)!r},")
+        sys.stdout.flush()
+    print("}")
