@@ -16,10 +16,21 @@ unmodified wheels for each Python a supported Blender embeds (3.11 for 4.2-4.5, 
 matches its own Python and reads the supported Pythons off the wheels' tags.
 The stage is checked and zipped by Blender's own `blender_ext.py` (shipped in the
 bpy wheel), run with this Python; the zips are validated again after the build.
+
+    python build.py --legacy [--out dist]
+
+writes instead the legacy add-on zip for Blender 3.4 to 4.1 (Preferences > Add-ons > Install),
+which needs neither bpy nor the network: one top folder, the package under the extension's id,
+
+    realitybench/                  realitybench_addon/* (no __pycache__), bl_info in __init__.py
+    realitybench/presets/*.toml    where core.presets.shipped_presets_dir() looks first
+
+and no manifest or wheels (a legacy add-on cannot install wheels: Blender's Python must have pillow).
 """
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
 import os
 import re
@@ -27,6 +38,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -47,6 +59,7 @@ WHEEL_PLATFORMS = {
     "windows-x64": "win_amd64",
 }
 BLENDER_EXT_ENV = "REALITYBENCH_BLENDER_EXT"
+LEGACY_BLENDER = (3, 4, 0)  # the oldest Blender the legacy zip is for (realitybench_addon.SUPPORTED_BLENDER)
 # A [table] or [[array of tables]] header line.
 TABLE_HEADER = re.compile(r"\s*\[\[?\s*[\w.\"' -]+\]\]?\s*(#.*)?$")
 
@@ -200,6 +213,71 @@ def build(out_dir: Path, skip_wheels: bool, blender_ext_override: str | None) ->
     return zips
 
 
+def legacy_bl_info(init_file: Path) -> dict:
+    """The package's bl_info (read without importing it): Blender before 4.2 lists no add-on without one."""
+    tree = ast.parse(init_file.read_text(encoding="utf-8"), filename=str(init_file))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "bl_info" for t in node.targets):
+            try:
+                info = ast.literal_eval(node.value)
+            except ValueError:
+                break
+            if isinstance(info, dict):
+                return info
+    raise BuildError(f"{init_file} has no literal bl_info dict: Blender before 4.2 cannot install the add-on")
+
+
+def check_bl_info(info: dict, version: str) -> None:
+    """bl_info names the add-on, runs on 3.4 and carries the manifest's version."""
+    if not isinstance(info.get("name"), str) or not info["name"]:
+        raise BuildError("bl_info has no name")
+    if not isinstance(info.get("blender"), tuple) or tuple(info["blender"]) > LEGACY_BLENDER:
+        raise BuildError(f"bl_info['blender'] is {info.get('blender')!r}: the legacy zip is for Blender "
+                         f"{'.'.join(map(str, LEGACY_BLENDER))}, so it must be at most that")
+    if ".".join(map(str, info.get("version", ()))) != version:
+        raise BuildError(f"bl_info['version'] is {info.get('version')!r}, the manifest's version is {version}: "
+                         "bump both together")
+
+
+def legacy_entries(package_id: str) -> list[tuple[str, Path]]:
+    """(name in the zip, source file): the package under <id>/ and the presets under <id>/presets/."""
+    entries = []
+    for source, prefix in ((PACKAGE_DIR, package_id), (PRESETS_DIR, f"{package_id}/presets")):
+        for path in sorted(source.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                entries.append((f"{prefix}/{path.relative_to(source).as_posix()}", path))
+    return entries
+
+
+def build_legacy(out_dir: Path) -> list[Path]:
+    """The legacy add-on zip (Blender 3.4-4.1): one top folder <id>/ holding the package and its presets.
+
+    Entries are written in sorted order with a fixed timestamp, so the same sources give the same bytes."""
+    manifest = tomllib.loads(MANIFEST.read_text(encoding="utf-8"))
+    package_id, version = manifest["id"], manifest["version"]
+    check_bl_info(legacy_bl_info(PACKAGE_DIR / "__init__.py"), version)
+    entries = legacy_entries(package_id)
+    if (PACKAGE_DIR / "presets").exists():
+        raise BuildError(f"{PACKAGE_DIR / 'presets'} exists: the presets come from {PRESETS_DIR} alone")
+    if not any(name.startswith(f"{package_id}/presets/") and name.endswith(".toml") for name, _ in entries):
+        raise BuildError(f"no presets in {PRESETS_DIR}: the add-on could build no environment")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    zip_path = out_dir / f"{package_id}-{version}-legacy.zip"
+    partial = zip_path.with_name(zip_path.name + ".part")
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, path in entries:
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, path.read_bytes())
+    os.replace(partial, zip_path)
+    with zipfile.ZipFile(zip_path) as archive:
+        tops = {name.split("/", 1)[0] for name in archive.namelist()}
+    if tops != {package_id}:
+        raise BuildError(f"{zip_path} must hold one top folder {package_id}/, holds {sorted(tops)}")
+    return [zip_path]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder for the zips (default: dist)")
@@ -208,9 +286,15 @@ def main(argv: list[str] | None = None) -> int:
                              "(for a Blender that already has pillow)")
     parser.add_argument("--blender-ext", help=f"path to Blender's blender_ext.py (default: ${BLENDER_EXT_ENV}, "
                                               "else the copy in the installed bpy wheel)")
+    parser.add_argument("--legacy", action="store_true",
+                        help="write only the legacy add-on zip for Blender 3.4-4.1 (Preferences > Add-ons > "
+                             "Install): <id>-<version>-legacy.zip, needs neither bpy nor the network")
     args = parser.parse_args(argv)
     try:
-        zips = build(args.out.resolve(), args.skip_wheels, args.blender_ext)
+        if args.legacy:
+            zips = build_legacy(args.out.resolve())
+        else:
+            zips = build(args.out.resolve(), args.skip_wheels, args.blender_ext)
     except BuildError as exc:
         print(f"build.py: error: {exc}", file=sys.stderr)
         return 1
