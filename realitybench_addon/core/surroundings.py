@@ -161,95 +161,145 @@ class _Occupancy:
         self.xyr = np.vstack([self.xyr, [x, y, radius]])
 
 
-def draw_surroundings(rng: np.random.Generator, house_radius_m: float) -> SurroundingsPlan:
-    """Draw the surroundings of a house that fits in a circle of `house_radius_m` around the origin."""
-    if not house_radius_m > 0:
-        raise ValueError(f"house radius must be positive, got {house_radius_m}")
+def _draw_terrain(rng: np.random.Generator) -> Terrain:
+    """The flat yard's radius, the hills beyond it and the rim."""
     flat = float(rng.uniform(90.0, 200.0))
     hills = []
     for _ in range(int(rng.integers(3, 9))):
         distance = float(rng.uniform(flat + 80.0, RIM_RADIUS_M - 60.0))
         hills.append(Hill(float(rng.uniform(0, 360)), distance, float(rng.uniform(12.0, 0.13 * distance)),
                           float(rng.uniform(6.0, 35.0)), float(rng.uniform(60.0, 220.0))))
-    terrain = Terrain(flat, RIM_RADIUS_M, float(rng.uniform(MAX_EYE_Z_M + 9.0, 60.0)), tuple(hills),
-                      float(rng.uniform(2.0, 7.0)), int(rng.integers(1, 2 ** 30)))
+    return Terrain(flat, RIM_RADIUS_M, float(rng.uniform(MAX_EYE_Z_M + 9.0, 60.0)), tuple(hills),
+                   float(rng.uniform(2.0, 7.0)), int(rng.integers(1, 2 ** 30)))
 
-    road = Road(float(rng.uniform(0, 180)), float(rng.choice([-1, 1]) * rng.uniform(house_radius_m + 6.0,
-                                                                                   house_radius_m + 26.0)),
+
+def _draw_road(rng: np.random.Generator, house_radius_m: float) -> Road:
+    return Road(float(rng.uniform(0, 180)), float(rng.choice([-1, 1]) * rng.uniform(house_radius_m + 6.0,
+                                                                                  house_radius_m + 26.0)),
                 float(rng.uniform(5.5, 7.5)))
-    occ = _Occupancy(road)
-    occ.take(0.0, 0.0, house_radius_m + 3.0)
 
-    # neighbouring buildings
+
+def _road_axes(road: Road) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors along the road and across it."""
+    a = math.radians(road.azimuth_deg)
+    return np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+
+
+def _street_reach(flat: float, road: Road, margin: float) -> float:
+    """Half the length of the road inside the flat yard, less `margin`."""
+    return math.sqrt(max(flat ** 2 - road.offset_m ** 2, 1.0)) - margin
+
+
+def _eave_height(rng: np.random.Generator, storeys: int) -> float:
+    return float(rng.uniform(2.6, 3.0)) if storeys == 1 else float(rng.uniform(5.2, 5.8))
+
+
+def _painted(rng: np.random.Generator, wing: Wing) -> Building:
+    return Building(wing, tuple(map(float, choose(rng, WALL_COLORS))), tuple(map(float, choose(rng, ROOF_COLORS))))
+
+
+def _place_neighbour(rng: np.random.Generator, occ: _Occupancy, road: Road, flat: float, house_radius_m: float,
+                     name: str) -> Building | None:
+    """One neighbouring building, roughly parallel to the road, or None when 20 tries found no free ground."""
+    for _attempt in range(20):
+        d = float(rng.uniform(house_radius_m + 14.0, min(190.0, flat - 15.0)))
+        az = float(rng.uniform(0, 2 * math.pi))
+        x, y = d * math.cos(az), d * math.sin(az)
+        length, width = float(rng.uniform(8.0, 16.0)), float(rng.uniform(6.5, 10.5))
+        radius = math.hypot(length, width) / 2 + 0.6
+        if not occ.free(x, y, radius, 4.0):
+            continue
+        roof = choose(rng, ["gable", "gable", "gable", "hip", "shed"])
+        storeys = 2 if rng.random() < 0.35 else 1
+        eave = _eave_height(rng, storeys)
+        if roof == "hip":
+            length = max(length, width)
+        pitch = math.degrees(math.atan(float(rng.uniform(3.0, 6.0) if roof == "shed" else rng.uniform(4.0, 10.0))
+                                       / 12.0))
+        # roughly parallel to the road, as streets are built
+        axis = road.azimuth_deg + float(rng.choice([0.0, 90.0])) + float(rng.normal(0.0, 8.0))
+        wing = Wing(name, (x, y), axis, length, width, eave, roof, pitch,
+                    float(rng.uniform(0.25, 0.5)), float(rng.uniform(0.15, 0.3)))
+        building = _painted(rng, wing)
+        occ.take(x, y, radius)
+        return building
+    return None
+
+
+def _draw_neighbours(rng: np.random.Generator, occ: _Occupancy, road: Road, flat: float,
+                     house_radius_m: float) -> list[Building]:
     buildings = []
     for _ in range(int(rng.integers(5, 16))):
-        for _attempt in range(20):
-            d = float(rng.uniform(house_radius_m + 14.0, min(190.0, flat - 15.0)))
-            az = float(rng.uniform(0, 2 * math.pi))
-            x, y = d * math.cos(az), d * math.sin(az)
-            length, width = float(rng.uniform(8.0, 16.0)), float(rng.uniform(6.5, 10.5))
-            radius = math.hypot(length, width) / 2 + 0.6
-            if not occ.free(x, y, radius, 4.0):
+        building = _place_neighbour(rng, occ, road, flat, house_radius_m, f"N{len(buildings)}")
+        if building is not None:
+            buildings.append(building)
+    return buildings
+
+
+def _place_street_house(rng: np.random.Generator, occ: _Occupancy, road: Road, side: float, t: float,
+                        name: str) -> Building | None:
+    """A house on lot `t` along the road's `side`, facing it; None where the ground is taken."""
+    along, across = _road_axes(road)
+    length, width = float(rng.uniform(9.0, 15.0)), float(rng.uniform(7.0, 10.0))
+    setback = float(rng.uniform(7.0, 14.0))
+    center = (road.offset_m + side * (road.width_m / 2 + setback + width / 2)) * across + t * along
+    x, y = float(center[0]), float(center[1])
+    radius = math.hypot(length, width) / 2 + 0.6
+    if not occ.free(x, y, radius, 3.0):
+        return None
+    roof = choose(rng, ["gable", "gable", "gable", "hip"])
+    if roof == "hip":
+        length = max(length, width)
+    storeys = 2 if rng.random() < 0.35 else 1
+    eave = _eave_height(rng, storeys)
+    pitch = math.degrees(math.atan(float(rng.uniform(4.0, 10.0)) / 12.0))
+    wing = Wing(name, (x, y), road.azimuth_deg + float(rng.normal(0.0, 2.0)), length,
+                width, eave, roof, pitch, float(rng.uniform(0.25, 0.5)), float(rng.uniform(0.15, 0.3)))
+    building = _painted(rng, wing)
+    occ.take(x, y, radius)
+    return building
+
+
+def _draw_street_houses(rng: np.random.Generator, occ: _Occupancy, road: Road, flat: float,
+                        buildings: list[Building]) -> None:
+    """Houses along the street, facing it (a suburb), or none (the country): appended to `buildings`."""
+    if not rng.random() < 0.7:
+        return
+    lot = float(rng.uniform(24.0, 38.0))
+    reach = _street_reach(flat, road, 20.0)
+    for side in (-1.0, 1.0):
+        for t in np.arange(-reach + float(rng.uniform(0, lot)), reach, lot):
+            if rng.random() < 0.2:
                 continue
-            roof = choose(rng, ["gable", "gable", "gable", "hip", "shed"])
-            storeys = 2 if rng.random() < 0.35 else 1
-            eave = float(rng.uniform(2.6, 3.0)) if storeys == 1 else float(rng.uniform(5.2, 5.8))
-            if roof == "hip":
-                length = max(length, width)
-            pitch = math.degrees(math.atan(float(rng.uniform(3.0, 6.0) if roof == "shed" else rng.uniform(4.0, 10.0))
-                                           / 12.0))
-            # roughly parallel to the road, as streets are built
-            axis = road.azimuth_deg + float(rng.choice([0.0, 90.0])) + float(rng.normal(0.0, 8.0))
-            wing = Wing(f"N{len(buildings)}", (x, y), axis, length, width, eave, roof, pitch,
-                        float(rng.uniform(0.25, 0.5)), float(rng.uniform(0.15, 0.3)))
-            buildings.append(Building(wing, tuple(map(float, choose(rng, WALL_COLORS))),
-                                      tuple(map(float, choose(rng, ROOF_COLORS)))))
-            occ.take(x, y, radius)
-            break
+            building = _place_street_house(rng, occ, road, side, t, f"N{len(buildings)}")
+            if building is not None:
+                buildings.append(building)
 
-    # houses along the street, facing it (a suburb) or only a few far apart (the country)
-    if rng.random() < 0.7:
-        a = math.radians(road.azimuth_deg)
-        along = np.array([math.cos(a), math.sin(a)])
-        across = np.array([-math.sin(a), math.cos(a)])
-        lot = float(rng.uniform(24.0, 38.0))
-        reach = math.sqrt(max(flat ** 2 - road.offset_m ** 2, 1.0)) - 20.0
-        for side in (-1.0, 1.0):
-            for t in np.arange(-reach + float(rng.uniform(0, lot)), reach, lot):
-                if rng.random() < 0.2:
-                    continue
-                length, width = float(rng.uniform(9.0, 15.0)), float(rng.uniform(7.0, 10.0))
-                setback = float(rng.uniform(7.0, 14.0))
-                center = (road.offset_m + side * (road.width_m / 2 + setback + width / 2)) * across + t * along
-                x, y = float(center[0]), float(center[1])
-                radius = math.hypot(length, width) / 2 + 0.6
-                if not occ.free(x, y, radius, 3.0):
-                    continue
-                roof = choose(rng, ["gable", "gable", "gable", "hip"])
-                if roof == "hip":
-                    length = max(length, width)
-                storeys = 2 if rng.random() < 0.35 else 1
-                eave = float(rng.uniform(2.6, 3.0)) if storeys == 1 else float(rng.uniform(5.2, 5.8))
-                pitch = math.degrees(math.atan(float(rng.uniform(4.0, 10.0)) / 12.0))
-                wing = Wing(f"N{len(buildings)}", (x, y), road.azimuth_deg + float(rng.normal(0.0, 2.0)), length,
-                            width, eave, roof, pitch, float(rng.uniform(0.25, 0.5)), float(rng.uniform(0.15, 0.3)))
-                buildings.append(Building(wing, tuple(map(float, choose(rng, WALL_COLORS))),
-                                          tuple(map(float, choose(rng, ROOF_COLORS)))))
-                occ.take(x, y, radius)
 
-    trees = []
+class _Planter:
+    """Plants trees where the ground is free, in the order drawn."""
 
-    def add_tree(x, y, height, kind):
+    def __init__(self, rng: np.random.Generator, occ: _Occupancy):
+        self.rng, self.occ, self.trees = rng, occ, []
+
+    def add(self, x, y, height, kind) -> None:
+        rng = self.rng
         deciduous = kind == "deciduous"
         crown = height * float(rng.uniform(0.2, 0.32) if deciduous else rng.uniform(0.15, 0.22))
-        if not occ.free(x, y, crown * 0.8, 1.0):
+        if not self.occ.free(x, y, crown * 0.8, 1.0):
             return
         crown_base = height * float(rng.uniform(0.12, 0.3) if deciduous else rng.uniform(0.04, 0.12))
-        trees.append(Tree(float(x), float(y), 0.0, float(height), float(crown), float(crown_base), kind,
-                          float(rng.uniform(0, 1)), int(rng.integers(1, 2 ** 30))))
-        occ.take(x, y, crown * 0.7)
+        self.trees.append(Tree(float(x), float(y), 0.0, float(height), float(crown), float(crown_base), kind,
+                               float(rng.uniform(0, 1)), int(rng.integers(1, 2 ** 30))))
+        self.occ.take(x, y, crown * 0.7)
 
-    # a belt of trees around the neighbourhood, with gaps: the tree-line horizon of most directions
+
+def _kind(rng: np.random.Generator, conifer_share: float) -> str:
+    return "conifer" if rng.random() < conifer_share else "deciduous"
+
+
+def _plant_belt(rng: np.random.Generator, plant: _Planter, flat: float) -> None:
+    """A belt of trees around the neighbourhood, with gaps: the tree-line horizon of most directions."""
     belt = float(rng.uniform(110.0, min(250.0, flat + 80.0)))
     belt_h = float(rng.uniform(10.0, 22.0))
     cover = float(rng.uniform(0.45, 0.85))
@@ -266,30 +316,38 @@ def draw_surroundings(rng: np.random.Generator, house_radius_m: float) -> Surrou
         r = belt + 18.0 * math.sin(2 * az + wobble[1]) + 10.0 * math.sin(5 * az + wobble[2]) \
             + float(rng.normal(0.0, 4.0))
         height = float(np.clip(belt_h * rng.normal(1.0, 0.18), 5.0, 26.0))
-        add_tree(r * math.cos(az), r * math.sin(az), height, "conifer" if rng.random() < conifer_share else "deciduous")
-    # trees around the neighbouring houses
+        plant.add(r * math.cos(az), r * math.sin(az), height, _kind(rng, conifer_share))
+
+
+def _plant_by_buildings(rng: np.random.Generator, plant: _Planter, buildings: list[Building]) -> None:
+    """Trees around the neighbouring houses."""
     for b in buildings:
         bx, by = b.wing.center
         for _k in range(int(rng.integers(1, 6))):
             ang = float(rng.uniform(0, 2 * math.pi))
             dist = math.hypot(b.wing.length_m, b.wing.width_m) / 2 + float(rng.uniform(2.5, 9.0))
-            add_tree(bx + dist * math.cos(ang), by + dist * math.sin(ang), float(rng.uniform(5.0, 17.0)),
-                     "conifer" if rng.random() < 0.25 else "deciduous")
-    # street trees along the road
-    if rng.random() < 0.6:
-        a = math.radians(road.azimuth_deg)
-        along = np.array([math.cos(a), math.sin(a)])
-        across = np.array([-math.sin(a), math.cos(a)])
-        gap = float(rng.uniform(9.0, 18.0))
-        height = float(rng.uniform(7.0, 15.0))
-        reach = math.sqrt(max(flat ** 2 - road.offset_m ** 2, 1.0)) - 10.0
-        for side in (-1.0, 1.0):
-            for t in np.arange(-reach, reach, gap):
-                if rng.random() < 0.25:
-                    continue
-                p = (road.offset_m + side * (road.width_m / 2 + 3.5)) * across + (t + float(rng.normal(0, 1.5))) * along
-                add_tree(float(p[0]), float(p[1]), height * float(rng.uniform(0.8, 1.2)), "deciduous")
-    # tree lines: rows of trees along gently curved lines, mostly across the view from the house
+            plant.add(bx + dist * math.cos(ang), by + dist * math.sin(ang), float(rng.uniform(5.0, 17.0)),
+                      _kind(rng, 0.25))
+
+
+def _plant_street(rng: np.random.Generator, plant: _Planter, road: Road, flat: float) -> None:
+    """Street trees along the road (in some scenes)."""
+    if not rng.random() < 0.6:
+        return
+    along, across = _road_axes(road)
+    gap = float(rng.uniform(9.0, 18.0))
+    height = float(rng.uniform(7.0, 15.0))
+    reach = _street_reach(flat, road, 10.0)
+    for side in (-1.0, 1.0):
+        for t in np.arange(-reach, reach, gap):
+            if rng.random() < 0.25:
+                continue
+            p = (road.offset_m + side * (road.width_m / 2 + 3.5)) * across + (t + float(rng.normal(0, 1.5))) * along
+            plant.add(float(p[0]), float(p[1]), height * float(rng.uniform(0.8, 1.2)), "deciduous")
+
+
+def _plant_tree_lines(rng: np.random.Generator, plant: _Planter, flat: float, house_radius_m: float) -> None:
+    """Rows of trees along gently curved lines, mostly across the view from the house."""
     for _ in range(int(rng.integers(5, 12))):
         d = float(rng.uniform(house_radius_m + 12.0, 220.0))
         az = float(rng.uniform(0, 2 * math.pi))
@@ -308,8 +366,11 @@ def draw_surroundings(rng: np.random.Generator, house_radius_m: float) -> Surrou
             if math.hypot(x, y) > flat + 120.0:
                 continue
             height = float(np.clip(mean_h * rng.normal(1.0, 0.17), 4.5, 26.0))
-            add_tree(x, y, height, "conifer" if rng.random() < conifer_share else "deciduous")
-    # woods: clumps of trees further out
+            plant.add(x, y, height, _kind(rng, conifer_share))
+
+
+def _plant_woods(rng: np.random.Generator, plant: _Planter, flat: float, house_radius_m: float) -> None:
+    """Clumps of trees further out."""
     for _ in range(int(rng.integers(2, 6))):
         d = float(rng.uniform(house_radius_m + 50.0, flat + 60.0))
         az = float(rng.uniform(0, 2 * math.pi))
@@ -320,8 +381,11 @@ def draw_surroundings(rng: np.random.Generator, house_radius_m: float) -> Surrou
             x = d * math.cos(az) + float(rng.normal(0.0, spread))
             y = d * math.sin(az) + float(rng.normal(0.0, spread * 0.6))
             height = float(np.clip(mean_h * rng.normal(1.0, 0.2), 4.5, 26.0))
-            add_tree(x, y, height, "conifer" if rng.random() < conifer_share else "deciduous")
-    # hedges and shrubs along the nearer lots
+            plant.add(x, y, height, _kind(rng, conifer_share))
+
+
+def _plant_hedges(rng: np.random.Generator, plant: _Planter, house_radius_m: float) -> None:
+    """Hedges and shrubs along the nearer lots."""
     for _ in range(int(rng.integers(2, 7))):
         d = float(rng.uniform(house_radius_m + 4.0, 90.0))
         az = float(rng.uniform(0, 2 * math.pi))
@@ -330,28 +394,34 @@ def draw_surroundings(rng: np.random.Generator, house_radius_m: float) -> Surrou
         cx, cy = d * math.cos(az), d * math.sin(az)
         for k in range(int(length / 1.6)):
             s_ = -length / 2 + k * 1.6
-            add_tree(cx + s_ * math.cos(heading), cy + s_ * math.sin(heading), float(rng.uniform(1.4, 2.6)),
-                     "deciduous")
-    # a few yard trees near the house
+            plant.add(cx + s_ * math.cos(heading), cy + s_ * math.sin(heading), float(rng.uniform(1.4, 2.6)),
+                      "deciduous")
+
+
+def _plant_yard(rng: np.random.Generator, plant: _Planter, house_radius_m: float) -> None:
+    """A few yard trees near the house."""
     for _ in range(int(rng.integers(2, 8))):
         d = float(rng.uniform(house_radius_m + 5.0, house_radius_m + 35.0))
         az = float(rng.uniform(0, 2 * math.pi))
-        add_tree(d * math.cos(az), d * math.sin(az), float(rng.uniform(5.0, 16.0)),
-                 "conifer" if rng.random() < 0.3 else "deciduous")
+        plant.add(d * math.cos(az), d * math.sin(az), float(rng.uniform(5.0, 16.0)), _kind(rng, 0.3))
 
-    if trees:  # stand each tree on the ground (the terrain rises beyond the flat yard)
-        base = terrain_height(terrain, np.array([t.x for t in trees]), np.array([t.y for t in trees]))
-        trees = [replace(t, base_z=float(z)) for t, z in zip(trees, base)]
 
-    # utility poles along the road, on one side
+def _on_the_ground(terrain: Terrain, trees: list[Tree]) -> list[Tree]:
+    """Each tree stood on the ground (the terrain rises beyond the flat yard)."""
+    if not trees:
+        return trees
+    base = terrain_height(terrain, np.array([t.x for t in trees]), np.array([t.y for t in trees]))
+    return [replace(t, base_z=float(z)) for t, z in zip(trees, base)]
+
+
+def _draw_poles(rng: np.random.Generator, occ: _Occupancy, road: Road, flat: float) -> list[Pole]:
+    """Utility poles along the road, on one side."""
     poles = []
-    a = math.radians(road.azimuth_deg)
-    d_vec = np.array([math.cos(a), math.sin(a)])
-    n_vec = np.array([-math.sin(a), math.cos(a)])
+    d_vec, n_vec = _road_axes(road)
     side = float(rng.choice([-1.0, 1.0]))
     spacing = float(rng.uniform(35.0, 48.0))
     start = float(rng.uniform(0.0, spacing))
-    reach = math.sqrt(max(flat ** 2 - road.offset_m ** 2, 1.0)) - 10.0
+    reach = _street_reach(flat, road, 10.0)
     s = -reach + start
     while s < reach:
         p = (road.offset_m + side * (road.width_m / 2 + 2.0)) * n_vec + s * d_vec
@@ -359,9 +429,37 @@ def draw_surroundings(rng: np.random.Generator, house_radius_m: float) -> Surrou
             poles.append(Pole(float(p[0]), float(p[1]), float(rng.uniform(9.0, 12.0)),
                               float(road.azimuth_deg + 90.0 + rng.normal(0.0, 3.0))))
         s += spacing
+    return poles
 
-    lawn = choose(rng, [(0.08, 0.13, 0.045), (0.1, 0.14, 0.05), (0.11, 0.13, 0.055), (0.07, 0.12, 0.05)])
-    field = choose(rng, [(0.1, 0.15, 0.05), (0.14, 0.16, 0.06), (0.12, 0.13, 0.06), (0.09, 0.13, 0.045)])
-    forest = choose(rng, [(0.035, 0.06, 0.025), (0.045, 0.065, 0.03), (0.05, 0.06, 0.035)])
+
+LAWN_COLORS = [(0.08, 0.13, 0.045), (0.1, 0.14, 0.05), (0.11, 0.13, 0.055), (0.07, 0.12, 0.05)]
+FIELD_COLORS = [(0.1, 0.15, 0.05), (0.14, 0.16, 0.06), (0.12, 0.13, 0.06), (0.09, 0.13, 0.045)]
+FOREST_COLORS = [(0.035, 0.06, 0.025), (0.045, 0.065, 0.03), (0.05, 0.06, 0.035)]
+
+
+def draw_surroundings(rng: np.random.Generator, house_radius_m: float) -> SurroundingsPlan:
+    """Draw the surroundings of a house that fits in a circle of `house_radius_m` around the origin."""
+    if not house_radius_m > 0:
+        raise ValueError(f"house radius must be positive, got {house_radius_m}")
+    terrain = _draw_terrain(rng)
+    flat = terrain.flat_radius_m
+    road = _draw_road(rng, house_radius_m)
+    occ = _Occupancy(road)
+    occ.take(0.0, 0.0, house_radius_m + 3.0)
+    buildings = _draw_neighbours(rng, occ, road, flat, house_radius_m)
+    _draw_street_houses(rng, occ, road, flat, buildings)
+
+    plant = _Planter(rng, occ)
+    _plant_belt(rng, plant, flat)
+    _plant_by_buildings(rng, plant, buildings)
+    _plant_street(rng, plant, road, flat)
+    _plant_tree_lines(rng, plant, flat, house_radius_m)
+    _plant_woods(rng, plant, flat, house_radius_m)
+    _plant_hedges(rng, plant, house_radius_m)
+    _plant_yard(rng, plant, house_radius_m)
+    trees = _on_the_ground(terrain, plant.trees)
+
+    poles = _draw_poles(rng, occ, road, flat)
+    lawn, field, forest = choose(rng, LAWN_COLORS), choose(rng, FIELD_COLORS), choose(rng, FOREST_COLORS)
     return SurroundingsPlan(terrain, tuple(trees), tuple(buildings), tuple(poles), road,
                             tuple(map(float, lawn)), tuple(map(float, field)), tuple(map(float, forest)))
