@@ -5,7 +5,7 @@ This file only registers the add-on. The pure core (`core/`) imports without Ble
 the Blender layer (`bl/`, `ui/`) is imported when Blender registers the add-on.
 """
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: F401  (the one place it is written: version.py)
 
 # Read by Blender < 4.2, which loads RealityBench as a legacy add-on; 4.2+ reads
 # blender_manifest.toml instead.

@@ -15,7 +15,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from . import __version__
+from .version import __version__
 from .core import image_terms as img
 from .core import postprocess
 from .core.errors import RealityBenchError

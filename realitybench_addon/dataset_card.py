@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from . import __version__
+from .version import __version__
 from .core import safefs
 from .setio import METADATA, SetError, atomic_write, read_manifest, read_rows
 

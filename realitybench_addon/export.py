@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from . import __version__
+from .version import __version__
 from .core import debug_images
 from .core.errors import RealityBenchError
 from .core.feasibility import check_positive_feasible, positive_search_exhausted

@@ -13,7 +13,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Sequence
 
-from . import __version__
+from .version import __version__
 from .core.errors import RealityBenchError
 from .core.render_settings import RenderSettings
 from .dataset_card import write_dataset_card

@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import __version__
+from .version import __version__
 from .core import postprocess
 from .core.phone import Capture, Phone, camera_settings, draw_capture, draw_phone
 from .core.presets import Preset, load_environment_preset

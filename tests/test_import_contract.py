@@ -28,7 +28,7 @@ RULES = {
     "bl": ({"core", "bl"}, True),
     "envs": ({"core", "bl", "envs"}, True),
     "answers": ({"core", "answers", "setio", "envs"}, False),
-    "evaluation": ({"core", "answers", "evaluation", "setio", "envs", "__version__"}, False),
+    "evaluation": ({"core", "answers", "evaluation", "setio", "envs", "version"}, False),
     "rating": ({"core", "answers", "rating", "setio", "envs"}, False),
     "ui": ({"ui", "api", "bl.compat"}, True),
 }

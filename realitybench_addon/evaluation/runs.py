@@ -64,7 +64,7 @@ def now_iso() -> str:
 
 
 def package_version() -> str:
-    from .. import __version__
+    from ..version import __version__
 
     return __version__
 
