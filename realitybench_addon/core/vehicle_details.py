@@ -32,55 +32,69 @@ def _box(b: PartBuilder, part: str, lo, hi, material: str) -> None:
     b.add_quads(part, box_quads(lo, hi), material)
 
 
-def add_details(plan: VehiclePlan, prof: Profile, seams: dict, zones: dict, b: PartBuilder) -> None:
+def _flip_out(q: np.ndarray, sgn: float) -> np.ndarray:
+    """A quad turned to face out of the car's `sgn` side, as one quad of a batch."""
+    return (q if sgn < 0 else q[::-1])[None]
+
+
+def _add_wheel(plan: VehiclePlan, b: PartBuilder, center) -> None:
+    """One wheel: tyre, dark rim well, rim lip, spokes, hub."""
     p = plan.profile
+    x, y, z = center
+    sgn = 1.0 if y > 0 else -1.0
+    v, t = cylinder_y((x, y, z), p.tyre_radius, p.tyre_width, 28)
+    b.add("tyres", v, t, "tyre")
+    rim_r = 0.64 * p.tyre_radius
+    face = y + sgn * (p.tyre_width / 2)
+    v, t = cylinder_y((x, face + sgn * 0.001, z), rim_r, 0.004, 28)
+    b.add("rims", v, t, "wheel_dark")
+    out = face + sgn * 0.005
+    lip_in = 0.84 * rim_r
+    a = np.linspace(0, 2 * np.pi, 29)
+    for k in range(28):
+        q = np.array([[x + r_ * math.cos(t_), out, z + r_ * math.sin(t_)]
+                      for r_, t_ in ((lip_in, a[k]), (rim_r, a[k]), (rim_r, a[k + 1]), (lip_in, a[k + 1]))])
+        b.add_quads("rims", _flip_out(q, sgn), "wheel_metal")
+    _add_spokes(plan, b, np.array([x, out, z]), sgn, rim_r, lip_in)
+    v, t = cylinder_y((x, out, z), 0.16 * rim_r, 0.01, 12)
+    b.add("rims", v, t, "wheel_metal")
+
+
+def _add_spokes(plan: VehiclePlan, b: PartBuilder, c: np.ndarray, sgn: float, rim_r: float, lip_in: float) -> None:
+    """The wheel's spokes (5 to 7, by the plan's seed) from the hub at `c` to the rim lip."""
+    n_spokes = 5 + plan.seed % 3
+    for k in range(n_spokes):
+        ang = 2 * np.pi * k / n_spokes + (plan.seed % 7) * 0.1
+        radial = np.array([math.cos(ang), 0.0, math.sin(ang)])
+        tangent = np.array([-math.sin(ang), 0.0, math.cos(ang)])
+        half = 0.028 + 0.008 * (plan.seed % 3)
+        q = np.array([c + radial * 0.12 * rim_r - tangent * half * 0.7, c + radial * lip_in - tangent * half,
+                      c + radial * lip_in + tangent * half, c + radial * 0.12 * rim_r + tangent * half * 0.7])
+        b.add_quads("rims", _flip_out(q, sgn), "wheel_metal")
+
+
+def _add_wheel_wells(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
+    """Close the arch tunnel between the two sides of each axle."""
     L = p.length
-    xf, xr = L / 2, -L / 2
-    wf, wr = float(prof.half_width(0.0)), float(prof.half_width(L))
-    rng_spokes = 5 + plan.seed % 3
-    # wheels: tyre, dark rim well, spokes, rim lip, hub
-    for (x, y, z) in plan.wheel_centers():
-        sgn = 1.0 if y > 0 else -1.0
-        v, t = cylinder_y((x, y, z), p.tyre_radius, p.tyre_width, 28)
-        b.add("tyres", v, t, "tyre")
-        rim_r = 0.64 * p.tyre_radius
-        face = y + sgn * (p.tyre_width / 2)
-        v, t = cylinder_y((x, face + sgn * 0.001, z), rim_r, 0.004, 28)
-        b.add("rims", v, t, "wheel_dark")
-        out = face + sgn * 0.005
-        lip_in = 0.84 * rim_r
-        a = np.linspace(0, 2 * np.pi, 29)
-        for k in range(28):
-            q = np.array([[x + r_ * math.cos(t_), out, z + r_ * math.sin(t_)]
-                          for r_, t_ in ((lip_in, a[k]), (rim_r, a[k]), (rim_r, a[k + 1]), (lip_in, a[k + 1]))])
-            b.add_quads("rims", (q if sgn < 0 else q[::-1])[None], "wheel_metal")
-        for k in range(rng_spokes):
-            ang = 2 * np.pi * k / rng_spokes + (plan.seed % 7) * 0.1
-            radial = np.array([math.cos(ang), 0.0, math.sin(ang)])
-            tangent = np.array([-math.sin(ang), 0.0, math.cos(ang)])
-            c = np.array([x, out, z])
-            half = 0.028 + 0.008 * (plan.seed % 3)
-            q = np.array([c + radial * 0.12 * rim_r - tangent * half * 0.7, c + radial * lip_in - tangent * half,
-                          c + radial * lip_in + tangent * half, c + radial * 0.12 * rim_r + tangent * half * 0.7])
-            b.add_quads("rims", (q if sgn < 0 else q[::-1])[None], "wheel_metal")
-        v, t = cylinder_y((x, out, z), 0.16 * rim_r, 0.01, 12)
-        b.add("rims", v, t, "wheel_metal")
-    # wheel wells: close the arch tunnel between the two sides of each axle
     for dw in prof.wheels_d:
         x = L / 2 - dw
         y = p.width / 2 - 0.06 - p.tyre_width
         _box(b, "underbody", (x - prof.arch_r, -y, p.clearance + 0.02), (x + prof.arch_r, y, 2 * p.tyre_radius + 0.04),
              "chassis")
-    # front: headlights, indicators, grille
+
+
+def _add_front(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
+    """Headlights, indicators and the grille (tall on upright bodies, else with an intake low in the bumper)."""
+    xf = p.length / 2
+    wf = float(prof.half_width(0.0))
     nose = float(prof.sections([0.0])[0, 4, 1])
     hl_z0, hl_z1 = max(p.crease + 0.02, nose - 0.17), nose - 0.03
-    upright = p.name in ("pickup", "suv", "van")
     for sgn in (1.0, -1.0):
         _box(b, "headlights", (xf - 0.01, sgn * 0.52 * wf, hl_z0), (xf + 0.012, sgn * 0.93 * wf, hl_z1), "headlight")
         _box(b, "lights_amber", (xf - 0.01, sgn * 0.8 * wf, hl_z0 - 0.055), (xf + 0.012, sgn * 0.93 * wf, hl_z0 - 0.015),
              "indicator")
     zb_front = float(prof.z_bottom(0.0))
-    if upright:  # a tall grille between the headlights
+    if p.name in ("pickup", "suv", "van"):  # a tall grille between the headlights
         grille_bottom = max(zb_front + 0.15, p.crease - 0.12)
         _box(b, "grille", (xf - 0.01, -0.5 * wf, grille_bottom), (xf + 0.008, 0.5 * wf, hl_z1), "grille_slats")
     else:  # a grille between the headlights and an intake low in the bumper
@@ -88,7 +102,12 @@ def add_details(plan: VehiclePlan, prof: Profile, seams: dict, zones: dict, b: P
              "grille_mesh")
         intake_top = max(zb_front + 0.12, p.crease - 0.2)
         _box(b, "grille", (xf - 0.01, -0.34 * wf, zb_front + 0.07), (xf + 0.008, 0.34 * wf, intake_top), "grille_mesh")
-    # rear: tail lights (tall ones at the corners of hatches and vans)
+
+
+def _add_taillights(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
+    """Tail lights (tall ones at the corners of hatches and vans)."""
+    L = p.length
+    xr, wr = -L / 2, float(prof.half_width(L))
     top_rear = float(prof.sections([L], form="bed" if p.bed else "body")[0, 4, 1])
     if p.name in ("suv", "van", "minivan", "crossover", "wagon"):
         tl_z1 = min(top_rear - 0.03, p.belt + 0.25)
@@ -100,70 +119,106 @@ def add_details(plan: VehiclePlan, prof: Profile, seams: dict, zones: dict, b: P
         inner = 0.58
     for sgn in (1.0, -1.0):
         _box(b, "taillights", (xr - 0.012, sgn * inner * wr, tl_z0), (xr + 0.01, sgn * 0.95 * wr, tl_z1), "taillight")
-    # mirrors at the windshield base, door handles on every door
+
+
+def _add_side(p: StyleProfile, prof: Profile, seams: dict, zones: dict, b: PartBuilder, sgn: float) -> None:
+    """One side's mirror at the windshield base, a handle on every door, and a sliding door's track."""
+    L = p.length
+    side = "left" if sgn > 0 else "right"
+    d = p.cowl + (0.1 if p.open_top else 0.14)
+    w = float(prof.half_width(d))
+    z = float(prof.belt(d)) + 0.05
+    x = L / 2 - d
+    _box(b, "mirrors", (x - 0.14, sgn * (w - 0.06), z), (x, sgn * (w + 0.17), z + 0.13), "paint")
+    _box(b, "mirrors", (x - 0.13, sgn * (w - 0.04), z - 0.03), (x - 0.03, sgn * (w + 0.02), z + 0.01), "trim")
+    for kind, _name, _a, dd in zones[side]:
+        if kind in ("door_front", "door_rear", "sliding_door"):
+            dh = dd - 0.17
+            sec = prof.sections([dh])[0]
+            zh = float(sec[4, 1]) - 0.1
+            wh = float(np.interp(zh, [sec[3, 1], sec[4, 1]], [sec[3, 0], sec[4, 0]]))
+            xh = L / 2 - dh
+            _box(b, "handles", (xh - 0.13, sgn * (wh - 0.01), zh), (xh, sgn * (wh + 0.018), zh + 0.03), "trim")
+    if p.sliding == "both" or p.sliding == side:
+        # the sliding door's track along the quarter panel, under the rear side window
+        d0, d1 = seams["door2"] + 0.02, L - p.rear_overhang + 0.2
+        sec = prof.sections([d0])[0]
+        z = float(sec[4, 1]) - 0.02
+        w = float(sec[4, 0])
+        _box(b, "trim_strips", (L / 2 - d1, sgn * (w - 0.02), z - 0.03), (L / 2 - d0, sgn * (w + 0.008), z), "trim")
+
+
+def _add_roof_rails(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
+    L = p.length
+    d0, d1 = p.roof_front + 0.25, p.roof_rear - 0.12
+    dm = 0.5 * (d0 + d1)
+    sec = prof.sections([dm])[0]
+    z = float(sec[8, 1])
     for sgn in (1.0, -1.0):
-        side = "left" if sgn > 0 else "right"
-        d = p.cowl + (0.1 if p.open_top else 0.14)
-        w = float(prof.half_width(d))
-        z = float(prof.belt(d)) + 0.05
-        x = L / 2 - d
-        _box(b, "mirrors", (x - 0.14, sgn * (w - 0.06), z), (x, sgn * (w + 0.17), z + 0.13), "paint")
-        _box(b, "mirrors", (x - 0.13, sgn * (w - 0.04), z - 0.03), (x - 0.03, sgn * (w + 0.02), z + 0.01), "trim")
-        for kind, _name, _a, dd in zones[side]:
-            if kind in ("door_front", "door_rear", "sliding_door"):
-                dh = dd - 0.17
-                sec = prof.sections([dh])[0]
-                zh = float(sec[4, 1]) - 0.1
-                wh = float(np.interp(zh, [sec[3, 1], sec[4, 1]], [sec[3, 0], sec[4, 0]]))
-                xh = L / 2 - dh
-                _box(b, "handles", (xh - 0.13, sgn * (wh - 0.01), zh), (xh, sgn * (wh + 0.018), zh + 0.03), "trim")
-        if p.sliding == "both" or p.sliding == side:
-            # the sliding door's track along the quarter panel, under the rear side window
-            d0, d1 = seams["door2"] + 0.02, L - p.rear_overhang + 0.2
-            sec = prof.sections([d0])[0]
-            z = float(sec[4, 1]) - 0.02
-            w = float(sec[4, 0])
-            _box(b, "trim_strips", (L / 2 - d1, sgn * (w - 0.02), z - 0.03), (L / 2 - d0, sgn * (w + 0.008), z), "trim")
-    if p.roof_rails:
-        d0, d1 = p.roof_front + 0.25, p.roof_rear - 0.12
-        dm = 0.5 * (d0 + d1)
-        sec = prof.sections([dm])[0]
-        z = float(sec[8, 1])
+        y = sgn * float(sec[8, 0]) * 1.02
+        _box(b, "roof_rails", (L / 2 - d1, y - 0.02, z + 0.035), (L / 2 - d0, y + 0.02, z + 0.06), "trim")
+        for dd in (d0 + 0.02, d1 - 0.07):
+            _box(b, "roof_rails", (L / 2 - dd - 0.05, y - 0.02, z - 0.02), (L / 2 - dd, y + 0.02, z + 0.04), "trim")
+
+
+def _add_cladding(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
+    """Black wheel-arch flares."""
+    L = p.length
+    for dw in prof.wheels_d:
+        a = np.linspace(0.0, np.pi, 13)
         for sgn in (1.0, -1.0):
-            y = sgn * float(sec[8, 0]) * 1.02
-            _box(b, "roof_rails", (L / 2 - d1, y - 0.02, z + 0.035), (L / 2 - d0, y + 0.02, z + 0.06), "trim")
-            for dd in (d0 + 0.02, d1 - 0.07):
-                _box(b, "roof_rails", (L / 2 - dd - 0.05, y - 0.02, z - 0.02), (L / 2 - dd, y + 0.02, z + 0.04), "trim")
-    if p.cladding:  # black wheel-arch flares
-        for dw in prof.wheels_d:
-            a = np.linspace(0.0, np.pi, 13)
-            for sgn in (1.0, -1.0):
-                for k in range(12):
-                    q = []
-                    for r_, t_ in ((prof.arch_r, a[k]), (prof.arch_r + 0.07, a[k]), (prof.arch_r + 0.07, a[k + 1]),
-                                   (prof.arch_r, a[k + 1])):
-                        dd = dw - r_ * math.cos(t_)
-                        zz = p.tyre_radius + r_ * math.sin(t_)
-                        sec = prof.sections([dd])[0]
-                        ww = float(np.interp(zz, sec[1:5, 1], sec[1:5, 0])) + 0.01
-                        q.append([L / 2 - dd, sgn * ww, zz])
-                    q = np.array(q)
-                    b.add_quads("cladding", (q if sgn < 0 else q[::-1])[None], "trim")
+            for k in range(12):
+                q = []
+                for r_, t_ in ((prof.arch_r, a[k]), (prof.arch_r + 0.07, a[k]), (prof.arch_r + 0.07, a[k + 1]),
+                               (prof.arch_r, a[k + 1])):
+                    dd = dw - r_ * math.cos(t_)
+                    zz = p.tyre_radius + r_ * math.sin(t_)
+                    sec = prof.sections([dd])[0]
+                    ww = float(np.interp(zz, sec[1:5, 1], sec[1:5, 0])) + 0.01
+                    q.append([L / 2 - dd, sgn * ww, zz])
+                b.add_quads("cladding", _flip_out(np.array(q), sgn), "trim")
+
+
+def _add_cab_rear_window(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
+    """A pickup cab's rear window on its back wall."""
+    x = p.length / 2 - p.cab_end - 0.004
+    z0, z1 = p.belt + 0.1, p.height - 0.12
+    w = float(prof.half_width(p.cab_end)) - 0.06 - p.tumble * 0.5
+    b.add_quads("rear_glass", np.array([[[x, w * 0.8, z0], [x, -w * 0.8, z0], [x, -w * 0.72, z1],
+                                         [x, w * 0.72, z1]]]), "glass")
+
+
+def _add_van_rear_doors(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
+    """A van's rear doors' windows and their centre shut line."""
+    xr, wr = -p.length / 2, float(prof.half_width(p.length))
+    x = xr - 0.004
+    for sgn in (1.0, -1.0):
+        y0, y1 = sorted((sgn * 0.08, sgn * 0.78 * wr))
+        b.add_quads("rear_glass", np.array([[[x, y0, p.belt + 0.15], [x, y0, p.belt + 0.8],
+                                             [x, y1, p.belt + 0.8], [x, y1, p.belt + 0.15]]]), "glass")
+    _box(b, "trim_strips", (xr - 0.006, -0.005, p.crease), (xr + 0.001, 0.005, p.height - 0.06), "inner")
+
+
+def add_details(plan: VehiclePlan, prof: Profile, seams: dict, zones: dict, b: PartBuilder) -> None:
+    """Add the small parts to `b`, in a fixed order (the parts' triangles are concatenated in it)."""
+    p = plan.profile
+    for center in plan.wheel_centers():
+        _add_wheel(plan, b, center)
+    _add_wheel_wells(p, prof, b)
+    _add_front(p, prof, b)
+    _add_taillights(p, prof, b)
+    for sgn in (1.0, -1.0):
+        _add_side(p, prof, seams, zones, b, sgn)
+    if p.roof_rails:
+        _add_roof_rails(p, prof, b)
+    if p.cladding:
+        _add_cladding(p, prof, b)
     if p.open_top:
         _convertible_details(p, prof, b)
-    if p.bed:  # the cab's rear window on its back wall
-        x = L / 2 - p.cab_end - 0.004
-        z0, z1 = p.belt + 0.1, p.height - 0.12
-        w = float(prof.half_width(p.cab_end)) - 0.06 - p.tumble * 0.5
-        b.add_quads("rear_glass", np.array([[[x, w * 0.8, z0], [x, -w * 0.8, z0], [x, -w * 0.72, z1],
-                                             [x, w * 0.72, z1]]]), "glass")
-    if p.name == "van":  # the rear doors' windows and their centre shut line
-        x = xr - 0.004
-        for sgn in (1.0, -1.0):
-            y0, y1 = sorted((sgn * 0.08, sgn * 0.78 * wr))
-            b.add_quads("rear_glass", np.array([[[x, y0, p.belt + 0.15], [x, y0, p.belt + 0.8],
-                                                 [x, y1, p.belt + 0.8], [x, y1, p.belt + 0.15]]]), "glass")
-        _box(b, "trim_strips", (xr - 0.006, -0.005, p.crease), (xr + 0.001, 0.005, p.height - 0.06), "inner")
+    if p.bed:
+        _add_cab_rear_window(p, prof, b)
+    if p.name == "van":
+        _add_van_rear_doors(p, prof, b)
 
 
 def _convertible_details(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
