@@ -158,7 +158,7 @@ def validate(config: ExportConfig) -> dict:
         except PresetError as exc:
             raise ExportError(f"bad preset: {exc}") from None
     for env, preset in presets.items():  # a positive frame no pose can reach at this size: say so now
-        problem = check_positive_feasible(env, preset, config.long_side_px) if (
+        problem = check_positive_feasible(env, preset, config.long_side_px, features=registry.features(env)) if (
             config.positive > 0 and wants_positive(preset)) else None
         if problem:
             raise ExportError(problem)
@@ -594,4 +594,5 @@ def _positive_frame(pipeline, config, settings, preset, env, slot, discards: Cou
             return result
         search["image_rejects"] += 1
         failing.update(result.frame.failing_terms + result.frame.gray_terms)
-    raise ExportError(positive_search_exhausted(env, slot, config.long_side_px, preset, search, failing))
+    raise ExportError(positive_search_exhausted(env, slot, config.long_side_px, preset, search, failing,
+                                                features=registry.features(env)))

@@ -20,6 +20,15 @@ from realitybench_addon.core import feasibility as F
 from realitybench_addon.core.optics import PinholeCamera, look_at, px_per_unit
 from realitybench_addon.core.phone import camera_settings, draw_capture, draw_phone
 from realitybench_addon.core.presets import load_environment_preset
+from realitybench_addon.envs import registry
+
+# The environments that declare pixel-size features (envs/<env>.py `features`), and breaker_label's.
+FEATURED = [env for env in registry.available() if registry.features(env)]
+BREAKER = registry.features("breaker_label")
+
+
+def check(env, preset, long_side_px):
+    return F.check_positive_feasible(env, preset, long_side_px, features=registry.features(env))
 
 REPO = Path(__file__).resolve().parents[1]
 BLENDER = os.environ.get("RB_BLENDER_EXECUTABLE", "/usr/bin/blender")
@@ -97,7 +106,7 @@ def test_focal_range_is_the_phone_models():
 
 
 def _coefficient(env, term):
-    feature = next(f for f in F.FEATURES[env] if f.term == term)
+    feature = next(f for f in registry.features(env) if f.term == term)
     return F.chord_coefficient(feature.sigma, feature.alpha)
 
 
@@ -160,36 +169,36 @@ def test_equipment_ro_board_and_plate_layouts_stay_inside_the_envelope():
 
 def test_check_refuses_where_no_pose_can_pass_and_says_what_to_change():
     breaker = load_environment_preset("breaker_label")
-    assert F.check_positive_feasible("breaker_label", breaker, 64) == (
+    assert check("breaker_label", breaker, 64) == (
         "breaker_label: no pose can pass text_row_px >= 11 (at most 8.1) at 64 px long side; any pose needs at "
         "least 87 px, in practice far more: use a larger --resolution (the paper's is 1600x1200) or --positive 0")
-    assert F.check_positive_feasible("breaker_label", breaker, 87) is None
-    assert F.check_positive_feasible("breaker_label", breaker, 1600) is None
+    assert check("breaker_label", breaker, 87) is None
+    assert check("breaker_label", breaker, 1600) is None
     equipment = load_environment_preset("equipment_label")
-    assert F.check_positive_feasible("equipment_label", equipment, 120) == (
+    assert check("equipment_label", equipment, 120) == (
         "equipment_label: no pose can pass barcode_bar_px >= 1 (at most 0.8) at 120 px long side; any pose needs "
         "at least 147 px, in practice far more: use a larger --resolution (the paper's is 1600x1200) or "
         "--positive 0")
-    for env in F.FEATURES:
-        assert F.check_positive_feasible(env, load_environment_preset(env), 1600) is None
-    assert F.check_positive_feasible("tape_gap", load_environment_preset("tape_gap"), 16) is None  # no px terms
+    for env in FEATURED:
+        assert check(env, load_environment_preset(env), 1600) is None
+    assert check("tape_gap", load_environment_preset("tape_gap"), 16) is None  # no px terms
 
 
 def test_bound_scales_with_the_long_side_and_the_preset():
     breaker = load_environment_preset("breaker_label")
-    feature = F.FEATURES["breaker_label"][0]
+    feature = registry.features("breaker_label")[0]
     assert F.max_px(feature, breaker, 1600) == pytest.approx(5 * F.max_px(feature, breaker, 320), rel=1e-9)
     # a user preset demanding 60 px rows cannot be met at 320 px
     strict = breaker.with_term("text_row_px", threshold=60.0)
-    message = F.check_positive_feasible("breaker_label", strict, 320)
+    message = check("breaker_label", strict, 320)
     assert message.startswith("breaker_label: no pose can pass text_row_px >= 60 (at most 40.7) at 320 px")
     # without the whole card in frame nothing bounds the rows: never refuse what cannot be proved
     loose = breaker.with_term("card_in_frame", threshold=0.9)
-    assert F.check_positive_feasible("breaker_label", loose, 64) is None
+    assert check("breaker_label", loose, 64) is None
     # damage_view's px per cm rests on the preset's least distance
     damage = load_environment_preset("damage_view")
     near = damage.with_term("camera_distance", threshold=[0.05, 1.5], gray=None)
-    range_feature = F.FEATURES["damage_view"][0]
+    range_feature = registry.features("damage_view")[0]
     assert F.max_px(range_feature, near, 400) > F.max_px(range_feature, damage, 400)
 
 
@@ -197,16 +206,19 @@ def test_dry_funnel_message_names_the_failing_terms_and_the_change():
     breaker = load_environment_preset("breaker_label")
     search = {"candidates": 1000, "geometric_rejects": 998, "renders": 2, "image_rejects": 2}
     failing = {"text_row_px": 990, "card_in_frame": 310, "card_bbox": 120, "weber_contrast": 2, "view_angle": 40}
-    assert F.positive_search_exhausted("breaker_label", 2, 320, breaker, search, failing) == (
+    assert F.positive_search_exhausted("breaker_label", 2, 320, breaker, search, failing,
+                                       features=BREAKER) == (
         "breaker_label positive slot 2: no accepted frame among 1000 candidates at 320 px long side (2 rendered; "
         "failing terms: text_row_px 990, card_in_frame 310, card_bbox 120, view_angle 40); the search is "
         "deterministic, so a rerun fails the same way: use a larger --resolution (the paper's is 1600x1200; "
         "text_row_px scales with it), use another --seed, or --positive 0")
     # at the reference size the frame size is not what to change
-    assert F.positive_search_exhausted("breaker_label", 0, 1600, breaker, search, failing).endswith(
+    assert F.positive_search_exhausted("breaker_label", 0, 1600, breaker, search, failing,
+                                       features=BREAKER).endswith(
         "rerun fails the same way: loosen text_row_px in its preset (--presets DIR), use another --seed, "
         "or --positive 0")
-    assert "\n" not in F.positive_search_exhausted("breaker_label", 0, 320, breaker, {}, {})
+    assert "\n" not in F.positive_search_exhausted("breaker_label", 0, 320, breaker, {}, {},
+                                       features=BREAKER)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -222,7 +234,7 @@ def pipeline():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("env", sorted(F.FEATURES))
+@pytest.mark.parametrize("env", FEATURED)
 def test_measured_frames_never_exceed_the_bound(pipeline, env):
     """Five seeds per environment at the reference size: every frame that passes a bound's guard terms
     measures at most the bound."""
@@ -232,7 +244,7 @@ def test_measured_frames_never_exceed_the_bound(pipeline, env):
         result = pipeline.run_frame(pipeline.plan_frame(env, seed, "positive", 0), long_side_px=1600,
                                     render=False, preset=preset, cache=pipeline.SHARED_CACHE)
         values = result.record["measurements"]
-        for feature in F.FEATURES[env]:
+        for feature in registry.features(env):
             if isinstance(feature, F.PixelCount):
                 continue
             if values[feature.guard] < 1.0:
@@ -258,7 +270,7 @@ def test_breaker_label_at_320_is_not_refused_by_the_bound_on_its_rows(pipeline):
     assert measured["text_row_px"] == pytest.approx(11.68, abs=0.05)
     assert measured["glyph_px_min"] == pytest.approx(10.92, abs=0.05) and measured["glyphs_visible"] == 1.0
     assert result.record["failing_terms"] == ["glyph_px_min"]
-    assert F.check_positive_feasible("breaker_label", preset, 320) is None
+    assert check("breaker_label", preset, 320) is None
 
 
 # ---------------------------------------------------------------------------------------------

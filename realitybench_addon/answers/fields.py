@@ -11,41 +11,42 @@ Lists of damage types (damage_view) are compared as sets.
 A truth may list several acceptable values, `{"any_of": [value, ...]}` (a real photograph that
 shows two faces of a car): the answer scores as its best match among them.
 
-Every rule that is not the default for its JSON type is in FIELD_RULES below, and only there.
+A rule that is not the default for its JSON type is declared on the environment's key
+(`DocKey(..., rule=FieldRule(...))` in envs/<env>.py); FIELD_RULES collects them from the registry.
 """
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable, Optional, Sequence
 
+from ..core.doc_fields import FieldRule
 
-@dataclass(frozen=True)
-class FieldRule:
-    kind: str  # "tolerance" (numbers), "rows" (a list of row objects matched one to one), "set", "exact"
-    tolerance: float = 0.0  # "tolerance": |answer - truth| <= tolerance scores 1
-    row_keys: tuple[tuple[str, str], ...] = ()  # "rows": (key, json type) of each row object
-    all_frames: bool = False  # scored on every frame of the environment, not only scorer-accepted ones
+__all__ = ["FIELD_RULES", "FieldRule", "rule", "all_frames", "score_field"]
 
 
-# The one table of non-default field rules (spec: "The eleven environments"; see the module docstring).
-FIELD_RULES: dict[tuple[str, str], FieldRule] = {
-    ("tape_gap", "reading_in"): FieldRule("tolerance", tolerance=1 / 8),  # inches, vs the apparent reading
-    ("tape_gap", "gap_in"): FieldRule("tolerance", tolerance=1 / 4),  # inches, true perpendicular gap
-    ("tape_gap", "tilted"): FieldRule("exact", all_frames=True),  # "scored on all tape_gap frames"
-    ("slope_gauge", "reading_deg"): FieldRule("tolerance", tolerance=0.2),  # degrees, what the display shows
-    # main_amps (a number, exact) and entries are breaker_label's two fields, so each counts half.
-    ("breaker_label", "entries"): FieldRule("rows", row_keys=(("name", "string"), ("amps", "number"))),
-    ("damage_view", "damage_types"): FieldRule("set"),
-}
+@lru_cache(maxsize=1)
+def field_rules() -> dict[tuple[str, str], FieldRule]:
+    """(environment, key) -> its non-default rule, from the keys of every registered environment. The paper's
+    (spec: "The eleven environments"): tape_gap's reading within 1/8 in, gap within 1/4 in, `tilted` scored on
+    every frame; slope_gauge's reading within 0.2 degrees; breaker_label's rows; damage_view's set of types."""
+    from ..envs import registry
+
+    return {(env, key.name): key.rule for env, key in registry.doc_keys() if key.rule is not None}
+
+
+def __getattr__(name: str):
+    if name == "FIELD_RULES":  # the table, read from the environments when first asked for
+        return field_rules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # Numbers without a tolerance must be equal; this absorbs float noise only (200 vs 200.0).
 EXACT_EPS = 1e-9
 
 
 def rule(environment: str, key: str) -> Optional[FieldRule]:
-    return FIELD_RULES.get((environment, key))
+    return field_rules().get((environment, key))
 
 
 def all_frames(environment: str, key: str) -> bool:

@@ -26,6 +26,10 @@ direction, and tan(phi) is at most half the diagonal over f in frame; maximised 
 model's focal lengths (core/phone.py: 13-120 mm equivalent, digital zoom included).
 
 Pixel counts (image terms counting pixels) are at most the frame's area.
+
+Each environment declares its features on itself (`features` on its module's class: envs/breaker_label.py and
+the others, read through envs/registry.py `features(name)`); the functions below take them as `features`, so this
+module knows no environment by name.
 """
 from __future__ import annotations
 
@@ -33,18 +37,13 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional, Union
+from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from .equipment import LABEL_SIZES
-from .gauge import DIGIT_HEIGHT_M, WINDOW_ALONG_M
 from .phone import FULL_FRAME_DIAGONAL_MM, LANDSCAPE, REFERENCE_LONG_SIDE_PX, SENSOR_ASPECT, frame_resolution
-from .plate import MAX_CHAR_HEIGHT_MM
 from .presets import Preset
-from .ro_board import BOARD_SIZE_M
 from .terms import TermSpec
-from .vehicle_details import PLATE_SIZE_M
 
 # Focal length in px per px of the long side, for 1 mm of full-frame-equivalent focal length: the
 # physical focal length over the sensor's long side (4:3, equivalence on the diagonal).
@@ -86,53 +85,6 @@ class PixelCount:
 
 
 Feature = Union[Chord, Range, PixelCount]
-
-
-def _breaker_label() -> list[Feature]:
-    # core/load_center.py: card height = (1.2 margins + header rows (>= 1) + 0.5 + entries) row pitches, and
-    # draw_circuits draws at least 8 circuits. text_row_px is the smallest row's: at most the row whose
-    # text box centre lies within one pitch of the card's centre.
-    sigma = 1.0 / (1.2 + 1 + 0.5 + 8)
-    return [Chord("text_row_px", "card_in_frame", sigma, 0.5 - sigma)]
-
-
-def _equipment_label() -> list[Feature]:
-    # core/equipment.py label_texture: the serial row's text centre sits about 4 row pitches below the
-    # label's top (>= 0.22 of its height), the barcode's centre about 0.24 of its width from the left.
-    return [Chord("text_row_px", "label_in_frame", max(s.row_pitch_m / s.height_m for s in LABEL_SIZES.values()),
-                  0.20),
-            Chord("barcode_bar_px", "label_in_frame", max(s.bar_module_m / s.width_m for s in LABEL_SIZES.values()),
-                  0.20)]
-
-
-def _ro_board() -> list[Feature]:
-    # core/ro_board.py board_texture: the VIN is written at most 26 mm high on a 230 mm board, its centre
-    # 0.57-0.59 of the height from the top (0.35 is the worst case used).
-    return [Chord("text_row_px", "board_in_frame", 0.026 / BOARD_SIZE_M[1], 0.35)]
-
-
-def _car_plate() -> list[Feature]:
-    # core/plate.py plate_texture: characters at most MAX_CHAR_HEIGHT_MM high, baseline 114 mm below the top
-    # of the 152 mm plate: their centre is at least 38 mm from the bottom edge.
-    height_mm = PLATE_SIZE_M[1] * 1000
-    return [Chord("char_cell_px", "plate_in_frame", MAX_CHAR_HEIGHT_MM / height_mm, (height_mm - 114.0) / height_mm)]
-
-
-def _slope_gauge() -> list[Feature]:
-    # core/gauge.py: digits DIGIT_HEIGHT_M high, measured at the centre of the LCD window (WINDOW_ALONG_M long).
-    return [Chord("digit_height_px", "display_in_frame", DIGIT_HEIGHT_M / WINDOW_ALONG_M, 0.5),
-            PixelCount("module_edge_pixels")]
-
-
-def _damage_view() -> list[Feature]:
-    return [Range("px_per_cm", "damage_in_frame", "camera_distance", 0.01),
-            PixelCount("damage_pixels")]
-
-
-FEATURES: dict[str, list[Feature]] = {
-    "breaker_label": _breaker_label(), "equipment_label": _equipment_label(), "ro_board": _ro_board(),
-    "car_plate": _car_plate(), "slope_gauge": _slope_gauge(), "damage_view": _damage_view(),
-}
 
 
 def perspective_allowance(a: float, b: float, s: float) -> float:
@@ -249,10 +201,10 @@ def min_long_side(feature: Feature, preset: Preset, threshold: float) -> Optiona
     return lo
 
 
-def shortfalls(env_name: str, preset: Preset, long_side_px: int) -> list[Shortfall]:
-    """The pixel-size terms of `preset` that no frame of `env_name` can pass at `long_side_px`."""
+def shortfalls(env_name: str, preset: Preset, long_side_px: int, *, features: Sequence[Feature]) -> list[Shortfall]:
+    """The pixel-size terms of `preset` that no frame of `env_name` (its `features`) can pass at `long_side_px`."""
     found = []
-    for feature in FEATURES.get(env_name, []):
+    for feature in features:
         term = _term(preset, feature.term)
         least = _lower_threshold(term) if term is not None else None
         if least is None:
@@ -268,10 +220,12 @@ def _resolution_text(long_side_px: int) -> str:
     return f"{width}x{height}"
 
 
-def check_positive_feasible(env_name: str, preset: Preset, long_side_px: int) -> Optional[str]:
-    """None, or one line saying why no frame of `env_name` can be accepted at `long_side_px` and what to change.
-    Call it before any work for each environment whose positive stratum is drawn."""
-    found = shortfalls(env_name, preset, long_side_px)
+def check_positive_feasible(env_name: str, preset: Preset, long_side_px: int, *,
+                            features: Sequence[Feature]) -> Optional[str]:
+    """None, or one line saying why no frame of `env_name` (its `features`, envs/registry.py `features`) can be
+    accepted at `long_side_px` and what to change. Call it before any work for each environment whose positive
+    stratum is drawn."""
+    found = shortfalls(env_name, preset, long_side_px, features=features)
     if not found:
         return None
     terms = "; ".join(f"{s.term} >= {s.threshold:g} (at most {s.at_most:.1f})" for s in found)
@@ -285,14 +239,15 @@ def check_positive_feasible(env_name: str, preset: Preset, long_side_px: int) ->
     return f"{env_name}: no pose can pass {terms} at {long_side_px} px long side; {change} or --positive 0"
 
 
-def resolution_bound_terms(env_name: str) -> set[str]:
-    """Measurement keys of `env_name` whose values grow with the frame size."""
-    return {f.term for f in FEATURES.get(env_name, [])}
+def resolution_bound_terms(features: Sequence[Feature]) -> set[str]:
+    """Measurement keys of an environment (its `features`) whose values grow with the frame size."""
+    return {f.term for f in features}
 
 
 def positive_search_exhausted(env_name: str, slot: int, long_side_px: int, preset: Preset,
-                              search: Mapping[str, int], failing: Mapping[str, int]) -> str:
-    """One line for a positive slot whose funnel found no accepted frame.
+                              search: Mapping[str, int], failing: Mapping[str, int], *,
+                              features: Sequence[Feature]) -> str:
+    """One line for a positive slot whose funnel found no accepted frame (`features`: the environment's).
 
     `search`: this slot's counts (candidates, geometric_rejects, renders, image_rejects; discards);
     `failing`: term name -> how many candidates it rejected (a candidate may fail several)."""
@@ -300,7 +255,7 @@ def positive_search_exhausted(env_name: str, slot: int, long_side_px: int, prese
     renders = int(search.get("renders", 0))
     ranked = sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))
     top = ", ".join(f"{name} {count}" for name, count in ranked[:4]) or "none recorded"
-    sized = {t.name for t in preset.terms if t.measurement_key in resolution_bound_terms(env_name)}
+    sized = {t.name for t in preset.terms if t.measurement_key in resolution_bound_terms(features)}
     sized |= {t.name for t in preset.terms if t.unit == "px" and _lower_threshold(t) is not None}
     px_failed = [name for name, _ in ranked[:4] if name in sized]
     if px_failed and long_side_px < REFERENCE_LONG_SIDE_PX:

@@ -20,6 +20,9 @@ into another variant, so a set is re-asked without its environments being rebuil
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
+
+from .doc_fields import SKILLS, FieldRule
 
 VERDICT_FIRST = "verdict-first"
 VERDICT_LAST = "verdict-last"
@@ -31,11 +34,19 @@ DEFAULT_VARIANT = VERDICT_FIRST
 
 @dataclass(frozen=True)
 class DocKey:
-    """One documentation field: its JSON key, its JSON type and its grammar in words."""
+    """One documentation field: its JSON key, its JSON type and its grammar in words; the skill it asks for
+    (core.doc_fields: reading, judgment, measurement; None: in no skill group) and its scoring rule when it is
+    not its JSON type's default (core.doc_fields.FieldRule)."""
 
     name: str
     json_type: str  # boolean | number | string | array
     grammar: str
+    skill: Optional[str] = None
+    rule: Optional[FieldRule] = None
+
+    def __post_init__(self):
+        if self.skill is not None and self.skill not in SKILLS:
+            raise ValueError(f"{self.name}: skill {self.skill!r} is not one of {', '.join(SKILLS)}")
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ An environment is a pure description plus thin Blender hooks:
   measure_image(ctx, frame, image) -> image measurements from a render and its mask
   ground_truth(ctx)                -> the documentation answer key (from the plan, never the render)
   unscored_reason(plan, target)    -> why the frame is excluded from acceptability scoring, or None
-  prompt_parts                     -> the model's question (keys and grammars as the spec names them)
+  prompt_parts                     -> the model's question (keys and grammars as the spec names them; each key's
+                                      skill group and scoring rule)
+  features                         -> the pixel-size terms core/feasibility.py bounds
   prompt_parts_for(plan, target)   -> the question of one frame (defaults to prompt_parts; same keys)
 
 Bpy is imported only inside the hooks that need it, so the pure parts are testable with numpy.
@@ -88,6 +90,10 @@ class Environment:
     # The share of the frame's size Suggest a Pose renders at to confirm the image terms: half, unless a term
     # reads writing so small that half the pixels change its value.
     quick_render_scale: float = 0.5
+    # The pixel-size terms (core.feasibility Chord, Range, PixelCount) bounded over every pose: an export refuses a
+    # positive stratum no frame can pass at its resolution. The skill and scoring rule of each documentation key
+    # are on the key (core.prompt.DocKey).
+    features: tuple = ()
 
     def draw_scene(self, rng: np.random.Generator):
         raise NotImplementedError

@@ -21,6 +21,8 @@ import numpy as np
 
 from ..core import image_terms
 from ..core.directory_card import card_layout
+from ..core.doc_fields import FieldRule, READING
+from ..core.feasibility import Chord
 from ..core.load_center import LoadCenterPlan, draw_load_center_plan
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.prompt import DocKey, PromptParts
@@ -100,8 +102,18 @@ def draw_load_center_pose(plan: LoadCenterPlan, aim: str, model: LoadCenterPoseM
 AIM_WORDS = {"card": "directory card", "panel": "panel", "breakers": "breaker rows", "main": "main breaker"}
 
 
+# The pixel-size terms core/feasibility.py bounds over every pose, so an export refuses a positive stratum
+# that no frame could pass at its --resolution.
+# core/load_center.py: card height = (1.2 margins + header rows (>= 1) + 0.5 + entries) row pitches, and
+# draw_circuits draws at least 8 circuits. text_row_px is the smallest row's: at most the row whose
+# text box centre lies within one pitch of the card's centre.
+_ROW_SIGMA = 1.0 / (1.2 + 1 + 0.5 + 8)
+FEATURES = (Chord("text_row_px", "card_in_frame", _ROW_SIGMA, 0.5 - _ROW_SIGMA),)
+
+
 class BreakerLabel(Environment):
     name = "breaker_label"
+    features = FEATURES
     subject = "the directory card"
     # field_contrast_min reads rows a few pixels tall: at half size their ink blurs into the paper
     quick_render_scale = 1.0
@@ -117,12 +129,14 @@ class BreakerLabel(Environment):
                      "without the card, does not meet it."),
         question=("What is the main breaker's rating, and which circuits does the directory card list, each with its "
                   "name and amperage?"),
-        keys=(DocKey("main_amps", "number", "the main breaker's rating in amperes, as a JSON number (for example 200)"),
+        keys=(DocKey("main_amps", "number", "the main breaker's rating in amperes, as a JSON number (for example 200)",
+                     skill=READING),
               DocKey("entries", "array",
                      'a JSON array with one object per circuit row on the card, in the order the card lists them; '
                      'each object has exactly two keys: "name", the circuit\'s name as written on the card (a JSON '
                      'string, without the space numbers), and "amps", its amperage as a JSON number (for example '
-                     '[{"name": "DRYER", "amps": 30}, {"name": "KITCHEN COUNTER", "amps": 20}])')),
+                     '[{"name": "DRYER", "amps": 30}, {"name": "KITCHEN COUNTER", "amps": 20}])',
+                     skill=READING, rule=FieldRule("rows", row_keys=(("name", "string"), ("amps", "number"))))),
     )
 
     def draw_scene(self, rng) -> LoadCenterPlan:

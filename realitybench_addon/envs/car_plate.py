@@ -15,9 +15,12 @@ import math
 import numpy as np
 
 from ..core import image_terms
+from ..core.doc_fields import READING
+from ..core.feasibility import Chord
 from ..core.optics import px_per_unit, view_angle_deg
-from ..core.plate import PLATE_PX_PER_MM, plate_texture
+from ..core.plate import MAX_CHAR_HEIGHT_MM, PLATE_PX_PER_MM, plate_texture
 from ..core.prompt import DocKey, PromptParts
+from ..core.vehicle_details import PLATE_SIZE_M
 from ..core.vehicle_geometry import vehicle_geometry
 from .base import FieldPose, FrameContext
 from .lot_poses import LotPoseModel, draw_lot_pose
@@ -45,8 +48,18 @@ def plate_pose(scene: LotScene, end: str) -> tuple[np.ndarray, np.ndarray, np.nd
 DOCUMENTED_ROWS = ("characters", "state")  # the plate's characters and its state's name, read off the image
 
 
+# The pixel-size terms core/feasibility.py bounds over every pose, so an export refuses a positive stratum
+# that no frame could pass at its --resolution.
+# core/plate.py plate_texture: characters at most MAX_CHAR_HEIGHT_MM high, baseline 114 mm below the top
+# of the 152 mm plate: their centre is at least 38 mm from the bottom edge.
+_PLATE_HEIGHT_MM = PLATE_SIZE_M[1] * 1000
+FEATURES = (Chord("char_cell_px", "plate_in_frame", MAX_CHAR_HEIGHT_MM / _PLATE_HEIGHT_MM,
+                  (_PLATE_HEIGHT_MM - 114.0) / _PLATE_HEIGHT_MM),)
+
+
 class CarPlate(LotEnvironment):
     name = "car_plate"
+    features = FEATURES
     subject = "the plate"
     poses_per_scene = 4
     lot_options = {"neighbour_share": 0.55, "far_share": 0.5}
@@ -57,8 +70,10 @@ class CarPlate(LotEnvironment):
                      "character can be read from end to end. A wide shot in which the characters are too small to "
                      "read, or a photo of another vehicle's plate, does not meet it."),
         question="What are the plate's characters, and which state issued the plate?",
-        keys=(DocKey("plate", "string", "the plate's characters exactly as printed, in order (letters and digits)"),
-              DocKey("state", "string", 'the issuing state\'s name as printed on the plate, for example "TEXAS"')),
+        keys=(DocKey("plate", "string", "the plate's characters exactly as printed, in order (letters and digits)",
+                     skill=READING),
+              DocKey("state", "string", 'the issuing state\'s name as printed on the plate, for example "TEXAS"',
+                     skill=READING)),
     )
     prompt_template = {
         "work": "which vehicle was checked in, read from the licence plate of {car}",

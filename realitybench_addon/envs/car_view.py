@@ -13,8 +13,11 @@ whole car seen: >= 90 % of its in-frame surface hidden by nothing but itself (80
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
+from ..core.doc_fields import JUDGMENT
 from ..core.prompt import DocKey, PromptParts
 from ..core.vehicle import BODY_STYLES
 from .base import FieldPose, FrameContext
@@ -30,7 +33,8 @@ POSES = LotPoseModel(
 
 STYLE_GRAMMAR = ", ".join(f'"{s}"' for s in BODY_STYLES)
 SIDE_KEY = DocKey("side", "string", 'the face of the vehicle the photo shows: "front", "rear", "driver" or '
-                                    '"passenger" (the driver\'s side is the vehicle\'s left side)')
+                                    '"passenger" (the driver\'s side is the vehicle\'s left side)', skill=JUDGMENT)
+# ro_board asks it too, outside the paper's skill groups; car_view's is a judgment (evaluation/skills.py)
 STYLE_KEY = DocKey("body_style", "string", f"the vehicle's body style, one of {STYLE_GRAMMAR}")
 
 
@@ -48,7 +52,7 @@ class CarView(LotEnvironment):
                      "vehicle, both of that face's corners included, inside the frame. A three-quarter view, a "
                      "photo that cuts off part of the vehicle, or a photo of a different vehicle does not meet it."),
         question="Which face of the vehicle does the photo show, and what is the vehicle's body style?",
-        keys=(SIDE_KEY, STYLE_KEY),
+        keys=(SIDE_KEY, replace(STYLE_KEY, skill=JUDGMENT)),
     )
     prompt_template = {
         "work": "the condition of {car} when it was checked in, one face of it at a time",

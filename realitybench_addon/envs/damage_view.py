@@ -26,6 +26,8 @@ import numpy as np
 from ..core import geometry
 from ..core.damage import DamagePlan, draw_damage
 from ..core import image_terms
+from ..core.doc_fields import FieldRule, JUDGMENT
+from ..core.feasibility import PixelCount, Range
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.prompt import DocKey, PromptParts
 from ..core.rng import stage_rng
@@ -68,8 +70,14 @@ def damage_frame(scene: LotScene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return center, normal, along
 
 
+# The pixel-size terms core/feasibility.py bounds over every pose, so an export refuses a positive stratum
+# that no frame could pass at its --resolution.
+FEATURES = (Range("px_per_cm", "damage_in_frame", "camera_distance", 0.01), PixelCount("damage_pixels"))
+
+
 class DamageView(LotEnvironment):
     name = "damage_view"
+    features = FEATURES
     subject = "the damage"
     poses_per_scene = 4
     lot_options = {"neighbour_share": 0.45, "far_share": 0.5}
@@ -82,9 +90,10 @@ class DamageView(LotEnvironment):
                      "the surrounding bodywork shows, does not meet it."),
         question="What kinds of damage does the photo show, and how severe is the damage?",
         keys=(DocKey("damage_types", "array", 'a JSON array of the kinds of damage shown, each one of "dent", '
-                                              '"scratch" or "rust" (for example ["dent", "scratch"])'),
+                                              '"scratch" or "rust" (for example ["dent", "scratch"])',
+                     skill=JUDGMENT, rule=FieldRule("set")),
               DocKey("severity", "string", 'the damage\'s severity by its damaged area: "minor" (under 100 cm2), '
-                                           '"moderate" (100 to 500 cm2) or "severe" (over 500 cm2)')),
+                                           '"moderate" (100 to 500 cm2) or "severe" (over 500 cm2)', skill=JUDGMENT)),
     )
     prompt_template = {
         "work": "existing body damage on {car} when it was checked in",

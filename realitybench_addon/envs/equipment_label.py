@@ -15,8 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import image_terms
-from ..core.equipment import (CAP_PER_PITCH, KINDS, EquipmentLabel, EquipmentPlacement, draw_label, label_layout,
-                              place_inverter, place_microinverter, place_on_module_back)
+from ..core.doc_fields import JUDGMENT, READING
+from ..core.equipment import (CAP_PER_PITCH, KINDS, LABEL_SIZES, EquipmentLabel, EquipmentPlacement, draw_label,
+                              label_layout, place_inverter, place_microinverter, place_on_module_back)
+from ..core.feasibility import Chord
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.prompt import DocKey, PromptParts
 from ..core.rng import log_uniform, stage_rng
@@ -101,8 +103,19 @@ class EquipmentScene:
     placement: EquipmentPlacement
 
 
+# The pixel-size terms core/feasibility.py bounds over every pose, so an export refuses a positive stratum
+# that no frame could pass at its --resolution.
+# core/equipment.py label_texture: the serial row's text centre sits about 4 row pitches below the
+# label's top (>= 0.22 of its height), the barcode's centre about 0.24 of its width from the left.
+FEATURES = (Chord("text_row_px", "label_in_frame", max(s.row_pitch_m / s.height_m for s in LABEL_SIZES.values()),
+                  0.20),
+            Chord("barcode_bar_px", "label_in_frame", max(s.bar_module_m / s.width_m for s in LABEL_SIZES.values()),
+                  0.20))
+
+
 class EquipmentLabelEnv(RoofEnvironment):
     name = "equipment_label"
+    features = FEATURES
     subject = "the label"
     poses_per_scene = 4
     prompt_parts = PromptParts(
@@ -112,10 +125,11 @@ class EquipmentLabelEnv(RoofEnvironment):
                      "a microinverter, or on the inverter) in which the model number, the serial number and the "
                      "barcode can be read, with a little of the equipment or its mounting around the label in view."),
         question="What brand, model number and serial number does the label show, and what equipment is it on?",
-        keys=(DocKey("brand", "string", "the brand name on the label"),
-              DocKey("model", "string", "the model number, exactly as printed"),
-              DocKey("serial", "string", "the serial number, exactly as printed"),
-              DocKey("on", "string", 'the equipment the label is on: "module", "microinverter" or "inverter"')),
+        keys=(DocKey("brand", "string", "the brand name on the label", skill=READING),
+              DocKey("model", "string", "the model number, exactly as printed", skill=READING),
+              DocKey("serial", "string", "the serial number, exactly as printed", skill=READING),
+              DocKey("on", "string", 'the equipment the label is on: "module", "microinverter" or "inverter"',
+                     skill=JUDGMENT)),
     )
 
     def draw_scene(self, rng) -> EquipmentScene:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import skyline as sk
+from ..core.doc_fields import JUDGMENT
 from ..core.house import (HousePlan, footprint_radius, occluder_triangles, ridge_line, roof_height_at, roof_planes,
                           slope_planes)
 from ..core.house_draw import draw_house
@@ -161,9 +162,9 @@ class HorizonPeak(Environment):
         question=("Is the skyline visible in this photo, is the photo level, and does the roof it was taken from "
                   "block much of the skyline?"),
         keys=(DocKey("horizon_visible", "boolean", "true if the skyline, where the surroundings meet the sky, shows "
-                                                   "across at least half of the photo's width"),
+                                                   "across at least half of the photo's width", skill=JUDGMENT),
               DocKey("level", "boolean", "true if the horizon runs level in the photo (tilted by at most 10 "
-                                         "degrees)"),
+                                         "degrees)", skill=JUDGMENT),
               DocKey("own_roof_blocks", "boolean", "true if the roof the photo was taken from hides more than a tenth "
                                                    "of the skyline across the photo")),
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.doc_fields import JUDGMENT
 from ..core.prompt import DocKey, PromptParts
 from ..core.roof import RoofPlan, bolt_spot_uvh
 from .base import FieldPose, FrameContext
@@ -39,8 +40,10 @@ class RailAttachment(RoofEnvironment):
                      "slipped under the shingles and the lag bolt through the foot can each be inspected. A wide "
                      "shot of the array where the attachment is a small speck does not meet it."),
         question="Is the lag bolt in place through the L-foot, and is flashing installed under the foot?",
-        keys=(DocKey("lag_present", "boolean", "true if the lag bolt is in place, false if it is missing"),
-              DocKey("flashing_present", "boolean", "true if flashing is installed under the foot, false if not")),
+        keys=(DocKey("lag_present", "boolean", "true if the lag bolt is in place, false if it is missing",
+                     skill=JUDGMENT),
+              DocKey("flashing_present", "boolean", "true if flashing is installed under the foot, false if not",
+                     skill=JUDGMENT)),
     )
 
     def draw_target(self, plan: RoofPlan, rng) -> dict:

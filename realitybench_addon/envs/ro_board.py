@@ -21,11 +21,13 @@ from dataclasses import replace
 import numpy as np
 
 from ..core import image_terms
+from ..core.doc_fields import READING
+from ..core.feasibility import Chord
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.parking_lot import boxes_overlap, car_boxes
 from ..core.prompt import DocKey, PromptParts
 from ..core.rng import stage_rng
-from ..core.ro_board import BoardPlan, board_texture, draw_board, technician_footprint
+from ..core.ro_board import BOARD_SIZE_M, BoardPlan, board_texture, draw_board, technician_footprint
 from .base import FieldPose, FrameContext
 from .car_view import STYLE_KEY
 from .lot_poses import LotPoseModel, draw_lot_pose, standable
@@ -69,8 +71,16 @@ def place_technician(scene: LotScene, rng: np.random.Generator) -> BoardPlan:
 DOCUMENTED_ROWS = ("ro", "vin", "date")  # the writing the requirement asks to be legible end to end
 
 
+# The pixel-size terms core/feasibility.py bounds over every pose, so an export refuses a positive stratum
+# that no frame could pass at its --resolution.
+# core/ro_board.py board_texture: the VIN is written at most 26 mm high on a 230 mm board, its centre
+# 0.57-0.59 of the height from the top (0.35 is the worst case used).
+FEATURES = (Chord("text_row_px", "board_in_frame", 0.026 / BOARD_SIZE_M[1], 0.35),)
+
+
 class RoBoard(LotEnvironment):
     name = "ro_board"
+    features = FEATURES
     subject = "the board"
     poses_per_scene = 4
     lot_options = {"neighbour_share": 0.55, "far_share": 0.5}
@@ -82,8 +92,8 @@ class RoBoard(LotEnvironment):
                      "vehicle in the same frame. A wide shot in which the writing is a smudge, or a close-up of "
                      "the board without the vehicle, does not meet it."),
         question="What RO number and VIN are written on the board, and what is the vehicle's body style?",
-        keys=(DocKey("ro", "string", "the repair-order number written on the board, digits only"),
-              DocKey("vin", "string", "the 17-character VIN written on the board, exactly as written"),
+        keys=(DocKey("ro", "string", "the repair-order number written on the board, digits only", skill=READING),
+              DocKey("vin", "string", "the 17-character VIN written on the board, exactly as written", skill=READING),
               STYLE_KEY),
     )
     prompt_template = {

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import image_terms
-from ..core.gauge import DIGIT_HEIGHT_M, GaugePlan, display_layout, draw_gauge, module_outline_uvh
+from ..core.doc_fields import FieldRule, JUDGMENT, READING
+from ..core.feasibility import Chord, PixelCount
+from ..core.gauge import DIGIT_HEIGHT_M, WINDOW_ALONG_M, GaugePlan, display_layout, draw_gauge, module_outline_uvh
 from ..core.optics import px_per_unit, view_angle_deg
 from ..core.prompt import DocKey, PromptParts
 from ..core.rng import stage_rng
@@ -44,8 +46,16 @@ class GaugeScene:
     gauge: GaugePlan
 
 
+# The pixel-size terms core/feasibility.py bounds over every pose, so an export refuses a positive stratum
+# that no frame could pass at its --resolution.
+# core/gauge.py: digits DIGIT_HEIGHT_M high, measured at the centre of the LCD window (WINDOW_ALONG_M long).
+FEATURES = (Chord("digit_height_px", "display_in_frame", DIGIT_HEIGHT_M / WINDOW_ALONG_M, 0.5),
+            PixelCount("module_edge_pixels"))
+
+
 class SlopeGauge(RoofEnvironment):
     name = "slope_gauge"
+    features = FEATURES
     subject = "the gauge"
     poses_per_scene = 4
     scene_state_terms = {
@@ -69,8 +79,10 @@ class SlopeGauge(RoofEnvironment):
                      "module under it in view to recognise it. A gauge lying on bare roof, or turned across the "
                      "slope, does not meet it."),
         question="What angle does the gauge's display show, and is the gauge lying on the solar module?",
-        keys=(DocKey("reading_deg", "number", "the angle shown on the display, in degrees, as a decimal number"),
-              DocKey("on_module", "boolean", "true if the gauge lies on the module's glass or frame, false if not")),
+        keys=(DocKey("reading_deg", "number", "the angle shown on the display, in degrees, as a decimal number",
+                     skill=READING, rule=FieldRule("tolerance", tolerance=0.2)),
+              DocKey("on_module", "boolean", "true if the gauge lies on the module's glass or frame, false if not",
+                     skill=JUDGMENT)),
     )
 
     def draw_scene(self, rng) -> GaugeScene:

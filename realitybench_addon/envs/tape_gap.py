@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import geometry
+from ..core.doc_fields import FieldRule, JUDGMENT, MEASUREMENT
 from ..core.prompt import DocKey, PromptParts
 from ..core.rng import stage_rng
 from ..core.roof import INCH, RoofPlan, draw_roof_plan
@@ -47,10 +48,12 @@ class TapeGap(RoofEnvironment):
                      "where the frame's lower edge crosses the tape legible."),
         question=("What number does the module frame's lower edge cross on the tape, what is the true gap between "
                   "the module and the roof, and is the tape leaning?"),
-        keys=(DocKey("reading_in", "number", "the tape reading at the frame's edge, in inches, as a decimal number"),
+        keys=(DocKey("reading_in", "number", "the tape reading at the frame's edge, in inches, as a decimal number",
+                     skill=MEASUREMENT, rule=FieldRule("tolerance", tolerance=1 / 8)),
               DocKey("gap_in", "number", "the true perpendicular gap from roof to module, in inches, as a decimal "
-                                         "number"),
-              DocKey("tilted", "boolean", "true if the tape leans more than 5 degrees from square to the roof")),
+                                         "number", skill=MEASUREMENT, rule=FieldRule("tolerance", tolerance=1 / 4)),
+              DocKey("tilted", "boolean", "true if the tape leans more than 5 degrees from square to the roof",
+                     skill=JUDGMENT, rule=FieldRule("exact", all_frames=True))),
     )
 
     def draw_scene(self, rng) -> TapeScene:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import image_terms
+from ..core.doc_fields import JUDGMENT
 from ..core.prompt import DocKey, PromptParts
 from ..core.roof import RoofPlan, Wire, wire_clearance
 from .base import FieldPose, FrameContext
@@ -38,7 +39,7 @@ class WireAdequacy(RoofEnvironment):
         requirement=("a sharp view under the array, close enough to see the lead wires and the trunk cable well "
                      "enough to tell whether any wire touches the roof or is bent hard."),
         question="Does any wire under the array touch the roof surface?",
-        keys=(DocKey("touching", "boolean", "true if any wire touches the roof, false if none does"),),
+        keys=(DocKey("touching", "boolean", "true if any wire touches the roof, false if none does", skill=JUDGMENT),),
     )
 
     def draw_target(self, plan: RoofPlan, rng) -> dict:

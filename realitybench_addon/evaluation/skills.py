@@ -1,4 +1,5 @@
-"""Documentation fields by the skill they ask for (the paper's Figure 3 and Table 10), one table.
+"""Documentation fields by the skill they ask for (the paper's Figure 3 and Table 10), as each environment declares
+its keys' skills (envs/<env>.py: `DocKey(..., skill=...)`; SKILL_GROUPS collects them from the registry).
 
     reading      transcribe text or digits in frame
     judgment     a categorical state of the scene
@@ -14,47 +15,38 @@ to acceptability F1, with the number of runs and the permutation p (stats.spearm
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Optional
 
 from ..answers import stats
+from ..core.doc_fields import JUDGMENT, MEASUREMENT, READING
 from .variants import other_variant
 
-READING, JUDGMENT, MEASUREMENT = "reading", "judgment", "measurement"
 GROUPS = (READING, JUDGMENT, MEASUREMENT)
 UNGROUPED = "ungrouped"
 
-# Every documentation key of every environment (envs/<env>.py prompt parts), and the skill it asks for.
-SKILL_GROUPS: dict[tuple[str, str], str] = {
-    ("breaker_label", "main_amps"): READING,
-    ("breaker_label", "entries"): READING,
-    ("car_plate", "plate"): READING,
-    ("car_plate", "state"): READING,
-    ("equipment_label", "brand"): READING,
-    ("equipment_label", "model"): READING,
-    ("equipment_label", "serial"): READING,
-    ("ro_board", "ro"): READING,
-    ("ro_board", "vin"): READING,
-    ("slope_gauge", "reading_deg"): READING,  # the digits on the gauge's display
-    ("car_view", "side"): JUDGMENT,
-    ("car_view", "body_style"): JUDGMENT,
-    ("damage_view", "damage_types"): JUDGMENT,
-    ("damage_view", "severity"): JUDGMENT,
-    ("equipment_label", "on"): JUDGMENT,
-    ("horizon_peak", "horizon_visible"): JUDGMENT,
-    ("horizon_peak", "level"): JUDGMENT,
-    ("rail_attachment", "lag_present"): JUDGMENT,
-    ("rail_attachment", "flashing_present"): JUDGMENT,
-    ("slope_gauge", "on_module"): JUDGMENT,
-    ("wire_adequacy", "touching"): JUDGMENT,
-    ("tape_gap", "tilted"): JUDGMENT,
-    ("tape_gap", "reading_in"): MEASUREMENT,
-    ("tape_gap", "gap_in"): MEASUREMENT,
-}
 
-# Documentation keys the environments ask and score (they count in a run's documentation score and its per-field
-# tables) that are not among the paper's 24 fields of Table 10 / Figure 3: they are in no skill group, so the group
-# scores and the correlations between groups are the paper's. The report lists them apart.
-OUTSIDE_PAPER = frozenset({("horizon_peak", "own_roof_blocks"), ("ro_board", "body_style")})
+@lru_cache(maxsize=1)
+def _tables() -> tuple[dict[tuple[str, str], str], frozenset]:
+    from ..envs import registry
+
+    keys = list(registry.doc_keys())
+    return ({(env, k.name): k.skill for env, k in keys if k.skill is not None},
+            frozenset((env, k.name) for env, k in keys if k.skill is None))
+
+
+def __getattr__(name: str):
+    """SKILL_GROUPS: every documentation key with a skill, (environment, key) -> its group, as each environment
+    declares it on its key (envs/<env>.py, `DocKey(..., skill=READING)`). OUTSIDE_PAPER: the keys asked and scored
+    as documentation in no group (of the eleven, horizon_peak.own_roof_blocks and ro_board.body_style: they are not
+    among the paper's 24 fields of Table 10 / Figure 3, so the group scores and their correlations are the paper's;
+    the report lists them apart)."""
+    if name == "SKILL_GROUPS":
+        return _tables()[0]
+    if name == "OUTSIDE_PAPER":
+        return _tables()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 CORRELATED = ((READING, JUDGMENT), (READING, MEASUREMENT), (JUDGMENT, MEASUREMENT),
               (READING, "f1"), (JUDGMENT, "f1"), (MEASUREMENT, "f1"))
@@ -63,7 +55,7 @@ CORRELATED = ((READING, JUDGMENT), (READING, MEASUREMENT), (JUDGMENT, MEASUREMEN
 def group_of(field: str) -> str:
     """'env.key' -> its skill group (UNGROUPED for a key the table does not know, or one OUTSIDE_PAPER)."""
     env, _, key = field.partition(".")
-    return SKILL_GROUPS.get((env, key), UNGROUPED)
+    return _tables()[0].get((env, key), UNGROUPED)
 
 
 def _mean(values) -> Optional[float]:
@@ -137,7 +129,7 @@ def write_section(out, result: dict) -> tuple[str, list[str]]:
     else:
         md.append("\nCorrelations between groups need three or more model runs with both scores.\n")
     md.append("\nReading: transcribe text or digits; judgment: a categorical state of the scene; measurement: a length "
-              "read off a tape measure (the table is `evaluation/skills.py`, SKILL_GROUPS). A group's score is the "
+              "read off a tape measure (each environment's keys declare their group: `DocKey(..., skill=...)`). A group's score is the "
               "mean of the model's field scores in it. Fields are sorted within their group by the mean over "
               "models.\n")
     if result["ungrouped"]:
