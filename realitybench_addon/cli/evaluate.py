@@ -144,12 +144,17 @@ def add_parser(sub) -> None:
     rp.add_argument("--no-plots", action="store_true", help="skip the matplotlib figures")
     rp.add_argument("--documentation-frames", default=counting.DEFAULT, choices=counting.RULES,
                     help=DOCUMENTATION_FRAMES_HELP)
+    rp.add_argument("--guide", nargs="+", default=[], metavar="GUIDE_RUN",
+                    help="guide runs (`eval guide`): their closed-loop guidance table is added to the report")
 
     b = es.add_parser("baseline", help="a run that needs no model: always accept or always reject")
     b.add_argument("set", help="an exported set")
     b.add_argument("--kind", required=True, choices=("always-accept", "always-reject"))
     b.add_argument("--out", required=True, help="the run folder")
     b.add_argument("--include-gray", action="store_true", help=INCLUDE_GRAY_HELP)
+    from ..guide.cli import add_parsers as add_guide_parsers  # eval guide-episodes, guide, guide-report
+
+    add_guide_parsers(es)
 
 
 def _temperature(text: str):
@@ -270,6 +275,10 @@ def load_rating_split(path, items):
 def run_command(args) -> dict:
     from ..answers.stats import DEFAULT_SEED
 
+    if args.eval_command.startswith("guide"):
+        from ..guide.cli import run_command as guide_command
+
+        return guide_command(args)
     if args.eval_command == "run":
         from ..evaluation import providers
         from ..evaluation.ask import ask_set
@@ -323,10 +332,16 @@ def run_command(args) -> dict:
         if args.ratings is not None:
             ratings = lambda items: load_human_ratings(args.ratings, items)  # noqa: E731
         split = None if args.ratings is None else (lambda items: load_rating_split(args.ratings, items))  # noqa: E731
-        return build_report(args.runs, args.out, prices=prices, ratings=ratings, rating_split=split,
+        made = build_report(args.runs, args.out, prices=prices, ratings=ratings, rating_split=split,
                             seed=DEFAULT_SEED if args.seed is None else args.seed, plots=not args.no_plots,
                             documentation_frames=args.documentation_frames, authors=_authors(args.authors),
                             human_rate=_human_rate(args.human_rate), real_dirs=args.real, set_dir=args.set_dir)
+        if args.guide:  # the closed-loop guidance section (guide/report.py), added to report.md
+            from ..guide.report import guide_report
+
+            made["guide"] = guide_report(args.guide, args.out, prices=prices, seed=DEFAULT_SEED if args.seed is None
+                                         else args.seed, append_to=str(Path(args.out) / "report.md"))["guide"]
+        return made
     if args.eval_command == "baseline":
         from ..evaluation.baselines import baseline_run
         from ..evaluation.summary import headline, rescore
