@@ -24,6 +24,12 @@ def _drop_bpy_colour_config(event: str, _args) -> None:
 sys.addaudithook(_drop_bpy_colour_config)
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "every_environment: a test of every registered environment (envs/registry.py); "
+        "tests/test_adding_an_environment.py runs these on a copy with docs/adding-an-environment.md's example added")
+
+
 @dataclass(frozen=True)
 class ExtensionBuild:
     out_dir: Path

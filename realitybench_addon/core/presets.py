@@ -4,7 +4,7 @@ One TOML file per environment (`presets/<environment>.toml`). Files are validate
 load; every error names the file, the key, the bad value and what is allowed.
 
     environment = "rail_attachment"
-    blur_limit_px = 5.0            # sharp at target
+    blur_limit_px = 5.0            # sharp at target: the threshold of the sharp_at_target term
     acceptability_scored = true    # false: terms are exported, acceptability is not scored
     paper_accept_share = 0.12      # the paper's share of random frames accepted
     positive_stratum = true        # the export also draws scorer-accepted frames (default false)
@@ -19,6 +19,10 @@ load; every error names the file, the key, the bad value and what is allowed.
     gray_measure = "..."           # optional: test `gray` on another measurement
     measure = "..."                # optional: measurement key if not the term's name
     description = "..."
+
+Every preset has the sharp_at_target term ('<=' in px); its threshold is the blur limit and is inherited
+from `blur_limit_px` when the term leaves it out (the shipped presets do). A threshold stated there must equal
+the blur limit. The loaded preset (and so its content hash) is the same either way: it carries the threshold.
 
 A preset outside the shipped folder may only read measurements the environment produces.
 Which those are is known without Blender from the shipped preset of the same environment:
@@ -203,6 +207,14 @@ def _term_from_dict(source: str, name: str, data: Any) -> TermSpec:
                     description=data.get("description", ""))
 
 
+def _inherit_blur_limit(terms_data: dict, blur: float) -> dict:
+    """The term tables with sharp_at_target's threshold set to the blur limit where the preset leaves it out."""
+    sharp = terms_data[SHARP_TERM]
+    if not isinstance(sharp, dict) or "threshold" in sharp or sharp.get("comparator") != "<=":
+        return terms_data
+    return {name: ({**t, "threshold": blur} if name == SHARP_TERM else t) for name, t in terms_data.items()}
+
+
 def preset_from_dict(data: Any, source: str = "<memory>") -> Preset:
     if not isinstance(data, dict):
         raise PresetError(source, "<top>", "a preset must be a table")
@@ -234,12 +246,16 @@ def preset_from_dict(data: Any, source: str = "<memory>") -> Preset:
     terms_data = data.get("terms")
     if not isinstance(terms_data, dict) or not terms_data:
         raise PresetError(source, "terms", "at least one term table is required")
-    terms = tuple(_term_from_dict(source, name, t) for name, t in terms_data.items())
     if SHARP_TERM not in terms_data:
         raise PresetError(source, f"terms.{SHARP_TERM}", "every environment needs the sharp-at-target term")
+    terms = tuple(_term_from_dict(source, name, t) for name, t in _inherit_blur_limit(terms_data, blur).items())
     sharp = next(t for t in terms if t.name == SHARP_TERM)
-    if sharp.comparator != "<=" or sharp.unit != "px" or sharp.threshold != blur:
-        raise PresetError(source, f"terms.{SHARP_TERM}", f"must be '<=' {blur:g} px, matching blur_limit_px")
+    if sharp.comparator != "<=" or sharp.unit != "px":
+        raise PresetError(source, f"terms.{SHARP_TERM}", f"must be '<=' in px (the blur limit, {blur:g} px)")
+    if sharp.threshold != blur:
+        raise PresetError(source, f"terms.{SHARP_TERM}.threshold", f"{sharp.threshold:g} differs from blur_limit_px "
+                          f"{blur:g}: the term's threshold is the blur limit; leave it out (it is inherited) or "
+                          f"state the same value")
     description = data.get("description", "")
     return Preset(env, blur, terms, scored, share, description, source, positive)
 
