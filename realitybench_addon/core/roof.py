@@ -174,12 +174,35 @@ def rest_on_roof(points: np.ndarray, radius: float) -> np.ndarray:
     return pts
 
 
-def draw_roof_plan(rng: np.random.Generator, *, partial_install_share: float = 0.5, lag_missing_share: float = 0.15,
-                   flashing_missing_share: float = 0.12, touching_share: float = 0.45,
-                   min_installed_cols: int = 1) -> RoofPlan:
-    """Draw a roof. `partial_install_share`: scenes where some columns still show bare rails (work in
-    progress); the missing shares are per attachment; `touching_share`: scenes where one lead wire
-    sags onto the shingles."""
+@dataclass(frozen=True)
+class _ArrayLayout:
+    """The drawn roof and array dimensions the later steps of `draw_roof_plan` place things by."""
+    rise: float
+    style: str
+    module_length: float
+    module_width: float
+    gap: float
+    rows: int
+    cols: int
+    eave_length: float
+    slope_length: float
+    array_u0: float
+    array_v0: float
+    foot_height: float
+    rail_height: float
+    rail_offsets: tuple[float, float]
+    rafter_spacing: float
+    rafter_u0: float
+    feet_every: int
+    installed_cols: int
+
+    @property
+    def u1(self) -> float:
+        """The array's far edge along the eave."""
+        return self.array_u0 + self.cols * self.module_width + (self.cols - 1) * self.gap
+
+
+def _draw_layout(rng: np.random.Generator, partial_install_share: float, min_installed_cols: int) -> _ArrayLayout:
     rise = float(rng.uniform(4.0, 10.0))
     style = "gable" if rng.random() < 0.7 else "shed"
     module_length = float(rng.uniform(1.65, 1.80))
@@ -200,36 +223,41 @@ def draw_roof_plan(rng: np.random.Generator, *, partial_install_share: float = 0
     rafter_u0 = float(rng.uniform(0.0, rafter_spacing))
     feet_every = 2 if rafter_spacing < 0.5 else 1  # feet on every other 16 in rafter, every 24 in rafter
     installed_cols = int(rng.integers(min_installed_cols, cols)) if rng.random() < partial_install_share else cols
+    return _ArrayLayout(rise, style, module_length, module_width, gap, rows, cols, eave_length, slope_length,
+                        array_u0, array_v0, foot_height, rail_height, rail_offsets, rafter_spacing, rafter_u0,
+                        feet_every, installed_cols)
 
-    u1 = array_u0 + cols * module_width + (cols - 1) * gap
 
+def _draw_attachments(rng: np.random.Generator, lay: _ArrayLayout, lag_missing_share: float,
+                      flashing_missing_share: float) -> list[Attachment]:
+    """An L-foot on every (other) rafter under each rail, each missing its lag or flashing by the shares."""
     attachments = []
-    for row in range(rows):
+    for row in range(lay.rows):
         for rail in range(2):
-            v = array_v0 + row * (module_length + gap) + rail_offsets[rail] * module_length
-            k0 = math.ceil((array_u0 + 0.15 - rafter_u0) / rafter_spacing)
-            k1 = math.floor((u1 - 0.15 - rafter_u0) / rafter_spacing)
-            for k in range(k0, k1 + 1, feet_every):
-                u = rafter_u0 + k * rafter_spacing
+            v = lay.array_v0 + row * (lay.module_length + lay.gap) + lay.rail_offsets[rail] * lay.module_length
+            k0 = math.ceil((lay.array_u0 + 0.15 - lay.rafter_u0) / lay.rafter_spacing)
+            k1 = math.floor((lay.u1 - 0.15 - lay.rafter_u0) / lay.rafter_spacing)
+            for k in range(k0, k1 + 1, lay.feet_every):
+                u = lay.rafter_u0 + k * lay.rafter_spacing
                 attachments.append(Attachment(len(attachments), row, rail, float(u), float(v),
                                               lag_present=bool(rng.random() >= lag_missing_share),
                                               flashing_present=bool(rng.random() >= flashing_missing_share)))
+    return attachments
 
-    wires = []
-    wire_radius = float(rng.uniform(0.0035, 0.0045))
-    module_bottom = foot_height + rail_height
-    touching_wire = None
-    want_touch = rng.random() < touching_share
-    junction_boxes = []
-    for row in range(rows):
-        for col in range(min(installed_cols, cols)):
-            mu = array_u0 + col * (module_width + gap)
-            mv = array_v0 + row * (module_length + gap)
-            jb_u = mu + module_width * 0.5
-            jb_v = mv + module_length * float(rng.uniform(0.75, 0.85))
+
+def _draw_leads(rng: np.random.Generator, lay: _ArrayLayout, wire_radius: float) -> tuple[list[Wire], list]:
+    """Each installed module's junction box and its two leads, which run to connectors near the next
+    module's box."""
+    wires, junction_boxes = [], []
+    module_bottom = lay.foot_height + lay.rail_height
+    for row in range(lay.rows):
+        for col in range(min(lay.installed_cols, lay.cols)):
+            mu = lay.array_u0 + col * (lay.module_width + lay.gap)
+            mv = lay.array_v0 + row * (lay.module_length + lay.gap)
+            jb_u = mu + lay.module_width * 0.5
+            jb_v = mv + lay.module_length * float(rng.uniform(0.75, 0.85))
             start_h = module_bottom - 0.025
             junction_boxes.append((row, col, float(jb_u), float(jb_v)))
-            # leads run from the junction box to connectors near the next module's box
             for side, du in (("pos", -0.18), ("neg", 0.18)):
                 end_u = jb_u + du + float(rng.normal(0, 0.03))
                 end_v = jb_v - float(rng.uniform(0.15, 0.45))
@@ -237,48 +265,88 @@ def draw_roof_plan(rng: np.random.Generator, *, partial_install_share: float = 0
                 pts = catenary_sag([jb_u + du * 0.3, jb_v, start_h], [end_u, end_v, start_h - 0.005], sag)
                 name = f"Lead_r{row}c{col}_{side}"
                 wires.append(Wire(name, tuple(map(tuple, pts.tolist())), wire_radius))
+    return wires, junction_boxes
+
+
+def _sag_onto_roof(rng: np.random.Generator, wires: list[Wire], module_bottom: float) -> str:
+    """Let one drawn lead sag far enough to lie on the shingles (in place); its name."""
+    i = int(rng.integers(len(wires)))
+    w = wires[i]
+    pts = np.array(w.points_uvh)
+    drop = module_bottom  # sag far enough to reach the shingles
+    t = np.linspace(0, 1, len(pts))
+    pts[:, 2] -= drop * 4 * t * (1 - t) * float(rng.uniform(1.05, 1.6))
+    wires[i] = Wire(w.name, tuple(map(tuple, rest_on_roof(pts, w.radius_m).tolist())), w.radius_m)
+    return w.name
+
+
+def _trunk_cable(rng: np.random.Generator, lay: _ArrayLayout) -> Wire:
+    """The trunk cable along the lower rail of the first row, tied under it."""
+    v = lay.array_v0 + lay.rail_offsets[0] * lay.module_length
+    trunk_r = float(rng.uniform(0.006, 0.009))
+    pts = catenary_sag([lay.array_u0 + 0.1, v - 0.03, lay.foot_height - trunk_r - 0.002],
+                       [lay.u1 - 0.1, v - 0.03, lay.foot_height - trunk_r - 0.002], 0.0, n=8)
+    return Wire("Trunk", tuple(map(tuple, pts.tolist())), trunk_r, kind="trunk")
+
+
+def _draw_wires(rng: np.random.Generator, lay: _ArrayLayout, touching_share: float) -> tuple[list, list, str | None]:
+    """The leads (one maybe sagging onto the shingles), the trunk cable; the junction boxes; the touching
+    lead's name or None."""
+    wire_radius = float(rng.uniform(0.0035, 0.0045))
+    touching_wire = None
+    want_touch = rng.random() < touching_share
+    wires, junction_boxes = _draw_leads(rng, lay, wire_radius)
     if want_touch and wires:
-        i = int(rng.integers(len(wires)))
-        w = wires[i]
-        pts = np.array(w.points_uvh)
-        drop = module_bottom  # sag far enough to reach the shingles
-        t = np.linspace(0, 1, len(pts))
-        pts[:, 2] -= drop * 4 * t * (1 - t) * float(rng.uniform(1.05, 1.6))
-        wires[i] = Wire(w.name, tuple(map(tuple, rest_on_roof(pts, w.radius_m).tolist())), w.radius_m)
-        touching_wire = w.name
-    # trunk cable along the lower rail of the first row, tied under it
-    if rows and installed_cols:
-        v = array_v0 + rail_offsets[0] * module_length
-        trunk_r = float(rng.uniform(0.006, 0.009))
-        pts = catenary_sag([array_u0 + 0.1, v - 0.03, foot_height - trunk_r - 0.002],
-                           [u1 - 0.1, v - 0.03, foot_height - trunk_r - 0.002], 0.0, n=8)
-        wires.append(Wire("Trunk", tuple(map(tuple, pts.tolist())), trunk_r, kind="trunk"))
+        touching_wire = _sag_onto_roof(rng, wires, lay.foot_height + lay.rail_height)
+    if lay.rows and lay.installed_cols:
+        wires.append(_trunk_cable(rng, lay))
+    return wires, junction_boxes, touching_wire
 
-    chimney = None
-    if rng.random() < 0.5:
-        w, d = float(rng.uniform(0.5, 0.9)), float(rng.uniform(0.5, 0.8))
-        # away from the array: left or right of it, or above it
-        spots = []
-        if array_u0 > w + 0.6:
-            spots.append((float(rng.uniform(0.3, array_u0 - w - 0.3)), float(rng.uniform(0.5, slope_length - d - 0.3))))
-        if eave_length - u1 > w + 0.6:
-            spots.append((float(rng.uniform(u1 + 0.3, eave_length - w - 0.3)), float(rng.uniform(0.5, slope_length - d - 0.3))))
-        if spots:
-            cu, cv = spots[int(rng.integers(len(spots)))]
-            chimney = (cu, cv, w, d, float(rng.uniform(0.6, 1.2)))
 
-    ladder_u = float(rng.uniform(0.8, eave_length - 0.8))
+def _draw_chimney(rng: np.random.Generator, lay: _ArrayLayout):
+    """A chimney (u, v, width, depth, height) away from the array, left or right of it; or None."""
+    if not rng.random() < 0.5:
+        return None
+    w, d = float(rng.uniform(0.5, 0.9)), float(rng.uniform(0.5, 0.8))
+    spots = []
+    if lay.array_u0 > w + 0.6:
+        spots.append((float(rng.uniform(0.3, lay.array_u0 - w - 0.3)),
+                      float(rng.uniform(0.5, lay.slope_length - d - 0.3))))
+    if lay.eave_length - lay.u1 > w + 0.6:
+        spots.append((float(rng.uniform(lay.u1 + 0.3, lay.eave_length - w - 0.3)),
+                      float(rng.uniform(0.5, lay.slope_length - d - 0.3))))
+    if not spots:
+        return None
+    cu, cv = spots[int(rng.integers(len(spots)))]
+    return (cu, cv, w, d, float(rng.uniform(0.6, 1.2)))
+
+
+def draw_roof_plan(rng: np.random.Generator, *, partial_install_share: float = 0.5, lag_missing_share: float = 0.15,
+                   flashing_missing_share: float = 0.12, touching_share: float = 0.45,
+                   min_installed_cols: int = 1) -> RoofPlan:
+    """Draw a roof. `partial_install_share`: scenes where some columns still show bare rails (work in
+    progress); the missing shares are per attachment; `touching_share`: scenes where one lead wire
+    sags onto the shingles."""
+    lay = _draw_layout(rng, partial_install_share, min_installed_cols)
+    attachments = _draw_attachments(rng, lay, lag_missing_share, flashing_missing_share)
+    wires, junction_boxes, touching_wire = _draw_wires(rng, lay, touching_share)
+    chimney = _draw_chimney(rng, lay)
+    ladder_u = float(rng.uniform(0.8, lay.eave_length - 0.8))
+    # the keyword arguments draw from rng in the order written
     return RoofPlan(
-        pitch_rise_per_12=rise, style=style, eave_length_m=eave_length, slope_length_m=slope_length,
+        pitch_rise_per_12=lay.rise, style=lay.style, eave_length_m=lay.eave_length, slope_length_m=lay.slope_length,
         eave_height_m=float(rng.choice([2.7, 2.9, 3.1, 5.6, 5.9])), overhang_m=float(rng.uniform(0.25, 0.5)),
         siding="lap" if rng.random() < 0.65 else "brick",
-        wall_color=choose(rng, SIDING_COLORS), brick_color=choose(rng, BRICK_COLORS), shingle_color=choose(rng, SHINGLE_COLORS),
+        wall_color=choose(rng, SIDING_COLORS), brick_color=choose(rng, BRICK_COLORS),
+        shingle_color=choose(rng, SHINGLE_COLORS),
         shingle_exposure_m=float(rng.uniform(5.0, 5.625)) * INCH, shingle_tab_m=12 * INCH,
         chimney=chimney, ladder_u=ladder_u,
-        module_length_m=module_length, module_width_m=module_width, module_thickness_m=float(rng.uniform(0.03, 0.04)),
-        module_gap_m=gap, rows=rows, cols=cols, installed_cols=installed_cols, array_u0=array_u0, array_v0=array_v0,
-        foot_height_m=foot_height, rail_height_m=rail_height, rail_offsets=rail_offsets,
-        rafter_spacing_m=rafter_spacing, rafter_u0=rafter_u0, attachments=tuple(attachments),
+        module_length_m=lay.module_length, module_width_m=lay.module_width,
+        module_thickness_m=float(rng.uniform(0.03, 0.04)),
+        module_gap_m=lay.gap, rows=lay.rows, cols=lay.cols, installed_cols=lay.installed_cols,
+        array_u0=lay.array_u0, array_v0=lay.array_v0,
+        foot_height_m=lay.foot_height, rail_height_m=lay.rail_height, rail_offsets=lay.rail_offsets,
+        rafter_spacing_m=lay.rafter_spacing, rafter_u0=lay.rafter_u0, attachments=tuple(attachments),
         junction_boxes=tuple(junction_boxes), wires=tuple(wires),
         touching_wire=touching_wire, sun_elevation_deg=float(rng.uniform(15, 70)),
         sun_azimuth_deg=float(rng.uniform(0, 360)), sun_strength=float(rng.uniform(2.5, 4.5)),
