@@ -7,7 +7,7 @@ from pathlib import Path
 import bpy
 
 from .. import api
-from . import tuning
+from . import capabilities, phone_link, results, tuning
 
 
 def _json(data) -> str:
@@ -81,7 +81,14 @@ class RB_OT_export(bpy.types.Operator):
     def _config(self):
         return api.export_config(self.environments, random=self.random, positive=self.positive, seed=self.seed,
                                  long_side_px=api.parse_resolution(self.resolution), samples=self.samples,
-                                 denoise=self.denoise, device=self.device, shard=self.shard)
+                                 denoise=self._denoise(), device=self.device, shard=self.shard)
+
+    def _denoise(self) -> bool:
+        """Denoise only where this Blender can: elsewhere the export runs undenoised and says so."""
+        if self.denoise and not capabilities.has_denoiser():
+            self.report({"WARNING"}, f"Not denoised: {capabilities.NO_DENOISER}")
+            return False
+        return self.denoise
 
     def execute(self, context):
         """Headless (`blender -b`): the whole export, blocking, with Blender's progress indicator."""
@@ -102,7 +109,7 @@ class RB_OT_export(bpy.types.Operator):
             manifest = api.export(self.environments, out=bpy.path.abspath(self.out), random=self.random,
                                   positive=self.positive, seed=self.seed,
                                   long_side_px=api.parse_resolution(self.resolution), samples=self.samples,
-                                  denoise=self.denoise, device=self.device, shard=self.shard,
+                                  denoise=self._denoise(), device=self.device, shard=self.shard,
                                   command="bpy.ops.realitybench.export", progress=progress)
         except api.RealityBenchError as exc:
             self.report({"ERROR"}, str(exc))
@@ -174,8 +181,22 @@ class RB_OT_build_scene(bpy.types.Operator):
         except api.RealityBenchError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
+        if context.window_manager.realitybench.look_through:
+            look_through_phone(context)
         self.report({"INFO"}, f"{record['frame_id']}: {record['verdict']} (geometric terms)")
         return {"FINISHED"}
+
+
+def look_through_phone(context) -> int:
+    """Every 3D view of the window looks through the scene camera (Numpad 0); returns how many."""
+    changed = 0
+    screen = getattr(context, "screen", None) or getattr(getattr(context, "window", None), "screen", None)
+    for area in getattr(screen, "areas", ()):
+        if area.type == "VIEW_3D":
+            area.spaces.active.region_3d.view_perspective = "CAMERA"
+            area.tag_redraw()
+            changed += 1
+    return changed
 
 
 def build_and_bind(s, long_side_px: int = 1600) -> dict:
@@ -187,7 +208,8 @@ def build_and_bind(s, long_side_px: int = 1600) -> dict:
     live.bind(s.environment, s.seed, s.index, s.stratum)
     tuning.fill(s, live.STATE.preset or tuning.shipped(s.environment))
     live.refresh()
-    s.last_check = ""
+    s.last_check = ""  # another frame's check: gone (its phone view too); a suggestion stays, marked stale
+    phone_link.clear()
     return record
 
 
@@ -232,55 +254,175 @@ class RB_OT_randomize_camera(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class RB_OT_check(bpy.types.Operator):
+class _BackgroundJob:
+    """Check and Suggest in the UI: a background Blender process (ui/jobs.py) polled from a window timer, so
+    the interface stays alive; the status bar shows the stage and the seconds; Esc cancels. `execute` (a
+    script, `blender -b`) runs the same work in this process, blocking."""
+
+    kind = ""
+    what = ""
+
+    def invoke(self, context, event):
+        from . import jobs
+
+        s = context.window_manager.realitybench
+        if s.job_status:
+            self.report({"ERROR"}, f"{s.job_status} is still running: wait for it or press Esc")
+            return {"CANCELLED"}
+        try:
+            self._job = jobs.BackgroundJob(jobs.describe(s, self.kind))
+        except api.RealityBenchError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        s.job_status = self.what
+        self._timer = context.window_manager.event_timer_add(0.25, window=context.window)
+        context.window_manager.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context, event):
+        if event.type == "ESC":
+            self._end(context)
+            self.report({"WARNING"}, f"{self.what} cancelled")
+            return {"CANCELLED"}
+        if event.type != "TIMER":
+            return {"PASS_THROUGH"}
+        outcome = self._job.poll()
+        if outcome is None:
+            context.workspace.status_text_set(self._job.status(self.what))
+            return {"RUNNING_MODAL"}
+        try:
+            return self.conclude(context, outcome)
+        finally:
+            self._end(context)
+
+    def conclude(self, context, outcome: dict) -> set:
+        """Store a finished job's result in the sidebar (also how scripts and tests finish a job)."""
+        if not outcome["ok"]:
+            self.report({"ERROR"}, outcome["error"])
+            return {"CANCELLED"}
+        return self.finish(context, outcome["result"], self._job.job["key"], self._job)
+
+    def _end(self, context):
+        context.window_manager.event_timer_remove(self._timer)
+        context.workspace.status_text_set(None)
+        context.window_manager.realitybench.job_status = ""
+        self._job.close()
+
+
+def record_phone_view(result: dict, job) -> None:
+    """Hand the Check's JPEG (as the phone saves it) and target mask to the phone view, when it is there."""
+    import shutil
+
+    if not result.get("image_path"):
+        return
+    keep = job.keep_files()
+    image, mask = keep / "phone.jpg", keep / "mask.png"
+    shutil.copyfile(result["image_path"], image)
+    shutil.copyfile(result["mask_path"], mask)
+    result["image_path"], result["mask_path"] = str(image), str(mask)
+    kinds = {t["name"]: t for t in result["terms"]}
+    failing = [{"name": name, "label": kinds.get(name, {}).get("label", name),
+                "region": "target" if kinds.get(name, {}).get("kind") == "image" else None}
+               for name in result["failing_terms"]]
+    phone_link.record_render(str(image), str(mask), failing,
+                             caption=f"{result['frame_id']}: {result['verdict'].upper()}")
+
+
+class RB_OT_check(_BackgroundJob, bpy.types.Operator):
     """Every term for the active camera, image terms from a quick render (50% resolution, 8 samples, otherwise
     the export's settings, made and read as an exported frame's; pixel counts at the frame's size):
-    the verdict, the failing terms, the ground truth and the prompt"""
+    the verdict, the failing terms, the ground truth and the prompt. In the UI it runs in the background
+    (Esc cancels)"""
 
     bl_idname = "realitybench.check"
     bl_label = "Check Acceptability"
     bl_options = {"REGISTER"}
+    kind, what = "check", "Check"
 
     render: bpy.props.BoolProperty(name="Render", default=True, description="Quick render for the image terms")
+
+    def invoke(self, context, event):
+        if not self.render:  # the geometric terms alone take milliseconds: no process to start
+            return self.execute(context)
+        return super().invoke(context, event)
 
     def execute(self, context):
         from . import live
 
         s = context.window_manager.realitybench
+        key = results.key_now(s)
         try:
             result = api.check_active(s.environment, s.seed, s.index, stratum=s.stratum, render=self.render,
-                                      preset=live.STATE.preset)
+                                      preset=live.STATE.preset,
+                                      settings=api.frame_settings(jobs_samples(), capabilities.denoise(s)))
         except api.RealityBenchError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
-        s.last_check = _json(result)
-        failing = ", ".join(result["failing_terms"]) or "none"
+        return self.finish(context, result, key, None)
+
+    def finish(self, context, result, key, job):
+        s = context.window_manager.realitybench
+        if job is not None:
+            try:
+                record_phone_view(result, job)
+            except api.RealityBenchError as exc:  # the check stands without its picture
+                self.report({"WARNING"}, f"Phone view: {exc}")
+        s.last_check = _json({**result, "key": key})
+        failing = ", ".join(labels_of(result["terms"], result["failing_terms"])) or "none"
         self.report({"INFO"}, f"{result['verdict'].upper()}; failing: {failing}")
         return {"FINISHED"}
 
 
-class RB_OT_suggest_pose(bpy.types.Operator):
+def jobs_samples() -> int:
+    from . import jobs
+
+    return jobs.CHECK_SAMPLES
+
+
+def labels_of(terms: list, names: list) -> list:
+    """Term ids as the panel says them: their labels."""
+    labels = {t["name"]: t.get("label") or t["name"] for t in terms}
+    return [labels.get(name, name) for name in names]
+
+
+class RB_OT_suggest_pose(_BackgroundJob, bpy.types.Operator):
     """Search for the nearest pose (and lens, focus) at which this frame's terms pass; show it as a second
-    camera in the viewport, with what to do in words. The camera does not move until Apply"""
+    camera in the viewport, with what to do in words. The camera does not move until Apply. In the UI it
+    runs in the background (Esc cancels)"""
 
     bl_idname = "realitybench.suggest_pose"
     bl_label = "Suggest a Pose"
+    kind, what = "suggest", "Suggest a Pose"
 
     def execute(self, context):
         from . import live
 
         s = context.window_manager.realitybench
+        key = results.key_now(s)
         live.STATE.busy = True  # the search moves the camera many times and puts it back: refresh once
         try:
             result = api.suggest_pose(s.environment, s.seed, s.index, stratum=s.stratum, preset=live.STATE.preset,
                                       render_check=s.suggest_render)
-            api.preview_suggestion(result)
         except api.RealityBenchError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
         finally:
             live.STATE.busy = False
-        s.suggestion = _json(result)
+        return self.finish(context, result, key, None)
+
+    def finish(self, context, result, key, job):
+        from . import live
+
+        s = context.window_manager.realitybench
+        if results.other_scene(key, results.key_now(s)):  # the designer built another frame meanwhile
+            self.report({"WARNING"}, results.other_scene(key, results.key_now(s)))
+            return {"CANCELLED"}
+        try:
+            api.preview_suggestion(result)
+        except api.RealityBenchError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        s.suggestion = _json({**result, "key": key})
         live.refresh()
         said = "; ".join(result["hints"]) or "no move needed"
         if result["fixed"]:
@@ -322,15 +464,31 @@ class _SuggestionMove:
 
 
 class RB_OT_apply_suggestion(_SuggestionMove, bpy.types.Operator):
-    """Move the camera to the suggested pose (Undo, or Ctrl+Z, puts it back)"""
+    """Move the camera to the suggested pose (Undo, or Ctrl+Z, puts it back); refused for a suggestion made
+    for another frame"""
 
     bl_idname = "realitybench.apply_suggestion"
     bl_label = "Apply"
     stored = "suggestion"
 
     def move(self, settings, suggestion):
-        settings.suggestion_undo, settings.suggestion = _json(api.apply_suggestion(suggestion)), ""
+        refused = results.other_scene(suggestion.get("key"), results.key_now(settings))
+        if refused:
+            raise api.RealityBenchError(refused)
+        before = api.apply_suggestion(suggestion)
+        applied = results.camera_state(bpy.context.scene.camera)
+        settings.suggestion_undo = _json({"restore": before, "applied": applied, "key": suggestion.get("key")})
+        settings.suggestion = ""
         return "Camera moved to the suggestion"
+
+
+def undo_offered(context) -> bool:
+    """The sidebar's Undo only while the camera is still where Apply put it (Edit > Undo moves it back)."""
+    s = context.window_manager.realitybench
+    if not s.suggestion_undo:
+        return False
+    stored = json.loads(s.suggestion_undo)
+    return results.at_state(context.scene.camera, stored.get("applied"))
 
 
 class RB_OT_undo_suggestion(_SuggestionMove, bpy.types.Operator):
@@ -340,8 +498,12 @@ class RB_OT_undo_suggestion(_SuggestionMove, bpy.types.Operator):
     bl_label = "Undo"
     stored = "suggestion_undo"
 
-    def move(self, settings, state):
-        api.restore_camera(state)
+    @classmethod
+    def poll(cls, context):
+        return undo_offered(context)
+
+    def move(self, settings, stored):
+        api.restore_camera(stored["restore"])
         settings.suggestion_undo = ""
         return "Camera put back"
 
@@ -381,7 +543,8 @@ class RB_OT_browse(bpy.types.Operator):
             return {"CANCELLED"}
         s.browse_position = max(0, min(len(rows) - 1, s.browse_position + self.step))
         row = rows[s.browse_position]
-        keep = ("frame_id", "environment", "stratum", "verdict", "failing_terms", "ground_truth", "terms", "render")
+        keep = ("frame_id", "environment", "stratum", "verdict", "failing_terms", "ground_truth", "terms", "render",
+                "file_name")
         s.browse_row = _json({k: row[k] for k in keep} | {"position": s.browse_position, "count": len(rows)})
         if self.rebuild:
             seed, environment, stratum, index = api.parse_frame_id(row["frame_id"])
@@ -454,6 +617,36 @@ class _EditedPresets:
         self._tmp.cleanup()
 
 
+class RB_OT_show_text(bpy.types.Operator):
+    """Show a whole text (the prompt, a hint, a reason) in a popup, wrapped to its width"""
+
+    bl_idname = "realitybench.show_text"
+    bl_label = "Show Text"
+    bl_options = {"INTERNAL"}
+
+    title: bpy.props.StringProperty(name="Title")
+    text: bpy.props.StringProperty(name="Text")
+
+    def invoke(self, context, event):
+        return context.window_manager.invoke_popup(self, width=560)
+
+    def draw(self, context):
+        import textwrap
+
+        col = self.layout.column(align=True)
+        col.label(text=self.title, icon="TEXT")
+        for para in self.text.splitlines():
+            for line in textwrap.wrap(para, 88) or [""]:
+                col.label(text=line)
+
+    def execute(self, context):
+        print(self.text)
+        return {"FINISHED"}
+
+
+MAX_FLIPS_SHOWN = 200  # the panel lists this many flipped frames (the count says how many flipped)
+
+
 class RB_OT_rescore_set(bpy.types.Operator):
     """How many frames of an exported set flip verdict under the edited thresholds (no rendering)"""
 
@@ -472,7 +665,8 @@ class RB_OT_rescore_set(bpy.types.Operator):
             except api.RealityBenchError as exc:
                 self.report({"ERROR"}, str(exc))
                 return {"CANCELLED"}
-        s.last_rescore = _json({k: report[k] for k in ("frames", "flipped", "flipped_by_environment")})
+        s.last_rescore = _json({**{k: report[k] for k in ("frames", "flipped", "flipped_by_environment")},
+                                "flips": report["flips"][:MAX_FLIPS_SHOWN]})
         self.report({"INFO"}, f"{report['flipped']} of {report['frames']} frames flip verdict")
         return {"FINISHED"}
 
@@ -553,4 +747,4 @@ class RB_OT_use_gray(bpy.types.Operator):
 CLASSES = (RB_OT_measure, RB_OT_demo_scene, RB_OT_export, RB_OT_build_scene, RB_OT_randomize_scene,
            RB_OT_randomize_camera, RB_OT_check, RB_OT_suggest_pose, RB_OT_apply_suggestion,
            RB_OT_undo_suggestion, RB_OT_dismiss_suggestion, RB_OT_browse, RB_OT_preset, RB_OT_rescore_set,
-           RB_OT_rater_gray, RB_OT_use_gray)
+           RB_OT_rater_gray, RB_OT_use_gray, RB_OT_show_text)

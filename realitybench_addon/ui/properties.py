@@ -5,18 +5,22 @@ import bpy
 
 
 def _term_edited(self, context):
-    """Readouts and verdict follow an edit at once; an invalid edit waits (Apply reports why)."""
-    from .. import api
+    """Readouts and verdict follow an edit at once: each valid field counts, an invalid one keeps its last
+    valid value and shows why under it (the term, the field, the allowed range)."""
     from . import live, tuning
 
     settings = context.window_manager.realitybench
     if tuning.filling() or not live.STATE.key:
         return
-    try:
-        live.STATE.preset = tuning.edited(settings, tuning.shipped(settings.environment))
-    except api.RealityBenchError:  # an invalid edit (PresetError) waits: Apply reports why
-        return
+    live.STATE.preset = tuning.edited_leniently(settings, tuning.shipped(settings.environment))
     live.refresh()
+
+
+THRESHOLD_TIP = ("The term's threshold, in the unit shown above it (fractions 0-1, shown as a percentage beside "
+                 "it). The allowed range is shown under the term; a value outside it is refused there with a "
+                 "message, and the readouts keep the last valid value")
+GRAY_TIP = ("Values between Gray from and Gray to are unscored (gray), not failing: where raters split. The range "
+            "must lie on the failing side of the threshold, within the term's allowed range")
 
 
 class RB_TermSetting(bpy.types.PropertyGroup):
@@ -25,12 +29,23 @@ class RB_TermSetting(bpy.types.PropertyGroup):
     label: bpy.props.StringProperty()
     unit: bpy.props.StringProperty()
     comparator: bpy.props.StringProperty()
-    threshold: bpy.props.FloatProperty(name="Threshold", precision=3, update=_term_edited)
-    threshold_hi: bpy.props.FloatProperty(name="Upper", precision=3, update=_term_edited)
+    threshold: bpy.props.FloatProperty(name="Threshold", precision=3, update=_term_edited, description=THRESHOLD_TIP)
+    threshold_hi: bpy.props.FloatProperty(name="Upper", precision=3, update=_term_edited,
+                                          description="The upper end of a 'between' threshold. " + THRESHOLD_TIP)
     has_gray: bpy.props.BoolProperty(name="Gray", description="Values in the gray range are unscored, not failing",
                                      update=_term_edited)
-    gray_lo: bpy.props.FloatProperty(name="Gray from", precision=3, update=_term_edited)
-    gray_hi: bpy.props.FloatProperty(name="Gray to", precision=3, update=_term_edited)
+    gray_lo: bpy.props.FloatProperty(name="Gray from", precision=3, update=_term_edited, description=GRAY_TIP)
+    gray_hi: bpy.props.FloatProperty(name="Gray to", precision=3, update=_term_edited, description=GRAY_TIP)
+    range_lo: bpy.props.FloatProperty(name="Allowed from", description="The lowest value the term allows")
+    range_hi: bpy.props.FloatProperty(name="Allowed to", description="The highest value the term allows")
+    fixed: bpy.props.StringProperty(name="Fixed", description="Why this term cannot be tuned here ('' if it can)")
+    error: bpy.props.StringProperty(name="Error", description="Why the last edit of this term was refused")
+
+
+def _device_items(self, context):
+    from . import capabilities
+
+    return capabilities.device_items(self, context)
 
 
 def _environment_items(self, context):
@@ -58,6 +73,18 @@ class RB_MeasureSettings(bpy.types.PropertyGroup):
     export_resolution: bpy.props.StringProperty(name="Resolution", default="1600x1200")
     export_samples: bpy.props.IntProperty(name="Samples", default=16, min=1)
     export_out: bpy.props.StringProperty(name="Output", subtype="DIR_PATH")
+    export_seed: bpy.props.IntProperty(name="Set seed", default=0, min=0,
+                                       description="The exported set's seed (its own, not the scene's Seed above)")
+    denoise: bpy.props.BoolProperty(
+        name="Denoise", default=True,
+        description="Denoise renders with OpenImageDenoise, as a default export does (Export, Check, Suggest). "
+                    "Where this Blender has no OpenImageDenoise, renders are not denoised")
+    device: bpy.props.EnumProperty(name="Device", items=_device_items,
+                                   description="Where Cycles renders (Export, Check): CPU, or a GPU where one is found")
+    look_through: bpy.props.BoolProperty(
+        name="Look through the phone", default=True,
+        description="After Build Scene and Randomize, set the 3D view to the phone camera's view")
+    job_status: bpy.props.StringProperty(name="Running", description="The background Check or Suggest, if any")
     show_overlay: bpy.props.BoolProperty(name="Overlay", default=False,
                                          description="Outline the targets in the viewport and write the verdict")
     draw_count: bpy.props.IntProperty(name="Draws", default=0, min=0,
