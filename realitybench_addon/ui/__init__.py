@@ -4,12 +4,13 @@ from __future__ import annotations
 import bpy
 
 from .. import api
-from . import live, operators, overlay, panels, properties
+from . import live, menus, operators, overlay, panels, phone_view, properties
 
-CLASSES = (*properties.CLASSES, *operators.CLASSES, *panels.CLASSES)
+CLASSES = (*properties.CLASSES, *operators.CLASSES, *panels.CLASSES, *phone_view.CLASSES, *menus.CLASSES)
 HANDLERS = ((bpy.app.handlers.depsgraph_update_post, api.raycast_cache_handler()),
             (bpy.app.handlers.depsgraph_update_post, live.on_depsgraph_update),
             (bpy.app.handlers.load_post, live.on_load_post),
+            (bpy.app.handlers.load_post, phone_view.on_load_post),
             (bpy.app.handlers.save_pre, api.pack_on_save_handler()))
 
 
@@ -17,18 +18,22 @@ def register():
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     properties.attach()
+    phone_view.attach()
     for handler_list, fn in HANDLERS:
         if fn not in handler_list:
             handler_list.append(fn)
     overlay.register()
+    menus.register()
 
 
 def unregister():
+    menus.unregister()
     overlay.unregister()
     api.pack_drawn_images()  # saved after this, the file still carries the scene's drawn textures
     for handler_list, fn in HANDLERS:
         while fn in handler_list:
             handler_list.remove(fn)
+    phone_view.detach()
     properties.detach()
     for cls in reversed(CLASSES):
         bpy.utils.unregister_class(cls)
