@@ -331,106 +331,138 @@ _TORSO = np.array([(0.84, 0.165, 0.108, -0.005), (0.95, 0.158, 0.1, 0.0), (1.06,
                    (1.41, 0.182, 0.1, 0.0), (1.455, 0.14, 0.08, -0.006), (1.49, 0.075, 0.06, 0.0)])
 
 
-def person_parts(look: Look, feet_xy, facing_deg: float, grips: tuple[GripFrame, GripFrame]) -> dict[str, list[Mesh]]:
-    """The person standing at `feet_xy` facing `facing_deg`, hands gripping the two edges (the holder's left
-    hand first): material key -> meshes, world coordinates. Keys: skin, shirt, trousers, boots, and as worn
-    vest, stripe, gloves, cap, hair; eyes."""
-    feet, fwd, left, up = _body_frame(feet_xy, facing_deg)
-    out: dict[str, list[Mesh]] = {"skin": [], "shirt": [], "trousers": [], "boots": []}
+@dataclass(frozen=True)
+class _Axes:
+    """An origin and three axes: `at(f, l, z)` is the point f forward, l left and z up of the origin."""
+    origin: np.ndarray
+    fwd: np.ndarray
+    left: np.ndarray
+    up: np.ndarray
 
-    def world(f, l, z):
+    def at(self, f, l, z) -> np.ndarray:
         f, l, z = np.broadcast_arrays(np.asarray(f, float), np.asarray(l, float), np.asarray(z, float))
-        return feet + f[..., None] * fwd + l[..., None] * left + z[..., None] * up
+        return self.origin + f[..., None] * self.fwd + l[..., None] * self.left + z[..., None] * self.up
 
-    w = look.weight_leg
-    hip_l = w * look.hip_shift_m
-    # legs: the weight leg straight under the hip, the other knee eased forward, its foot out a little
-    for s in (1, -1):
-        bearing = s == w
-        knee_f = 0.0 if bearing else 0.045
-        foot_f, foot_l = (0.0, s * 0.1) if bearing else (0.05, s * 0.13)
-        hip = world(0.0, s * HIP_HALF_M + hip_l, 0.88)
-        knee = world(knee_f, s * 0.095 + 0.5 * hip_l, 0.5)
-        ankle = world(foot_f, foot_l, 0.1)
-        path, rad = rounded_path([hip, knee, ankle], [0.098, 0.066, 0.058], per_segment=3, end_rings=1)
-        out["trousers"].append(loft(path, rad, left, seg=12))
-        toe_yaw = math.radians(s * (6 if bearing else 14))
-        toe_dir = math.cos(toe_yaw) * fwd + math.sin(toe_yaw) * left
-        heel = world(foot_f, foot_l, 0.0)
-        along = np.array([-0.075, -0.04, 0.03, 0.1, 0.17, 0.2])
-        centers = heel + along[:, None] * toe_dir + np.array([0.075, 0.072, 0.058, 0.045, 0.036, 0.03])[:, None] * up
-        halves = np.array([[0.035, 0.06], [0.045, 0.072], [0.047, 0.058], [0.05, 0.045], [0.045, 0.036], [0.03, 0.02]])
-        boot, tris = loft(centers, halves, np.cross(up, toe_dir), seg=12, exponent=2.6)
-        boot[:, 2] = np.maximum(boot[:, 2], 0.0)  # a flat sole on the ground
-        out["boots"].append((boot, tris))
-        shaft = heel + np.array([[-0.02, 0.03], [-0.015, 0.17]]) @ np.stack([toe_dir, up])
-        out["boots"].append(loft(shaft, [[0.052, 0.058], [0.055, 0.06]], left, seg=12))
-    pelvis = world(np.zeros(3), np.full(3, hip_l), np.array([0.76, 0.86, 0.93]))
-    out["trousers"].append(loft(pelvis, [[0.165, 0.105], [0.178, 0.112], [0.152, 0.1]], left, seg=16, exponent=2.4))
-    # torso: turned by torso_yaw about the hips' centre, shifted with them
+
+def _add_leg(out: dict, look: Look, body: _Axes, s: int) -> None:
+    """One trouser leg and boot: the weight leg straight under the hip, the other knee eased forward, its
+    foot out a little."""
+    hip_l = look.weight_leg * look.hip_shift_m
+    bearing = s == look.weight_leg
+    knee_f = 0.0 if bearing else 0.045
+    foot_f, foot_l = (0.0, s * 0.1) if bearing else (0.05, s * 0.13)
+    hip = body.at(0.0, s * HIP_HALF_M + hip_l, 0.88)
+    knee = body.at(knee_f, s * 0.095 + 0.5 * hip_l, 0.5)
+    ankle = body.at(foot_f, foot_l, 0.1)
+    path, rad = rounded_path([hip, knee, ankle], [0.098, 0.066, 0.058], per_segment=3, end_rings=1)
+    out["trousers"].append(loft(path, rad, body.left, seg=12))
+    toe_yaw = math.radians(s * (6 if bearing else 14))
+    _add_boot(out, body, body.at(foot_f, foot_l, 0.0), math.cos(toe_yaw) * body.fwd + math.sin(toe_yaw) * body.left)
+
+
+def _add_boot(out: dict, body: _Axes, heel: np.ndarray, toe_dir: np.ndarray) -> None:
+    up = body.up
+    along = np.array([-0.075, -0.04, 0.03, 0.1, 0.17, 0.2])
+    centers = heel + along[:, None] * toe_dir + np.array([0.075, 0.072, 0.058, 0.045, 0.036, 0.03])[:, None] * up
+    halves = np.array([[0.035, 0.06], [0.045, 0.072], [0.047, 0.058], [0.05, 0.045], [0.045, 0.036], [0.03, 0.02]])
+    boot, tris = loft(centers, halves, np.cross(up, toe_dir), seg=12, exponent=2.6)
+    boot[:, 2] = np.maximum(boot[:, 2], 0.0)  # a flat sole on the ground
+    out["boots"].append((boot, tris))
+    shaft = heel + np.array([[-0.02, 0.03], [-0.015, 0.17]]) @ np.stack([toe_dir, up])
+    out["boots"].append(loft(shaft, [[0.052, 0.058], [0.055, 0.06]], body.left, seg=12))
+
+
+def _torso_axes(look: Look, body: _Axes) -> _Axes:
+    """The torso's frame: turned by torso_yaw about the hips' centre, shifted with them."""
+    hip_l = look.weight_leg * look.hip_shift_m
     yaw = math.radians(look.torso_yaw_deg)
+    fwd, left = body.fwd, body.left
     t_fwd, t_left = math.cos(yaw) * fwd + math.sin(yaw) * left, -math.sin(yaw) * fwd + math.cos(yaw) * left
-    base = world(0.0, hip_l * 0.6, 0.0)
+    return _Axes(body.at(0.0, hip_l * 0.6, 0.0), t_fwd, t_left, body.up)
 
-    def torso(f, l, z):
-        return base + np.asarray(f)[..., None] * t_fwd + np.asarray(l)[..., None] * t_left + \
-            np.asarray(z)[..., None] * up
 
-    centers = torso(_TORSO[:, 3], np.zeros(len(_TORSO)), _TORSO[:, 0])
-    out["shirt"].append(loft(centers, _TORSO[:, 1:3], t_left, seg=24, exponent=2.5))
-    if look.top == "vest":  # an open shell over the shirt, straps over the shoulders, reflective bands
-        rows = slice(1, 7)
-        shell = _TORSO[rows, 1:3] + [0.012, 0.012]
-        out["vest"] = [loft(centers[rows], shell, t_left, seg=24, exponent=2.5, caps=False)]
-        out["stripe"] = []
-        for z in (0.98, 1.1):
-            k = np.interp(z, _TORSO[:, 0], np.arange(len(_TORSO)))
-            half = np.array([np.interp(k, np.arange(len(_TORSO)), _TORSO[:, i]) for i in (1, 2)]) + 0.015
-            ring = torso(np.full(2, np.interp(z, _TORSO[:, 0], _TORSO[:, 3])), np.zeros(2), np.array([z, z + 0.05]))
-            out["stripe"].append(loft(ring, [half, half], t_left, seg=24, exponent=2.5))
-        for s in (1, -1):
-            strap = torso(np.array([0.1, 0.07, 0.0, -0.07, -0.09]), s * np.array([0.1, 0.108, 0.11, 0.108, 0.1]),
-                          np.array([1.3, 1.445, 1.48, 1.445, 1.3]))  # the ends inside the vest
-            out["vest"].append(capsule(strap, np.tile([0.03, 0.008], (5, 1)), t_left, seg=8, per_segment=2,
-                                       end_rings=1))
-            out["stripe"].append(capsule(strap, np.tile([0.014, 0.0115], (5, 1)), t_left, seg=8, per_segment=2,
-                                         end_rings=1))
-    neck = torso([0.005, 0.012], [0.0, 0.0], [1.44, 1.56])
-    out["skin"].append(loft(neck, [[0.062, 0.062], [0.056, 0.058]], t_left, seg=12))
-    # head: turned and tipped on the neck
+def _add_vest(out: dict, torso: _Axes, centers: np.ndarray) -> None:
+    """An open shell over the shirt, straps over the shoulders, reflective bands."""
+    rows = slice(1, 7)
+    shell = _TORSO[rows, 1:3] + [0.012, 0.012]
+    out["vest"] = [loft(centers[rows], shell, torso.left, seg=24, exponent=2.5, caps=False)]
+    out["stripe"] = []
+    for z in (0.98, 1.1):
+        k = np.interp(z, _TORSO[:, 0], np.arange(len(_TORSO)))
+        half = np.array([np.interp(k, np.arange(len(_TORSO)), _TORSO[:, i]) for i in (1, 2)]) + 0.015
+        ring = torso.at(np.full(2, np.interp(z, _TORSO[:, 0], _TORSO[:, 3])), np.zeros(2), np.array([z, z + 0.05]))
+        out["stripe"].append(loft(ring, [half, half], torso.left, seg=24, exponent=2.5))
+    for s in (1, -1):
+        strap = torso.at(np.array([0.1, 0.07, 0.0, -0.07, -0.09]), s * np.array([0.1, 0.108, 0.11, 0.108, 0.1]),
+                         np.array([1.3, 1.445, 1.48, 1.445, 1.3]))  # the ends inside the vest
+        out["vest"].append(capsule(strap, np.tile([0.03, 0.008], (5, 1)), torso.left, seg=8, per_segment=2,
+                                   end_rings=1))
+        out["stripe"].append(capsule(strap, np.tile([0.014, 0.0115], (5, 1)), torso.left, seg=8, per_segment=2,
+                                     end_rings=1))
+
+
+def _add_head(out: dict, look: Look, torso: _Axes) -> None:
+    """The head's parts, turned and tipped on the neck."""
+    t_fwd, t_left, up = torso.fwd, torso.left, torso.up
     head_parts_local = head_parts(look)
     hy, hp = math.radians(look.head_yaw_deg), math.radians(look.head_pitch_deg)
     h_fwd = math.cos(hy) * t_fwd + math.sin(hy) * t_left
     h_left = -math.sin(hy) * t_fwd + math.cos(hy) * t_left
     h_fwd, h_up = math.cos(hp) * h_fwd - math.sin(hp) * up, math.sin(hp) * h_fwd + math.cos(hp) * up
-    head_center = torso(0.015, 0.0, 1.55) + 0.1 * h_up
+    head_center = torso.at(0.015, 0.0, 1.55) + 0.1 * h_up
     rot = np.stack([h_fwd, h_left, h_up])
     for key, meshes in head_parts_local.items():
         out.setdefault(key, []).extend((v @ rot + head_center, t) for v, t in meshes)
-    # arms: shoulder to the gripping hand's wrist, the elbow by two-bone IK, bent down and a little out
-    glove_m = 0.0012 if look.gloves else 0.0
+
+
+def _add_arm(out: dict, look: Look, torso: _Axes, s: int, grip: GripFrame) -> None:
+    """Shoulder to the gripping hand's wrist, the elbow by two-bone IK, bent down and a little out; the hand."""
+    t_fwd, t_left, up = torso.fwd, torso.left, torso.up
+    shoulder = torso.at(-0.01, s * SHOULDER_HALF_M, SHOULDER_Z_M)
+    wrist = wrist_point(grip)
+    pole = -up + s * look.elbow_out * t_left - 0.25 * t_fwd
+    elbow = two_bone_elbow(shoulder, wrist, pole)
+    radii = np.array([0.056, 0.048, 0.042, 0.028])
+    points = [shoulder, shoulder + 0.55 * (elbow - shoulder), elbow, wrist]
+    sleeve_hint = np.cross(_unit(wrist - elbow), up) + 1e-3 * t_left
+    if look.long_sleeves:
+        out["shirt"].append(capsule(points, np.column_stack([radii, radii * [1, 1, 1, 0.8]]) + 0.005,
+                                    sleeve_hint, seg=12, per_segment=3))
+    else:  # the bare arm from inside the sleeve, the sleeve over the shoulder to mid upper arm
+        bare = [shoulder + 0.3 * (elbow - shoulder)] + points[1:]
+        out["skin"].append(capsule(bare, np.column_stack([radii, radii * [1, 1, 1, 0.75]]), sleeve_hint, seg=12,
+                                   per_segment=3))
+        out["shirt"].append(capsule([shoulder, shoulder + 0.5 * (elbow - shoulder)], [0.064, 0.058], sleeve_hint,
+                                    seg=12, per_segment=2))
     hand_key = "gloves" if look.gloves else "skin"
+    hand = gripping_hand(grip, 0.0012 if look.gloves else 0.0)
+    out.setdefault(hand_key, []).append(hand["hand"])
+    if "cuff" in hand:
+        out[hand_key].append(hand["cuff"])
+
+
+def person_parts(look: Look, feet_xy, facing_deg: float, grips: tuple[GripFrame, GripFrame]) -> dict[str, list[Mesh]]:
+    """The person standing at `feet_xy` facing `facing_deg`, hands gripping the two edges (the holder's left
+    hand first): material key -> meshes, world coordinates. Keys: skin, shirt, trousers, boots, and as worn
+    vest, stripe, gloves, cap, hair; eyes."""
+    body = _Axes(*_body_frame(feet_xy, facing_deg))
+    out: dict[str, list[Mesh]] = {"skin": [], "shirt": [], "trousers": [], "boots": []}
+    for s in (1, -1):
+        _add_leg(out, look, body, s)
+    hip_l = look.weight_leg * look.hip_shift_m
+    pelvis = body.at(np.zeros(3), np.full(3, hip_l), np.array([0.76, 0.86, 0.93]))
+    out["trousers"].append(loft(pelvis, [[0.165, 0.105], [0.178, 0.112], [0.152, 0.1]], body.left, seg=16,
+                                exponent=2.4))
+    torso = _torso_axes(look, body)
+    centers = torso.at(_TORSO[:, 3], np.zeros(len(_TORSO)), _TORSO[:, 0])
+    out["shirt"].append(loft(centers, _TORSO[:, 1:3], torso.left, seg=24, exponent=2.5))
+    if look.top == "vest":
+        _add_vest(out, torso, centers)
+    neck = torso.at([0.005, 0.012], [0.0, 0.0], [1.44, 1.56])
+    out["skin"].append(loft(neck, [[0.062, 0.062], [0.056, 0.058]], torso.left, seg=12))
+    _add_head(out, look, torso)
     for s, grip in zip((1, -1), grips):
-        shoulder = torso(-0.01, s * SHOULDER_HALF_M, SHOULDER_Z_M)
-        wrist = wrist_point(grip)
-        pole = -up + s * look.elbow_out * t_left - 0.25 * t_fwd
-        elbow = two_bone_elbow(shoulder, wrist, pole)
-        radii = np.array([0.056, 0.048, 0.042, 0.028])
-        points = [shoulder, shoulder + 0.55 * (elbow - shoulder), elbow, wrist]
-        sleeve_hint = np.cross(_unit(wrist - elbow), up) + 1e-3 * t_left
-        if look.long_sleeves:
-            out["shirt"].append(capsule(points, np.column_stack([radii, radii * [1, 1, 1, 0.8]]) + 0.005,
-                                        sleeve_hint, seg=12, per_segment=3))
-        else:  # the bare arm from inside the sleeve, the sleeve over the shoulder to mid upper arm
-            bare = [shoulder + 0.3 * (elbow - shoulder)] + points[1:]
-            out["skin"].append(capsule(bare, np.column_stack([radii, radii * [1, 1, 1, 0.75]]), sleeve_hint, seg=12,
-                                       per_segment=3))
-            out["shirt"].append(capsule([shoulder, shoulder + 0.5 * (elbow - shoulder)], [0.064, 0.058], sleeve_hint,
-                                        seg=12, per_segment=2))
-        hand = gripping_hand(grip, glove_m)
-        out.setdefault(hand_key, []).append(hand["hand"])
-        if "cuff" in hand:
-            out[hand_key].append(hand["cuff"])
+        _add_arm(out, look, torso, s, grip)
     return out
 
 
