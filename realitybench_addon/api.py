@@ -487,20 +487,24 @@ def build_frame(environment: str, seed: int = 0, index: int = 0, *, stratum: str
 
 def check_active(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,
                  stratum: str = "random", render: bool = True, samples: int = 8, resolution_scale: float = 0.5,
-                 preset=None, build: bool = True, settings=None) -> dict:
+                 preset=None, build: bool = True, settings=None, denoise: Optional[bool] = None,
+                 device: str = "cpu") -> dict:
     """Score the built scene of (environment, seed, index) from `camera` (default: the scene camera, which
-    may have been moved or made by hand). A quick render (default 50% resolution, 8 samples, otherwise the
-    export's settings: `pipeline.quick_settings`) gives the image terms, made and read as a frame's
-    (`pipeline.render_image`); `settings` (a RenderSettings) and resolution_scale=1 check at the export's."""
-    from .pipeline import SHARED_CACHE, check_camera, plan_frame
+    may have been moved or made by hand). A quick render (default 50% resolution, `samples` samples, denoised
+    where this Blender can unless `denoise` says, otherwise the export's settings: `pipeline.quick_settings`)
+    gives the image terms, made and read as a frame's (`pipeline.measure_view`); `settings` (a RenderSettings)
+    and resolution_scale=1 check at the export's."""
+    from .pipeline import SHARED_CACHE, check_camera, checked_plan, quick_settings
 
+    spec = checked_plan(environment, seed, stratum, index)
     scene, cam = _scene_and_camera(camera)
-    if render and settings is not None:
-        _check_can_render(settings, "cpu")
+    if render and settings is None:
+        settings = quick_settings(samples) if denoise is None else quick_settings(samples).with_(denoise=bool(denoise))
+    if render:
+        _check_can_render(settings, device)
     try:
-        return check_camera(plan_frame(environment, seed, stratum, index), cam, render=render, samples=samples,
-                            resolution_scale=resolution_scale, preset=preset, cache=SHARED_CACHE, build=build,
-                            settings=settings)
+        return check_camera(spec, cam, settings=settings if render else None, resolution_scale=resolution_scale,
+                            preset=preset, cache=SHARED_CACHE, build=build, device=device)
     except LookupError as exc:
         raise RealityBenchError(str(exc)) from None
 
@@ -530,14 +534,17 @@ def redraw_camera(environment: str, seed: int, index: int, *, pose_draw: Optiona
 
 def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,
                  stratum: str = "random", render_check: bool = True, apply: bool = False, preset=None,
-                 target_objects: Optional[Sequence[str]] = None) -> dict:
+                 target_objects: Optional[Sequence[str]] = None, samples: Optional[int] = None,
+                 denoise: Optional[bool] = None, device: str = "cpu") -> dict:
     """Suggest a Pose for the built frame's camera (guidance.py): the nearest pose whose terms pass, the move
     in a worker's words, a hint per failing term, and what no move fixes. The camera moves only with `apply`
-    (or later, `apply_suggestion`); `target_objects` photographs those objects instead of the frame's target."""
-    from .guidance import suggest_pose as search
+    (or later, `apply_suggestion`); `target_objects` photographs those objects instead of the frame's target;
+    `samples`, `denoise` and `device` are the confirming quick render's."""
+    from .guidance import IMAGE_SAMPLES, suggest_pose as search
 
     return search(environment, seed, index, camera=camera, stratum=stratum, render_check=render_check,
-                  apply=apply, preset=preset, target_objects=target_objects)
+                  apply=apply, preset=preset, target_objects=target_objects,
+                  samples=IMAGE_SAMPLES if samples is None else samples, denoise=denoise, device=device)
 
 
 def suggest(environment: Optional[str] = None, seed: int = 0, index: int = 0, *, stratum: str = "random",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
@@ -29,7 +29,6 @@ IMAGE_SAMPLES = 4  # the confirming render (pipeline.render_image, as every fram
 IMAGE_TRIES = 4  # passing poses rendered before the image terms are reported as what no nearby pose fixes
 FOCUS_FIX = "tap the target on the screen to focus on it"
 STEADY_FIX = "hold the phone still (brace your elbows) while it takes the photo"
-FAILED = ("fail", "not_applicable")
 
 
 def roll_deg(matrix: np.ndarray) -> float:
@@ -59,26 +58,19 @@ def _terms_dict(results) -> dict:
     return {r.name: {"value": r.to_dict()["value"], "outcome": r.outcome.value} for r in results}
 
 
-class _Camera:
-    """The camera as the search moves it: pose, focus at the target's distance, the (fixed) capture; and
-    back to exactly how it was."""
+class _MovingCamera:
+    """The camera as the search moves it: pose, focus at the target's distance, the (fixed) capture; and back to
+    exactly how it was (the one camera snapshot, `bl.camera.camera_state`, and its shake keyframes)."""
 
     def __init__(self, scene, cam, target_point):
-        from .bl.measure import CAPTURE_PROPERTY
-        from .bl.scene_data import matrix_to_numpy
+        from .bl.camera import camera_state
 
         self.scene, self.cam, self.target = scene, cam, np.asarray(target_point, float)
-        self.saved_matrix = matrix_to_numpy(cam.matrix_world)
-        self.saved_focus = cam.data.dof.focus_distance
-        self.saved_capture = cam.get(CAPTURE_PROPERTY)
+        self.saved = camera_state(scene, cam)
         self.saved_animation = cam.animation_data.action if cam.animation_data else None
-        self.saved_motion_blur = scene.render.use_motion_blur
-        data = cam.data
-        self.saved_lens = (data.lens, data.sensor_width, data.sensor_height, data.dof.aperture_fstop)
-        self.saved_resolution = (scene.render.resolution_x, scene.render.resolution_y)
         # as the camera is focused now: at this multiple of the target's distance (an autofocus locked elsewhere)
-        distance = float(np.linalg.norm(self.saved_matrix[:3, 3] - self.target))
-        self.focus_factor = self.saved_focus / distance if distance > 1e-6 else 1.0
+        distance = float(np.linalg.norm(np.asarray(self.saved["matrix"], float)[:3, 3] - self.target))
+        self.focus_factor = self.saved["lens"][4] / distance if distance > 1e-6 else 1.0
 
     def use_capture(self, capture, phone=None) -> None:
         """Take the photo with `capture`: its focus and steadiness, and (given the phone) its lens, zoom and
@@ -91,7 +83,7 @@ class _Camera:
         self.cam[CAPTURE_PROPERTY] = json.dumps(capture.to_dict())
         self.focus_factor = capture.focus_factor
         if phone is not None:
-            settings = camera_settings(phone, capture, 1.0, max(self.saved_resolution))
+            settings = camera_settings(phone, capture, 1.0, max(self.saved["resolution"]))
             data = self.cam.data
             data.lens, data.sensor_width = settings.focal_mm, settings.sensor_width_mm
             data.sensor_height, data.dof.aperture_fstop = settings.sensor_width_mm * 3 / 4, settings.fstop
@@ -111,159 +103,247 @@ class _Camera:
         bpy.context.view_layer.update()
 
     def restore(self) -> None:
-        import bpy
-        from mathutils import Matrix
+        from .bl.camera import restore_camera_state
 
-        from .bl.measure import CAPTURE_PROPERTY
-
-        self.cam.matrix_world = Matrix(self.saved_matrix.tolist())
-        self.cam.data.dof.focus_distance = self.saved_focus
-        if self.saved_capture is not None:
-            self.cam[CAPTURE_PROPERTY] = self.saved_capture
-        if self.saved_animation is not None:
+        if self.saved_animation is not None:  # its own keyframes back, rewritten in place by the restore
             self.cam.animation_data.action = self.saved_animation
-        self.scene.render.use_motion_blur = self.saved_motion_blur
-        data = self.cam.data
-        data.lens, data.sensor_width, data.sensor_height, data.dof.aperture_fstop = self.saved_lens
-        self.scene.render.resolution_x, self.scene.render.resolution_y = self.saved_resolution
-        bpy.context.view_layer.update()
+        restore_camera_state(self.scene, self.saved)
 
 
-def _image_terms(env, ctx, preset, scene, cam, spec) -> dict:
-    """The image terms from a quick render at the environment's quick_render_scale of the frame's size, made and
-    read the way every frame is (`pipeline.render_image`); pixel counts scaled back up to the frame's."""
-    from .pipeline import quick_settings, render_image
+@dataclass
+class _Frame:
+    """The built frame a suggestion is searched in, the camera it starts from and the terms it must pass."""
 
-    return render_image(ctx, spec, quick_settings(IMAGE_SAMPLES), scale=env.quick_render_scale,
-                        preset=preset).measurements
+    spec: object  # pipeline.FrameSpec
+    env: object  # envs.base.Environment
+    preset: object  # core.presets.Preset
+    built: object
+    scene: object
+    cam: object
+    space: object  # core.pose_search.OrbitSpace or AimSpace
+    target_point: np.ndarray  # what the photo is of, and focused on
+    start: object  # core.pose_search.Pose: the camera as held
+    geometric: list  # the preset's geometric terms and the environment's search proxies
+    image: list  # the preset's image terms
+
+    def context(self, pose):
+        from .envs.base import FieldPose, FrameContext
+
+        field = FieldPose(pose.position, pose.aim, pose.roll_deg, "suggested")
+        return FrameContext(self.scene, self.cam, self.built, self.spec.plan, self.spec.target, field)
 
 
-def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,
-                 stratum: str = "random", budget: int = BUDGET, render_check: bool = True, apply: bool = False,
-                 preset=None, target_objects=None) -> dict:
-    """Search for the pose nearest the camera's whose terms pass, for the frame's built scene.
-
-    Returns the move in a worker's words (`hints`), a hint per failing term (`term_hints`), the terms before
-    and after, the capture fixes, what no move fixes (`unfixable`, with why), and the suggested pose. The
-    camera moves there only with `apply`; otherwise it is left exactly as it was. `target_objects` (names) puts the
-    photo's subject at their bounding box's centre instead of the environment's target (`suggest --target`)."""
-    from .bl.measure import camera_capture
-    from .bl.raycast import geometry_frozen, inside_geometry
+def _frame(environment: str, seed: int, index: int, stratum: str, camera: Optional[str], preset,
+           target_objects) -> _Frame:
+    """The frame's built scene (a RealityBenchError where it is not built) and the search's start and space."""
     from .bl.scene_data import matrix_to_numpy, scene_and_camera
-    from .core.hints import move_steps, term_hints
-    from .core.pose_search import AimSpace, OrbitSpace, Pose, neighbour_poses, score_pose, search_pose
+    from .core.pose_search import OrbitSpace, Pose
     from .core.presets import load_environment_preset
-    from .core.rng import frame_rng, stage_rng
-    from .core.terms import evaluate
     from .envs import registry
-    from .envs.base import FieldPose, FrameContext
-    from .pipeline import SHARED_CACHE, plan_frame
+    from .pipeline import SHARED_CACHE, checked_plan
 
-    t0 = time.perf_counter()
+    spec = checked_plan(environment, seed, stratum, index)
     env = registry.get(environment)
     preset = preset or load_environment_preset(environment)
     scene, cam = scene_and_camera(camera)
-    spec = plan_frame(environment, seed, stratum, index)
     try:
         built = SHARED_CACHE.get(spec, build=False)
     except LookupError as exc:
         raise RealityBenchError(str(exc)) from None
-    plan, target = spec.plan, spec.target
-    space = env.pose_space(plan, target)
+    space = env.pose_space(spec.plan, spec.target)
     if target_objects:
         from .bl.scene_data import objects_center
         from .core.phone import MIN_FOCUS_M
 
         space = OrbitSpace(objects_center(target_objects), MIN_FOCUS_M)
-    # what the suggested photo is of, and focused on: the orbit's centre, or the turn's target
-    target_point = np.asarray(space.target if isinstance(space, OrbitSpace) else env.target_point(plan, target),
-                              float)
+    target_point = np.asarray(space.target if isinstance(space, OrbitSpace) else
+                              env.target_point(spec.plan, spec.target), float)
     matrix = matrix_to_numpy(cam.matrix_world)
     position = matrix[:3, 3]
     reach = max(float(np.linalg.norm(target_point - position)), 0.1)
     start = Pose.of(position, position - matrix[:3, 2] * reach, roll_deg(matrix))
-    geometric = [t for t in preset.terms if t.kind != "image"] + list(env.search_proxies)
-    image = [t for t in preset.terms if t.kind == "image"]
-    moving = _Camera(scene, cam, target_point)
+    return _Frame(spec, env, preset, built, scene, cam, space, target_point, start,
+                  [t for t in preset.terms if t.kind != "image"] + list(env.search_proxies),
+                  [t for t in preset.terms if t.kind == "image"])
 
-    def measure(pose: Pose) -> dict:
-        moving.place(pose)
-        field = FieldPose(pose.position, pose.aim, pose.roll_deg, "suggested")
-        return env.measure(FrameContext(scene, cam, built, plan, target, field))
 
-    def feasible(pose: Pose) -> Optional[str]:
-        reason = env.pose_feasible(plan, target, pose.position)
-        if reason is None and inside_geometry(scene, np.asarray(pose.position)):
+@dataclass(frozen=True)
+class ImageCheck:
+    """The confirming quick render: its samples, denoising (None: as `pipeline.quick_settings` decides), device."""
+
+    samples: int = IMAGE_SAMPLES
+    denoise: Optional[bool] = None
+    device: str = "cpu"
+
+    def render_settings(self):
+        from .pipeline import quick_settings
+
+        settings = quick_settings(self.samples)
+        return settings if self.denoise is None else settings.with_(denoise=bool(self.denoise))
+
+
+class _Probe:
+    """What the search asks of the scene: a pose's measurements (the camera moved there), whether a worker can
+    hold the phone there, the environment's own field poses, and a confirming render's image terms."""
+
+    def __init__(self, frame: _Frame, moving: _MovingCamera):
+        self.frame, self.moving, self._draws = frame, moving, None
+
+    def measure(self, pose) -> dict:
+        self.moving.place(pose)
+        return self.frame.env.measure(self.frame.context(pose))
+
+    def feasible(self, pose) -> Optional[str]:
+        from .bl.raycast import inside_geometry
+
+        reason = self.frame.env.pose_feasible(self.frame.spec.plan, self.frame.spec.target, pose.position)
+        if reason is None and inside_geometry(self.frame.scene, np.asarray(pose.position)):
             reason = "inside geometry"
         return reason
 
-    with geometry_frozen(scene):  # only the camera moves while searching
+    def draws(self) -> list:
+        """The environment's own field poses, drawn once and only when the search needs them."""
+        from .core.pose_search import Pose
+        from .core.rng import frame_rng, stage_rng
+
+        if self._draws is None:
+            spec, env = self.frame.spec, self.frame.env
+            rng = frame_rng(spec.set_seed, spec.environment, spec.stratum, spec.index)
+            drawn = (env.draw_pose(spec.plan, spec.target, stage_rng(rng, f"suggest-{k}")) for k in range(DRAWS))
+            self._draws = [Pose.of(d.position, d.aim) for d in drawn]
+        return self._draws
+
+    def search(self, budget: int, first: dict):
+        from .core.pose_search import search_pose
+
+        frame = self.frame
+        return search_pose(self.measure, frame.geometric, frame.start, frame.space, self.draws, self.feasible,
+                           scene_state=frame.env.scene_state(frame.spec.plan, frame.spec.target), budget=budget,
+                           start_measurements=first)
+
+    def neighbours(self, suggested) -> list:
+        """One step from the suggestion along each axis, where the geometry still passes."""
+        from .core.pose_search import neighbour_poses, score_pose
+
+        poses = [p for p in neighbour_poses(self.frame.space, suggested.pose) if self.feasible(p) is None]
+        return [e for e in (score_pose(self.frame.geometric, p, self.measure(p)) for p in poses) if e.passes]
+
+    def image_terms(self, pose, check: ImageCheck) -> dict:
+        """A quick render's measurements at `pose` (`pipeline.measure_view`, as every frame's), at the
+        environment's quick_render_scale of the frame's size, pixel counts scaled back up to the frame's."""
+        from .pipeline import measure_view
+
+        self.moving.place(pose)
+        frame = self.frame
+        return measure_view(frame.context(pose), frame.spec, frame.preset, check.render_settings(),
+                            device=check.device, scale=frame.env.quick_render_scale).measurements
+
+
+@dataclass
+class _Found:
+    """What the search found: its result, the capture it settled on (and the fixes in words), the pose finally
+    suggested and its image check (None when not rendered)."""
+
+    result: object  # core.pose_search.SearchResult
+    capture: object
+    capture_fixes: list
+    after: object = None  # core.pose_search.Evaluation
+    image_check: Optional[dict] = None
+    geometric_s: float = 0.0
+
+
+def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,
+                 stratum: str = "random", budget: int = BUDGET, render_check: bool = True, apply: bool = False,
+                 preset=None, target_objects=None, samples: int = IMAGE_SAMPLES, denoise: Optional[bool] = None,
+                 device: str = "cpu") -> dict:
+    """Search for the pose nearest the camera's whose terms pass, for the frame's built scene.
+
+    Returns the move in a worker's words (`hints`), a hint per failing term (`term_hints`), the terms before
+    and after, the capture fixes, what no move fixes (`unfixable`, with why), and the suggested pose. The
+    camera moves there only with `apply`; otherwise it is left exactly as it was. `target_objects` (names) puts the
+    photo's subject at their bounding box's centre instead of the environment's target (`suggest --target`).
+    The confirming render uses `samples`, `denoise` (default: as `pipeline.quick_settings`) and `device`."""
+    from .bl.raycast import geometry_frozen
+
+    t0 = time.perf_counter()
+    frame = _frame(environment, seed, index, stratum, camera, preset, target_objects)
+    moving = _MovingCamera(frame.scene, frame.cam, frame.target_point)
+    probe = _Probe(frame, moving)
+    with geometry_frozen(frame.scene):  # only the camera moves while searching
         try:
-            first = measure(start)
-            blur_failing = any(r.name == "sharp_at_target" and r.outcome.value in FAILED
-                               for r in evaluate(geometric, first)[0])
-            capture, capture_fixes = fixed_capture(camera_capture(cam), blur_failing)
-            phone = _phone(cam)
-            rng = frame_rng(seed, environment, stratum, index)
-            drawn: list = []
-
-            def draws() -> list:  # the environment's own field poses, drawn once and only when needed
-                if not drawn:
-                    drawn.extend(Pose.of(d.position, d.aim) for d in
-                                 (env.draw_pose(plan, target, stage_rng(rng, f"suggest-{k}")) for k in range(DRAWS)))
-                return drawn
-            scene_state = env.scene_state(plan, target)
-
-            def search(budget_now: int):
-                return search_pose(measure, geometric, start, space, draws, feasible, scene_state=scene_state,
-                                   budget=budget_now, start_measurements=first)
-
-            result, capture, capture_fixes = _search_with_captures(search, moving, capture, phone, capture_fixes,
-                                                                   budget)
-            geometric_s = time.perf_counter() - t0
-            image_check = None
-            after = result.after
-            if render_check and image and result.after.passes:
-
-                def neighbours() -> list:  # one step from the suggestion along each axis, geometry still passing
-                    poses = [p for p in neighbour_poses(space, result.after.pose) if feasible(p) is None]
-                    return [e for e in (score_pose(geometric, p, measure(p)) for p in poses) if e.passes]
-
-                passing = [e for e in result.tried if e.passes]
-                image_check, after = _confirm_image_terms(
-                    _image_candidates(passing, result.after, target_point, neighbours), image,
-                    lambda pose: _render_image_terms(pose, measure, env, preset, scene, cam, built, plan, target, spec))
+            found = _search(probe, budget)
+            found.geometric_s = time.perf_counter() - t0
+            found.after = found.result.after
+            if render_check and frame.image and found.result.after.passes:
+                found.image_check, found.after = _confirm(probe, found.result, ImageCheck(samples, denoise, device))
         finally:
             moving.restore()
+    suggestion = _suggestion(frame, found, t0)
+    if apply:
+        apply_suggestion(suggestion, camera=frame.cam.name)
+    return suggestion
+
+
+def _search(probe: _Probe, budget: int) -> _Found:
+    """The geometric search from the camera as held: the capture's focus and steadiness fixed first where the
+    photo is not sharp, then every other way of holding the phone where moving alone does not do it."""
+    from .bl.measure import camera_capture
+    from .core.presets import SHARP_TERM
+    from .core.terms import evaluate, failing_terms
+
+    frame = probe.frame
+    first = probe.measure(frame.start)
+    blur_failing = SHARP_TERM in failing_terms(evaluate(frame.geometric, first)[0])
+    capture, fixes = fixed_capture(camera_capture(frame.cam), blur_failing)
+    result, capture, fixes = _search_with_captures(lambda budget_now: probe.search(budget_now, first), probe.moving,
+                                                   capture, _phone(frame.cam), fixes, budget)
+    return _Found(result, capture, fixes)
+
+
+def _confirm(probe: _Probe, result, check: ImageCheck):
+    """The image terms confirmed by quick renders of the passing poses, the suggested one first."""
+    passing = [e for e in result.tried if e.passes]
+    candidates = _image_candidates(passing, result.after, probe.frame.target_point,
+                                   lambda: probe.neighbours(result.after))
+    return _confirm_image_terms(candidates, probe.frame.image, lambda pose: probe.image_terms(pose, check))
+
+
+def _to_fix(evaluation) -> list[str]:
+    """The terms a worker would still have to fix at a pose: the failing ones, then the gray ones."""
+    from .core.terms import failing_terms
+
+    failing = list(failing_terms(evaluation.results))
+    return failing + [name for name in failing_terms(evaluation.results, gray=True) if name not in failing]
+
+
+def _suggestion(frame: _Frame, found: _Found, t0: float) -> dict:
+    """The suggestion as the API returns it: the move in words, the terms before and after, what no move fixes."""
+    from .core.hints import move_steps, term_hints
+    from .core.pose_search import AimSpace
+
+    result, after, image_check = found.result, found.after, found.image_check
     unfixable = dict(result.unfixable)
     if image_check is not None and not image_check["passed"]:
         unfixable.update(_unmoved_image_terms(image_check))
-    turning = isinstance(space, AimSpace)
-    steps = move_steps(start, after.pose, target_point, turning_in_place=turning,
-                       walk_words=getattr(space, "walk_words", ""), subject=env.subject)
-    before_failing = result.before.failing() + [r.name for r in result.before.results
-                                                if r.outcome.value == "gray" and r.name not in result.before.failing()]
+    steps = move_steps(frame.start, after.pose, frame.target_point, turning_in_place=isinstance(frame.space, AimSpace),
+                       walk_words=getattr(frame.space, "walk_words", ""), subject=frame.env.subject)
+    before_failing = _to_fix(result.before)
     fixed = after.passes and not unfixable and (image_check is None or image_check["passed"])
-    moved = _moved(after, start)
-    suggestion = {
-        "frame_id": spec.frame_id, "environment": environment, "camera": cam.name,
+    still_failing = image_check["failing"] if image_check and not image_check["passed"] else []
+    return {
+        "frame_id": frame.spec.frame_id, "environment": frame.spec.environment, "camera": frame.cam.name,
         "fixed": bool(fixed), "geometric_pass": bool(after.passes),
         "image_check": image_check, "unfixable": unfixable,
-        "hints": list(steps.values()) + capture_fixes, "move": steps, "capture_fixes": capture_fixes,
-        "term_hints": term_hints(before_failing, steps, capture_fixes, unfixable),
-        "moved_m": moved, "pose_before": start.to_dict(), "pose_after": after.pose.to_dict(),
-        "focus_point_m": [float(v) for v in target_point],
-        "failing_before": before_failing,
-        "failing_after": after.failing() + (image_check["failing"] if image_check and not image_check["passed"]
-                                            else []),
+        "hints": list(steps.values()) + found.capture_fixes, "move": steps, "capture_fixes": found.capture_fixes,
+        "term_hints": term_hints(before_failing, steps, found.capture_fixes, unfixable),
+        "moved_m": _moved(after, frame.start), "pose_before": frame.start.to_dict(),
+        "pose_after": after.pose.to_dict(), "focus_point_m": [float(v) for v in frame.target_point],
+        "failing_before": before_failing, "failing_after": after.failing() + still_failing,
         "terms_before": _terms_dict(result.before.results), "terms_after": _terms_dict(after.results),
-        "evaluations": result.evaluations, "geometric_seconds": round(geometric_s, 3),
+        "evaluations": result.evaluations, "geometric_seconds": round(found.geometric_s, 3),
         "seconds": round(time.perf_counter() - t0, 3), "applied": False,
-        "capture_after": capture.to_dict() if capture is not None else None,
+        "capture_after": found.capture.to_dict() if found.capture is not None else None,
     }
-    if apply:
-        apply_suggestion(suggestion, camera=cam.name)
-    return suggestion
 
 
 def _search_with_captures(search, moving, capture, phone, words: list, budget: int):
@@ -341,18 +421,10 @@ def _unmoved_image_terms(check: dict) -> dict:
     return out
 
 
-def _render_image_terms(pose, measure, env, preset, scene, cam, built, plan, target, spec) -> dict:
-    from .envs.base import FieldPose, FrameContext
-
-    measure(pose)  # the camera there
-    ctx = FrameContext(scene, cam, built, plan, target, FieldPose(pose.position, pose.aim, pose.roll_deg, "suggested"))
-    return _image_terms(env, ctx, preset, scene, cam, spec)
-
-
 def _confirm_image_terms(candidates, image_terms, render) -> tuple[dict, object]:
     """Render candidates in turn (IMAGE_TRIES at most, each a distinct place) until one passes its image terms.
     Returns the check's record and the pose to suggest: the passing one, or else the first rendered."""
-    from .core.terms import evaluate
+    from .core.terms import evaluate, failing_terms
 
     check = {"rendered": 0, "passed": False, "failing": [], "terms": {}, "values": {}}
     rendered: list = []
@@ -364,7 +436,7 @@ def _confirm_image_terms(candidates, image_terms, render) -> tuple[dict, object]
         rendered.append(candidate)
         results, _ = evaluate(image_terms, render(candidate.pose))
         check["rendered"] += 1
-        check["failing"] = [r.name for r in results if r.outcome.value in FAILED or r.outcome.value == "gray"]
+        check["failing"] = list(failing_terms(results, gray=True))
         check["terms"] = _terms_dict(results)
         for r in results:
             check["values"].setdefault(r.name, []).append(r.to_dict()["value"])

@@ -8,9 +8,12 @@ the scene changes.
 
 One render-and-measure path: `render_and_measure(spec, settings, long_side_px=..., device=..., preset=...)`
 is how the export, `frame` and `replay` make a frame, so the same id and the same `RenderSettings` give the
-same JPEG, terms and verdict wherever it is made; the image half of it, `render_image`, is also what the
-sidebar's Check and Suggest a Pose's confirming render use (at a fraction of the frame's size, their pixel
-counts scaled back up). `DEFAULT_LONG_SIDE` and `RenderSettings()` are the export's defaults.
+same JPEG, terms and verdict wherever it is made. Every view of a built scene is measured by one function,
+`measure_view` (the geometric terms, and with `RenderSettings` a render's image terms through `render_image`):
+a frame's camera (`run_frame`), any camera (`check_camera`, the sidebar's Check) and Suggest a Pose's
+confirming render (at a fraction of the frame's size, their pixel counts scaled back up).
+`checked_plan` is every entry point's check of a frame's address (environment, seed, stratum, index).
+`DEFAULT_LONG_SIDE` and `RenderSettings()` are the export's defaults.
 """
 from __future__ import annotations
 
@@ -26,10 +29,11 @@ import numpy as np
 from .version import __version__
 from .core import postprocess
 from .core.phone import Capture, Phone, camera_settings, draw_capture, draw_phone
+from .core.errors import RealityBenchError
 from .core.presets import Preset, load_environment_preset
 from .core.prompt import build_prompt
 from .core.render_settings import RenderSettings
-from .core.rng import frame_id, frame_rng, scene_rng, stage_rng
+from .core.rng import STRATA, frame_id, frame_rng, scene_rng, stage_rng
 from .core.sanity import image_discard_reason
 from .core.terms import VerdictResult, evaluate
 from .envs import registry
@@ -75,6 +79,21 @@ def plan_frame(environment: str, set_seed: int, stratum: str, index: int) -> Fra
     post = postprocess.draw_post_params(stage_rng(frng, "post"))
     return FrameSpec(frame_id(set_seed, environment, stratum, index), set_seed, environment, stratum, index,
                      scene_index, plan, target, phone, capture, pose, post)
+
+
+def checked_plan(environment: str, set_seed: int, stratum: str, index: int) -> FrameSpec:
+    """`plan_frame` for a frame named by a user (the API, the CLI, the sidebar): a one-line RealityBenchError for
+    an unknown environment or stratum, or a seed or index that is not a whole number from 0."""
+    try:
+        registry.get(environment)
+    except LookupError as exc:
+        raise RealityBenchError(str(exc)) from None
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in (set_seed, index)):
+        raise RealityBenchError(f"seed and index must be non-negative whole numbers (got seed {set_seed!r}, "
+                                f"index {index!r})")
+    if stratum not in STRATA:
+        raise RealityBenchError(f"unknown stratum {stratum!r}; expected one of {', '.join(STRATA)}")
+    return plan_frame(environment, set_seed, stratum, index)
 
 
 @dataclass
@@ -226,6 +245,32 @@ def render_image(ctx: FrameContext, spec: FrameSpec, settings: RenderSettings, *
     return RenderedImage(jpeg, display, mask, measured, image_discard_reason(display), timings)
 
 
+@dataclass
+class ViewMeasurement:
+    """What `measure_view` read of one view: every measurement, and the render it read them from (None without)."""
+
+    measurements: dict
+    image: Optional[RenderedImage] = None
+
+    @property
+    def discard_reason(self) -> Optional[str]:
+        return self.image.discard_reason if self.image is not None else None
+
+
+def measure_view(ctx: FrameContext, spec: FrameSpec, preset: Preset, settings: Optional[RenderSettings] = None, *,
+                 device: str = "cpu", scale: float = 1.0) -> ViewMeasurement:
+    """THE measuring of a view of a built scene: the environment's geometric terms through `ctx.camera`, and
+    with `settings` a render's image terms (`render_image`, at `scale` of the scene's size). A frame
+    (`run_frame`), any camera (`check_camera`) and Suggest a Pose's confirming render all measure here."""
+    env: Environment = registry.get(spec.environment)
+    measurements = env.measure(ctx)
+    if settings is None:
+        return ViewMeasurement(measurements)
+    image = render_image(ctx, spec, settings, device=device, scale=scale, preset=preset)
+    measurements.update(image.measurements)
+    return ViewMeasurement(measurements, image)
+
+
 def quick_settings(samples: int) -> RenderSettings:
     """The settings of a quick render (the sidebar's Check, Suggest a Pose's confirming render): the export's
     defaults with fewer samples, denoised as a default export is wherever this Blender can denoise (a build
@@ -259,7 +304,7 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = DEFAULT_LONG_SIDE, render:
 
     from .bl.raycast import geometry_frozen, inside_geometry
 
-    if settings is None:
+    if settings is None:  # the tests' and benchmarks' shorthand for RenderSettings().with_(samples=..., denoise=...)
         settings = RenderSettings().with_(**{k: v for k, v in (("samples", samples), ("denoise", denoise))
                                              if v is not None})
     elif samples is not None or denoise is not None:
@@ -273,19 +318,14 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = DEFAULT_LONG_SIDE, render:
     camera, cam_settings = place_camera(spec, long_side_px)
     scene = bpy.context.scene
     ctx = FrameContext(scene, camera, built, spec.plan, spec.target, spec.pose)
-    jpeg = display = mask = None
-    discard = None
     with geometry_frozen(scene):  # from here only the camera is new: one check that the BVH is current
-        measurements = env.measure(ctx)
-        if inside_geometry(scene, np.asarray(spec.pose.position)):
-            discard = "camera inside a mesh"
-        timings["geometric_s"] = time.perf_counter() - t
-        if render:
-            image = render_image(ctx, spec, settings, device=device, preset=preset)
-            jpeg, display, mask = image.jpeg, image.display, image.mask
-            discard = discard or image.discard_reason
-            measurements.update(image.measurements)
-            timings.update(image.timings)
+        inside = inside_geometry(scene, np.asarray(spec.pose.position))
+        view = measure_view(ctx, spec, preset, settings if render else None, device=device)
+    image, measurements = view.image, view.measurements
+    jpeg, display, mask = (image.jpeg, image.display, image.mask) if image is not None else (None, None, None)
+    discard = "camera inside a mesh" if inside else view.discard_reason
+    timings["geometric_s"] = time.perf_counter() - t - sum(image.timings.values() if image is not None else ())
+    timings.update(image.timings if image is not None else {})
     scored = score(env, ctx, spec, preset, measurements)
     record = FrameRecord(
         frame_id=spec.frame_id,
@@ -321,31 +361,25 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = DEFAULT_LONG_SIDE, render:
     return FrameResult(spec, record, jpeg, timings, display=display, mask=mask, discard_reason=discard)
 
 
-def check_camera(spec: FrameSpec, camera, *, render: bool = False, samples: int = 8, resolution_scale: float = 1.0,
-                 preset: Optional[Preset] = None, cache: SceneCache, build: bool = True,
-                 settings: Optional[RenderSettings] = None, device: str = "cpu") -> dict:
+def check_camera(spec: FrameSpec, camera, *, settings: Optional[RenderSettings] = None,
+                 resolution_scale: float = 1.0, preset: Optional[Preset] = None, cache: SceneCache,
+                 build: bool = True, device: str = "cpu") -> dict:
     """Every term, the verdict, the ground truth and the prompt of `spec`'s scene seen by `camera`,
     any camera, hand-placed included (the sidebar's readouts and "Check acceptability").
 
-    With `render`, a render at `resolution_scale` of the scene's resolution gives the image terms through
-    `render_image`, as a frame's do (pixel counts scaled back up to the scene's size), with `settings`
-    (default: `quick_settings(samples)`); geometric terms are always read at the full resolution. At scale 1
-    with the export's settings, the frame's own camera gives the exported frame's terms.
+    With `settings` (a RenderSettings: `quick_settings(samples)` for a quick check), a render at
+    `resolution_scale` of the scene's resolution gives the image terms (`measure_view`), as a frame's do (pixel
+    counts scaled back up to the scene's size); geometric terms are always read at the full resolution. At
+    scale 1 with the export's settings, the frame's own camera gives the exported frame's terms.
     """
     import bpy
 
     env: Environment = registry.get(spec.environment)
     preset = preset or load_environment_preset(spec.environment)
     built = cache.get(spec, build=build)
-    scene = bpy.context.scene
-    ctx = FrameContext(scene, camera, built, spec.plan, spec.target, spec.pose)
-    measurements = env.measure(ctx)
-    discard = None
-    if render:
-        image = render_image(ctx, spec, settings or quick_settings(samples), device=device, scale=resolution_scale,
-                             preset=preset)
-        measurements.update(image.measurements)
-        discard = image.discard_reason
+    ctx = FrameContext(bpy.context.scene, camera, built, spec.plan, spec.target, spec.pose)
+    view = measure_view(ctx, spec, preset, settings, device=device, scale=resolution_scale)
+    measurements, discard, render = view.measurements, view.discard_reason, settings is not None
     scored = score(env, ctx, spec, preset, measurements)
     verdict = scored.verdict
     return {"frame_id": spec.frame_id, "camera": camera.name, "terms": [r.to_dict() for r in scored.terms],

@@ -173,23 +173,32 @@ def camera_state(scene, camera_obj) -> dict:
 
 
 def restore_camera_state(scene, state: dict) -> None:
-    """Put a camera back as `camera_state` saw it. A shaking hand's keyframes are made again from its capture,
-    starting at the saved pose (the path is the same shape; it starts where the saved frame's did)."""
+    """Put a camera back as `camera_state` saw it. A shaking hand's keyframes are made again from its capture
+    (rewritten in place where the camera still holds them), about the pose whose shutter starts at the saved
+    one (`apply_capture` leaves a shaking camera at its shutter's start), so the camera comes back where it was."""
     camera_obj = bpy.data.objects.get(state["name"])
     if camera_obj is None:
         raise LookupError(f"camera {state['name']!r} is gone")
     matrix = np.asarray(state["matrix"], float)
-    scene.render.resolution_x, scene.render.resolution_y = state["resolution"]
     if state.get("capture") and state.get("phone"):
         from ..core.phone import camera_settings
 
         capture = Capture.from_dict(json.loads(state["capture"]))
         phone = Phone.from_dict(json.loads(state["phone"]))
+        if capture.shake_rate_deg_s > 0 or capture.shake_speed_m_s > 0:
+            matrix = matrix @ np.linalg.inv(shutter_poses(np.eye(4), capture)[0])  # the shutter's start -> nominal
         apply_capture(scene, camera_obj, camera_settings(phone, capture, 1.0, max(state["resolution"])), capture,
                       phone, matrix)
     else:
         camera_obj.matrix_world = Matrix(matrix.tolist())
     data = camera_obj.data
     data.lens, data.sensor_width, data.sensor_height, data.dof.aperture_fstop, data.dof.focus_distance = state["lens"]
+    scene.render.resolution_x, scene.render.resolution_y = state["resolution"]
     scene.render.use_motion_blur = state["motion_blur"]
     bpy.context.view_layer.update()
+
+
+def hold_camera(scene, camera_obj, state: dict) -> None:
+    """Give `camera_obj` (in a rebuilt scene) the pose, lens and capture a `camera_state` of another camera
+    recorded (`suggest --blend`: the .blend's camera, held in the scene rebuilt from its frame id)."""
+    restore_camera_state(scene, {**state, "name": camera_obj.name})

@@ -170,13 +170,21 @@ class VerdictResult:
         return d
 
 
+def failing_terms(results: Sequence[TermResult], *, gray: bool = False) -> tuple[str, ...]:
+    """The names of the terms that fail, in order: a FAIL, or NOT_APPLICABLE (a term that could not be
+    measured fails: a target absent from the frame cannot be accepted); with `gray`, the gray ones too (what
+    a worker would still have to fix). The one failing-term check: `decide`, Suggest a Pose and its search."""
+    failed = (Outcome.FAIL, Outcome.NOT_APPLICABLE, Outcome.GRAY) if gray else (Outcome.FAIL, Outcome.NOT_APPLICABLE)
+    return tuple(r.name for r in results if r.outcome in failed)
+
+
 def decide(results: Sequence[TermResult], unscored_reason: Optional[str] = None) -> VerdictResult:
     """The verdict of a frame from its term results.
 
     A term that could not be measured (not_applicable) counts as failing: a target that is
     absent from the frame cannot be accepted.
     """
-    failing = tuple(r.name for r in results if r.outcome in (Outcome.FAIL, Outcome.NOT_APPLICABLE))
+    failing = failing_terms(results)
     gray = tuple(r.name for r in results if r.outcome is Outcome.GRAY)
     pending = tuple(r.name for r in results if r.outcome is Outcome.NEEDS_RENDER)
     not_applicable = tuple(r.name for r in results if r.outcome is Outcome.NOT_APPLICABLE)
