@@ -55,21 +55,9 @@ def _smoothstep(nodes, links, value, edge0: float, edge1: float):
     return node.outputs["Result"]
 
 
-def add_clouds(world, plan: CloudPlan, sun_dir) -> None:
-    """Lay `plan`'s clouds over `world`'s sky (a no-op for a clear sky). A cloud's colour is the sky's own
-    near the horizon on the sun's side, brightened, so low suns give warm clouds; thick cores are darker
-    (`plan.shade`), and the sky shows through where `core.clouds.layer_weight` fades the layer out."""
-    if not plan.visible:
-        return
-    nodes, links = world.node_tree.nodes, world.node_tree.links
-    sky = next(n for n in nodes if n.bl_idname == "ShaderNodeTexSky")
-    background = nodes["Background"]
-    sun = np.asarray(sun_dir, float) / np.linalg.norm(sun_dir)
-
-    direction = nodes.new("ShaderNodeTexCoord").outputs["Generated"]  # a world's Generated is the view direction
-    z = nodes.new("ShaderNodeSeparateXYZ")
-    links.new(direction, z.inputs[0])
-    # where the view ray meets the deck: direction * altitude / z (z floored so the horizon stays finite)
+def _cloud_noise(nodes, links, plan: CloudPlan, direction, z):
+    """The cloud deck's noise where the view ray meets it: direction * altitude / z (z floored so the
+    horizon stays finite), mapped by the plan's offset, wind and cell size."""
     floored = mats.math_node(nodes, links, "MAXIMUM", z.outputs["Z"], 0.03)
     reach = mats.math_node(nodes, links, "DIVIDE", plan.altitude_m, floored)
     deck = nodes.new("ShaderNodeVectorMath")
@@ -87,20 +75,29 @@ def add_clouds(world, plan: CloudPlan, sun_dir) -> None:
     noise.inputs["Detail"].default_value = NOISE_DETAIL
     noise.inputs["Roughness"].default_value = NOISE_ROUGHNESS
     links.new(mapping.outputs["Vector"], noise.inputs["Vector"])
+    return noise
+
+
+def _cloud_coverage(nodes, links, plan: CloudPlan, noise, direction, z, sun: np.ndarray):
+    """The clouds' coverage (density faded out by `core.clouds.fade_ranges`), their thick cores, and the
+    view direction's cosine to the sun (sockets)."""
     lo, hi = plan.density_ramp()
     density = _smoothstep(nodes, links, noise.outputs["Fac"], lo, hi)
     core = _smoothstep(nodes, links, noise.outputs["Fac"], hi, hi + 3.0 * NOISE_SD)
-
     (z0, z1), (c0, c1) = fade_ranges()
     toward_sun = nodes.new("ShaderNodeVectorMath")
     toward_sun.operation = "DOT_PRODUCT"
     links.new(direction, toward_sun.inputs[0])
     toward_sun.inputs[1].default_value = tuple(float(c) for c in sun)
     weight = mats.math_node(nodes, links, "MULTIPLY", _smoothstep(nodes, links, z.outputs["Z"], z0, z1),
-                   _smoothstep(nodes, links, toward_sun.outputs["Value"], c0, c1))
+                            _smoothstep(nodes, links, toward_sun.outputs["Value"], c0, c1))
     coverage = mats.math_node(nodes, links, "MULTIPLY", density, weight)
+    return coverage, core, toward_sun.outputs["Value"]
 
-    # the cloud's light: the sky's colour low on the sun's side, lit more towards the sun, darker in thick cores
+
+def _cloud_colour(nodes, links, plan: CloudPlan, sky, sun: np.ndarray, toward_sun, core):
+    """The cloud's light: the sky's colour low on the sun's side, nearly white, lit more towards the sun,
+    darker in thick cores (a socket)."""
     lit_sky = nodes.new("ShaderNodeTexSky")
     for attr in ("sky_type", "turbidity"):
         setattr(lit_sky, attr, getattr(sky, attr))
@@ -116,21 +113,26 @@ def add_clouds(world, plan: CloudPlan, sun_dir) -> None:
     links.new(lit_sky.outputs["Color"], gray.inputs[0])
     links.new(lit_sky.outputs["Color"], white.inputs[6])
     links.new(gray.outputs[0], white.inputs[7])
-    forward = _smoothstep(nodes, links, toward_sun.outputs["Value"], 0.0, 1.0)
+    forward = _smoothstep(nodes, links, toward_sun, 0.0, 1.0)
     light = mats.math_node(nodes, links, "MULTIPLY", mats.math_node(nodes, links, "MULTIPLY_ADD", forward, *CLOUD_GAIN),
-                  mats.math_node(nodes, links, "MULTIPLY_ADD", core, -plan.shade, 1.0))
+                           mats.math_node(nodes, links, "MULTIPLY_ADD", core, -plan.shade, 1.0))
     cloud = nodes.new("ShaderNodeVectorMath")
     cloud.operation = "SCALE"
     links.new(white.outputs[2], cloud.inputs[0])
     links.new(light, cloud.inputs["Scale"])
+    return cloud.outputs["Vector"]
+
+
+def _show_clouds(nodes, links, sky, background, coverage, cloud) -> None:
+    """Mix the clouds over the sky for what the camera sees directly and in mirror-like reflections only:
+    diffuse bounces and shadow rays, most of the rays that reach the sky, keep the plain sky, whose light
+    the clouds would barely change. Cycles skips a mix-shader branch of weight 0, so those rays never
+    evaluate the noise."""
     mix = nodes.new("ShaderNodeMix")
     mix.data_type = "RGBA"
     links.new(coverage, mix.inputs["Factor"])
     links.new(sky.outputs["Color"], mix.inputs[6])
-    links.new(cloud.outputs["Vector"], mix.inputs[7])
-    # Only what the camera sees directly and in mirror-like reflections shows the clouds: diffuse bounces and
-    # shadow rays, most of the rays that reach the sky, keep the plain sky, whose light the clouds would barely
-    # change. Cycles skips a mix-shader branch of weight 0, so those rays never evaluate the noise.
+    links.new(cloud, mix.inputs[7])
     cloudy = nodes.new("ShaderNodeBackground")
     cloudy.inputs["Strength"].default_value = background.inputs["Strength"].default_value
     links.new(mix.outputs[2], cloudy.inputs["Color"])
@@ -142,6 +144,25 @@ def add_clouds(world, plan: CloudPlan, sun_dir) -> None:
     links.new(cloudy.outputs["Background"], switch.inputs[2])
     output = next(n for n in nodes if n.bl_idname == "ShaderNodeOutputWorld")
     links.new(switch.outputs["Shader"], output.inputs["Surface"])
+
+
+def add_clouds(world, plan: CloudPlan, sun_dir) -> None:
+    """Lay `plan`'s clouds over `world`'s sky (a no-op for a clear sky). A cloud's colour is the sky's own
+    near the horizon on the sun's side, brightened, so low suns give warm clouds; thick cores are darker
+    (`plan.shade`), and the sky shows through where `core.clouds.layer_weight` fades the layer out."""
+    if not plan.visible:
+        return
+    nodes, links = world.node_tree.nodes, world.node_tree.links
+    sky = next(n for n in nodes if n.bl_idname == "ShaderNodeTexSky")
+    background = nodes["Background"]
+    sun = np.asarray(sun_dir, float) / np.linalg.norm(sun_dir)
+    direction = nodes.new("ShaderNodeTexCoord").outputs["Generated"]  # a world's Generated is the view direction
+    z = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(direction, z.inputs[0])
+    noise = _cloud_noise(nodes, links, plan, direction, z)
+    coverage, core, toward_sun = _cloud_coverage(nodes, links, plan, noise, direction, z, sun)
+    cloud = _cloud_colour(nodes, links, plan, sky, sun, toward_sun, core)
+    _show_clouds(nodes, links, sky, background, coverage, cloud)
 
 
 def dress_sky(scene, rng: np.random.Generator) -> CloudPlan | None:
