@@ -57,6 +57,7 @@ import json
 import math
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
@@ -433,92 +434,134 @@ def _ensemble_row(e: dict) -> list:
             fmt(m["grammar"]["value"]), money(e["cost"]["total"], e["cost"]["currency"]), "n/a"]
 
 
-def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_result, prices, seed,
-                  notes, analyses, own_acceptable) -> list[str]:
-    """`own_acceptable`: per run, the scorer-acceptable row over that run's own frames (environments.csv)."""
-    files = []
-    md = ["# RealityBench evaluation report\n"]
-    md.append(f"Runs: {', '.join(f'`{l}`' for l in labels)}. Intervals: 95% percentile, stratified bootstrap over "
-              f"items ({stats.RESAMPLES:,} resamples; strata: each environment's random frames and each positive "
-              f"stratum), seed {seed}; paired differences on one shared resample ({stats.PAIRED_RESAMPLES:,}).\n")
-    md += [f"{n}\n" for n in notes]
-    md.append(_frames_section(analyses["frames_counted"]))
+@dataclass
+class _Tables:
+    """What the report's tables are written from, and what writing them collects: report.md's parts (`md`)
+    and the files written (`files`)."""
+    out: Path
+    labels: list
+    summaries: list
+    pairs: list
+    corr: list
+    plotted: dict
+    rating_result: Optional[dict]
+    prices: Optional[PriceTable]
+    seed: int
+    notes: list
+    analyses: dict
+    own_acceptable: list
+    md: list = field(default_factory=list)
+    files: list = field(default_factory=list)
 
-    # 1. models
-    head = ["label", "kind", "provider", "model", "blind", "items", "answered", "failed", "missing"]
-    for name in ("false_accept", "miss", "precision", "recall", "f1", "documentation"):
-        head += [name, f"{name}_lo", f"{name}_hi"]
-    head += ["grammar_share", "cut_by_output_cap", "cost", "currency", "mean_thinking_tokens"]
+    def csv(self, name: str, head: list, rows: list) -> None:
+        write_csv(self.out / name, head, rows)
+        self.files.append(name)
+
+
+_SCORED = ("false_accept", "miss", "precision", "recall", "f1", "documentation")
+_MODELS_HEAD = (["label", "kind", "provider", "model", "blind", "items", "answered", "failed", "missing"]
+                + [c for name in _SCORED for c in (name, f"{name}_lo", f"{name}_hi")]
+                + ["grammar_share", "cut_by_output_cap", "cost", "currency", "mean_thinking_tokens"])
+_MODELS_MD_HEAD = ["model", "items (failed)", "false accept", "miss", "precision", "recall", "F1 [95% CI]",
+                   "documentation [95% CI]", "in grammar", "cost", "thinking tokens (mean)"]
+_MODELS_NOTE = ("\nPrecision over random frames; recall over random + positive strata; false accept over random "
+                "frames the scorer rejects; miss over scorer-accepted frames. Gray and unscored frames are left out "
+                "of acceptability. Failed requests stay in the denominators (not accepting, wrong on every field). "
+                "Out-of-grammar replies count as not accepting and wrong on every field.\n")
+_ENVIRONMENTS_HEAD = ["label", "environment", "acceptability_scored", "f1", "f1_lo", "f1_hi", "false_accept",
+                      "false_accept_lo", "false_accept_hi", "documentation", "documentation_lo", "documentation_hi",
+                      "scorer_acceptable", "scorer_accepted_random", "scorer_counted_random"]
+_FIELDS_NOTE = ("\nFields are scored on documentation-scored frames (see Which frames count); `tape_gap.tilted` on "
+                "every tape_gap frame. Tolerances: tape reading 1/8 in, gap 1/4 in, gauge 0.2 degrees; text "
+                "upper-cased, letters and digits only; breaker rows matched one to one in any order.\n")
+_COST_HEAD = ["label", "model", "provider", "answered", "input_tokens", "output_tokens", "thinking_tokens",
+              "thinking_reported_items", "mean_thinking_tokens", "price_input_per_mtok", "price_output_per_mtok",
+              "currency", "price_source", "price_date", "cost", "not_in_cost_plots"]
+_GRAMMAR_NOTE = ("\nCut by the output cap: replies the provider stopped at --max-tokens (finish reason `length`, "
+                 "`max_tokens` or `MAX_TOKENS`), thinking included; they score as out of grammar, but a larger cap "
+                 "(`--profile paper`) may fix them. The lenient columns parse out-of-grammar replies generously "
+                 "(code fences, prose, strings for numbers); they are diagnostics, never scores.\n")
+_RATINGS_HEAD = ["rater", "frames", "ratings", "krippendorff_alpha_nominal", "raw_agreement", "agreement_with_scorer",
+                 "scored_frames", "f1_vs_scorer"]
+
+
+def _scored_cells(m: dict) -> list:
+    return [v for name in _SCORED for v in (m[name]["value"], m[name].get("lo"), m[name].get("hi"))]
+
+
+def _model_rows(label: str, s: dict) -> tuple[list, list]:
+    """A run's models.csv row and its row of the Models table."""
+    m = s["metrics"]
+    currency = (s.get("cost") or {}).get("currency")
+    row = [label, s["kind"], s["provider"], s["model"], bool((s.get("settings") or {}).get("blind")), s["items"],
+           s["answered"], s["failed"], s["missing"], *_scored_cells(m),
+           m["grammar"]["value"], s["grammar"]["cut_by_output_cap"] if s["kind"] != "baseline" else None,
+           _cost(s), currency, s["usage"]["mean_thinking_tokens"]]
+    md_row = [label, f"{s['items']} ({s['failed'] + s['missing']})", fmt(m["false_accept"]["value"]),
+              fmt(m["miss"]["value"]), fmt(m["precision"]["value"]), fmt(m["recall"]["value"]),
+              ci(m["f1"]), ci(m["documentation"]), fmt(m["grammar"]["value"]),
+              money(_cost(s), currency), fmt(s["usage"]["mean_thinking_tokens"], 0)]
+    return row, md_row
+
+
+def _ensemble_csv_row(e: dict) -> list:
+    """An ensemble's models.csv row: scored like a run; no provider, no thinking of its own."""
+    m = e["metrics"]
+    return [e["label"], "ensemble", None, None, False, e["items"], e["items"] - e["failed"], e["failed"], 0,
+            *_scored_cells(m), m["grammar"]["value"], None, e["cost"]["total"], e["cost"]["currency"], None]
+
+
+def _models_section(t: _Tables) -> None:
     rows, md_rows = [], []
-    for label, s in zip(labels, summaries):
-        m = s["metrics"]
-        row = [label, s["kind"], s["provider"], s["model"], bool((s.get("settings") or {}).get("blind")), s["items"],
-               s["answered"], s["failed"], s["missing"]]
-        for name in ("false_accept", "miss", "precision", "recall", "f1", "documentation"):
-            row += [m[name]["value"], m[name].get("lo"), m[name].get("hi")]
-        currency = (s.get("cost") or {}).get("currency")
-        row += [m["grammar"]["value"], s["grammar"]["cut_by_output_cap"] if s["kind"] != "baseline" else None,
-                _cost(s), currency, s["usage"]["mean_thinking_tokens"]]
+    for label, s in zip(t.labels, t.summaries):
+        row, md_row = _model_rows(label, s)
         rows.append(row)
-        md_rows.append([label, f"{s['items']} ({s['failed'] + s['missing']})", fmt(m["false_accept"]["value"]),
-                        fmt(m["miss"]["value"]), fmt(m["precision"]["value"]), fmt(m["recall"]["value"]),
-                        ci(m["f1"]), ci(m["documentation"]), fmt(m["grammar"]["value"]),
-                        money(_cost(s), currency),
-                        fmt(s["usage"]["mean_thinking_tokens"], 0)])
-    for e in analyses["ensembles"]["ensembles"]:  # scored like a run; no provider, no thinking of their own
-        m = e["metrics"]
-        row = [e["label"], "ensemble", None, None, False, e["items"], e["items"] - e["failed"], e["failed"], 0]
-        for name in ("false_accept", "miss", "precision", "recall", "f1", "documentation"):
-            row += [m[name]["value"], m[name].get("lo"), m[name].get("hi")]
-        rows.append(row + [m["grammar"]["value"], None, e["cost"]["total"], e["cost"]["currency"], None])
+        md_rows.append(md_row)
+    ensembles = t.analyses["ensembles"]["ensembles"]
+    for e in ensembles:
+        rows.append(_ensemble_csv_row(e))
         md_rows.append(_ensemble_row(e))
-    write_csv(out / "models.csv", head, rows)
-    files.append("models.csv")
-    md.append("## Models\n")
-    md.append(md_table(["model", "items (failed)", "false accept", "miss", "precision", "recall", "F1 [95% CI]",
-                         "documentation [95% CI]", "in grammar", "cost", "thinking tokens (mean)"], md_rows))
-    md.append("\nPrecision over random frames; recall over random + positive strata; false accept over random frames "
-              "the scorer rejects; miss over scorer-accepted frames. Gray and unscored frames are left out of "
-              "acceptability. Failed requests stay in the denominators (not accepting, wrong on every field). "
-              "Out-of-grammar replies count as not accepting and wrong on every field.\n")
-    if analyses["ensembles"]["ensembles"]:
-        md.append("Ensemble rows (routed, majority) are scored on the frames every member holds; see Ensembles "
-                  "below.\n")
+    t.csv("models.csv", _MODELS_HEAD, rows)
+    t.md += ["## Models\n", md_table(_MODELS_MD_HEAD, md_rows), _MODELS_NOTE]
+    if ensembles:
+        t.md.append("Ensemble rows (routed, majority) are scored on the frames every member holds; see Ensembles "
+                    "below.\n")
 
-    # 2. environments
-    envs = sorted({e for s in summaries for e in s["environments"]})
-    acceptable = analyses["scorer_acceptable"]  # the set's (every run's frames, each once)
+
+def _environment_row(label: str, env: str, e: dict, own: dict) -> list:
+    a = own.get(env) or {"share": None, SA.ACCEPTED: 0, "counted": 0}
+    return [label, env, e["counts"]["acceptability_scored"], e["f1"]["value"], e["f1"].get("lo"),
+            e["f1"].get("hi"), e["false_accept"]["value"], e["false_accept"].get("lo"),
+            e["false_accept"].get("hi"), e["documentation"]["value"], e["documentation"].get("lo"),
+            e["documentation"].get("hi"), a["share"], a[SA.ACCEPTED], a["counted"]]
+
+
+def _environments_section(t: _Tables) -> None:
+    envs = sorted({e for s in t.summaries for e in s["environments"]})
+    acceptable = t.analyses["scorer_acceptable"]  # the set's (every run's frames, each once)
     rows, md_rows = [], []
     for env in envs:
         md_row = [env, SA.cell(acceptable.get(env))]
-        for label, s, sa in zip(labels, summaries, own_acceptable):  # each run's own frames, beside its false accept
+        for label, s, own in zip(t.labels, t.summaries, t.own_acceptable):  # each run's own frames
             e = s["environments"].get(env)
             if e is None:
                 md_row.append("n/a")
                 continue
-            a = sa.get(env) or {"share": None, SA.ACCEPTED: 0, "counted": 0}
-            rows.append([label, env, e["counts"]["acceptability_scored"], e["f1"]["value"], e["f1"].get("lo"),
-                         e["f1"].get("hi"), e["false_accept"]["value"], e["false_accept"].get("lo"),
-                         e["false_accept"].get("hi"), e["documentation"]["value"], e["documentation"].get("lo"),
-                         e["documentation"].get("hi"), a["share"], a[SA.ACCEPTED], a["counted"]])
+            rows.append(_environment_row(label, env, e, own))
             md_row.append(f"{ci(e['f1'], 2)} / {fmt(e['false_accept']['value'], 2)}")
         md_rows.append(md_row)
-    write_csv(out / "environments.csv", ["label", "environment", "acceptability_scored", "f1", "f1_lo", "f1_hi",
-                                    "false_accept", "false_accept_lo", "false_accept_hi", "documentation",
-                                    "documentation_lo", "documentation_hi", "scorer_acceptable",
-                                    "scorer_accepted_random", "scorer_counted_random"], rows)
-    files.append("environments.csv")
-    md.append("\n## Per environment: F1 [95% CI] / false accept\n")
-    md.append(md_table(["environment", "scorer-acceptable (%)", *labels], md_rows))
-    md.append(f"\n{SA.NOTE}\n")
+    t.csv("environments.csv", _ENVIRONMENTS_HEAD, rows)
+    t.md += ["\n## Per environment: F1 [95% CI] / false accept\n",
+             md_table(["environment", "scorer-acceptable (%)", *t.labels], md_rows), f"\n{SA.NOTE}\n"]
 
-    # 3. fields
-    cols = sorted({f for s in summaries for f in s["metrics"]["fields"]})
+
+def _fields_section(t: _Tables) -> None:
+    cols = sorted({f for s in t.summaries for f in s["metrics"]["fields"]})
     rows, md_rows = [], []
     for col in cols:
         md_row = [col]
         frames = None
-        for label, s in zip(labels, summaries):
+        for label, s in zip(t.labels, t.summaries):
             f = s["metrics"]["fields"].get(col)
             if f is None:
                 md_row.append("n/a")
@@ -528,20 +571,17 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
             rows.append([label, env, key, f["frames"], f["value"], f.get("lo"), f.get("hi")])
             md_row.append(ci(f, 2))
         md_rows.append([md_row[0], frames if frames is not None else "", *md_row[1:]])
-    write_csv(out / "fields.csv", ["label", "environment", "field", "frames", "score", "lo", "hi"], rows)
-    files.append("fields.csv")
-    md.append("\n## Documentation per field [95% CI]\n")
+    t.csv("fields.csv", ["label", "environment", "field", "frames", "score", "lo", "hi"], rows)
+    t.md.append("\n## Documentation per field [95% CI]\n")
     if md_rows:
-        md.append(md_table(["field", "frames", *labels], md_rows))
-        md.append("\nFields are scored on documentation-scored frames (see Which frames count); `tape_gap.tilted` "
-                  "on every tape_gap frame. Tolerances: tape reading 1/8 in, gap 1/4 in, gauge 0.2 degrees; text "
-                  "upper-cased, letters and digits only; breaker rows matched one to one in any order.\n")
+        t.md += [md_table(["field", "frames", *t.labels], md_rows), _FIELDS_NOTE]
     else:
-        md.append("No run answers documentation questions.\n")
+        t.md.append("No run answers documentation questions.\n")
 
-    # 4. paired
+
+def _paired_section(t: _Tables) -> None:
     rows, md_rows, mc_rows, md_mc = [], [], [], []
-    for p in pairs:
+    for p in t.pairs:
         for name, d in p["metrics"].items():
             rows.append([p["a"], p["b"], name, p["frames"], d["a"], d["b"], d["difference"], d["lo"], d["hi"],
                          d["undefined_resamples"]])
@@ -552,70 +592,71 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
         mc_rows.append([p["a"], p["b"], mc["frames"], mc["a_right_b_wrong"], mc["a_wrong_b_right"], mc["p_exact"]])
         md_mc.append([p["a"], p["b"], mc["frames"], mc["a_right_b_wrong"], mc["a_wrong_b_right"],
                       fmt(mc["p_exact"], 4)])
-    write_csv(out / "paired.csv", ["a", "b", "metric", "frames", "a_value", "b_value", "difference", "lo", "hi",
-                              "undefined_resamples"], rows)
-    write_csv(out / "mcnemar.csv", ["a", "b", "acceptability_scored_frames", "a_right_b_wrong", "a_wrong_b_right",
-                               "p_exact"], mc_rows)
-    files += ["paired.csv", "mcnemar.csv"]
-    md.append("\n## Paired differences (a - b)\n")
+    t.csv("paired.csv", ["a", "b", "metric", "frames", "a_value", "b_value", "difference", "lo", "hi",
+                         "undefined_resamples"], rows)
+    t.csv("mcnemar.csv", ["a", "b", "acceptability_scored_frames", "a_right_b_wrong", "a_wrong_b_right",
+                          "p_exact"], mc_rows)
+    t.md.append("\n## Paired differences (a - b)\n")
     if md_rows:
-        md.append(md_table(["a", "b", "metric", "difference", "95% CI"], md_rows))
+        t.md.append(md_table(["a", "b", "metric", "difference", "95% CI"], md_rows))
     if md_mc:
-        md.append("\nExact McNemar test on acceptability (frames one run judges as the scorer does and the other "
-                  "does not):\n\n")
-        md.append(md_table(["a", "b", "frames", "a right, b wrong", "a wrong, b right", "p (exact)"], md_mc))
-    if not pairs:
-        md.append("One run: nothing to pair.\n")
+        t.md.append("\nExact McNemar test on acceptability (frames one run judges as the scorer does and the other "
+                    "does not):\n\n")
+        t.md.append(md_table(["a", "b", "frames", "a right, b wrong", "a wrong, b right", "p (exact)"], md_mc))
+    if not t.pairs:
+        t.md.append("One run: nothing to pair.\n")
 
-    # 5. cost
-    rows, md_rows = [], []
-    for label, s in zip(labels, summaries):
-        u = s["usage"]
-        c = s.get("cost") or {}
-        price = c.get("price") or {}
-        answered = u["answered"]
-        total = c.get("total")
-        rows.append([label, s["model"], s["provider"], answered, u["input_tokens"], u["output_tokens"],
-                     u["thinking_tokens"], u["thinking_reported_items"], u["mean_thinking_tokens"], price.get("input"),
-                     price.get("output"), c.get("currency"), price.get("source"), price.get("date"), total,
-                     "baseline: a reference line" if s["kind"] == "baseline" else no_cost_reason(s)])
-        md_rows.append([label, u["input_tokens"], u["output_tokens"],
-                        "not reported" if u["thinking_tokens"] is None else u["thinking_tokens"],
-                        "n/a" if not price else f"{price['input']:g} / {price['output']:g} ({price['date']})",
-                        money(total, c.get("currency"))])
-    write_csv(out / "cost.csv", ["label", "model", "provider", "answered", "input_tokens", "output_tokens",
-                            "thinking_tokens", "thinking_reported_items", "mean_thinking_tokens",
-                            "price_input_per_mtok", "price_output_per_mtok", "currency", "price_source",
-                            "price_date", "cost", "not_in_cost_plots"], rows)
-    files.append("cost.csv")
-    md.append("\n## Cost of the whole set\n")
-    md.append(md_table(["model", "input tokens", "output tokens (incl. thinking)", "thinking tokens",
-                         "price in / out per Mtok (date)", "cost"], md_rows))
-    if prices is None:
-        md.append("\nNo price file given (--prices): costs are n/a.\n")
+
+def _cost_rows(label: str, s: dict) -> tuple[list, list]:
+    """A run's cost.csv row and its row of the Cost table."""
+    u = s["usage"]
+    c = s.get("cost") or {}
+    price = c.get("price") or {}
+    total = c.get("total")
+    row = [label, s["model"], s["provider"], u["answered"], u["input_tokens"], u["output_tokens"],
+           u["thinking_tokens"], u["thinking_reported_items"], u["mean_thinking_tokens"], price.get("input"),
+           price.get("output"), c.get("currency"), price.get("source"), price.get("date"), total,
+           "baseline: a reference line" if s["kind"] == "baseline" else no_cost_reason(s)]
+    md_row = [label, u["input_tokens"], u["output_tokens"],
+              "not reported" if u["thinking_tokens"] is None else u["thinking_tokens"],
+              "n/a" if not price else f"{price['input']:g} / {price['output']:g} ({price['date']})",
+              money(total, c.get("currency"))]
+    return row, md_row
+
+
+def _cost_section(t: _Tables) -> None:
+    both = [_cost_rows(label, s) for label, s in zip(t.labels, t.summaries)]
+    t.csv("cost.csv", _COST_HEAD, [row for row, _ in both])
+    t.md.append("\n## Cost of the whole set\n")
+    t.md.append(md_table(["model", "input tokens", "output tokens (incl. thinking)", "thinking tokens",
+                          "price in / out per Mtok (date)", "cost"], [md_row for _, md_row in both]))
+    if t.prices is None:
+        t.md.append("\nNo price file given (--prices): costs are n/a.\n")
     else:
-        md.append(f"\nPrices from `{prices.path}` (check them: list prices change). Thinking tokens are billed at the "
-                  "output rate and counted once. Failed requests add nothing.\n")
-    md.append(_cost_plot_note(plotted))
-    md.append(CF.note(analyses["cost_figure"]))
+        t.md.append(f"\nPrices from `{t.prices.path}` (check them: list prices change). Thinking tokens are billed at "
+                    "the output rate and counted once. Failed requests add nothing.\n")
+    t.md.append(_cost_plot_note(t.plotted))
+    t.md.append(CF.note(t.analyses["cost_figure"]))
 
-    # 6. correlations
-    write_csv(out / "correlations.csv", ["x", "y", "runs", "rho", "p_permutation"],
-         [[c["x"], c["y"], c["runs"], c["rho"], c["p_permutation"]] for c in corr])
-    files.append("correlations.csv")
+
+def _correlations_section(t: _Tables) -> None:
+    corr = t.corr
+    t.csv("correlations.csv", ["x", "y", "runs", "rho", "p_permutation"],
+          [[c["x"], c["y"], c["runs"], c["rho"], c["p_permutation"]] for c in corr])
     if corr:
-        md.append("\n## Spearman correlations across runs\n")
-        md.append(md_table(["x", "y", "runs", "rho", "p (permutation)"],
-                            [[c["x"], c["y"], c["runs"], fmt(c["rho"]), fmt(c["p_permutation"], 4)] for c in corr]))
-    baselines = [label for label, s in zip(labels, summaries) if s["kind"] == "baseline"]
-    if baselines and len(labels) >= 3:
-        md.append(f"\nBaselines ({', '.join(f'`{b}`' for b in baselines)}) are kept out of the rank correlations: "
-                  "their cost of 0 is no price, and their scores are no model's. A run without a cost is out of the "
-                  "correlations with cost.\n")
+        t.md.append("\n## Spearman correlations across runs\n")
+        t.md.append(md_table(["x", "y", "runs", "rho", "p (permutation)"],
+                             [[c["x"], c["y"], c["runs"], fmt(c["rho"]), fmt(c["p_permutation"], 4)] for c in corr]))
+    baselines = [label for label, s in zip(t.labels, t.summaries) if s["kind"] == "baseline"]
+    if baselines and len(t.labels) >= 3:
+        t.md.append(f"\nBaselines ({', '.join(f'`{b}`' for b in baselines)}) are kept out of the rank correlations: "
+                    "their cost of 0 is no price, and their scores are no model's. A run without a cost is out of "
+                    "the correlations with cost.\n")
 
-    # 7. grammar
+
+def _grammar_section(t: _Tables) -> None:
     rows, md_rows = [], []
-    for label, s in zip(labels, summaries):
+    for label, s in zip(t.labels, t.summaries):
         g = s["grammar"]
         for problem, count in g["problems"].items():
             rows.append([label, problem, count])
@@ -625,63 +666,94 @@ def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_res
         cut = "n/a" if s["kind"] == "baseline" else g["cut_by_output_cap"]
         md_rows.append([label, fmt(g["in_grammar_share"]), cut, fmt(lenient.get("f1")),
                         fmt(lenient.get("documentation")), top])
-    write_csv(out / "grammar.csv", ["label", "problem", "count"], rows)
-    files.append("grammar.csv")
-    md.append("\n## Grammar\n")
-    md.append(md_table(["model", "in grammar", "cut by the output cap", "lenient F1 (diagnostic)",
-                         "lenient documentation (diagnostic)", "most common other problems"], md_rows))
-    md.append("\nCut by the output cap: replies the provider stopped at --max-tokens (finish reason `length`, "
-              "`max_tokens` or `MAX_TOKENS`), thinking included; they score as out of grammar, but a larger cap "
-              "(`--profile paper`) may fix them. The lenient columns parse out-of-grammar replies generously "
-              "(code fences, prose, strings for numbers); they are diagnostics, never scores.\n")
+    t.csv("grammar.csv", ["label", "problem", "count"], rows)
+    t.md.append("\n## Grammar\n")
+    t.md.append(md_table(["model", "in grammar", "cut by the output cap", "lenient F1 (diagnostic)",
+                          "lenient documentation (diagnostic)", "most common other problems"], md_rows))
+    t.md.append(_GRAMMAR_NOTE)
 
-    # 8. the paper's analyses, each in its own module
-    for text, written in (E.write_section(out, analyses["ensembles"]),
-                          TG.write_section(out, analyses["top_groups"]),
-                          SK.write_section(out, analyses["skills"]),
-                          MR.write_section(out, analyses["misreading"]),
-                          V.write_section(out, analyses["variants"]),
-                          LT.write_section(out, analyses["latency"]),
-                          DF.write_section(out, analyses["difficulty"]),
-                          RD.write_section(out, analyses["rejected_documentation"]),
-                          TK.write_section(out, analyses["tokens"], next(((s.get("cost") or {}).get("currency")
-                                                                          for s in summaries if s.get("cost")), None))):
-        md.append(text)
-        files += written
 
-    # 9. ratings
-    if rating_result is not None:
-        r = rating_result
-        rows = [["all", r["frames"], r["ratings"], r["krippendorff_alpha_nominal"], r["raw_agreement"],
-                 r["scorer_vs_majority"]["agreement"], r["scorer_vs_majority"]["frames"], None]]
-        held = r["scorer_vs_majority_held_out"]
-        if held is not None:
-            rows += [[f"held-out: {e}", g["frames"], None, None, None, g["agreement"], g["frames"], None]
-                     for e, g in [*held["environments"].items(), ("all", held["all"])]]
-        for rater, d in r["per_rater"].items():
-            rows.append([rater, d["frames"], d["frames"], None, None, d["agreement_with_scorer"], d["scored_frames"],
-                         d["f1"]])
-        write_csv(out / "ratings.csv", ["rater", "frames", "ratings", "krippendorff_alpha_nominal", "raw_agreement",
-                                   "agreement_with_scorer", "scored_frames", "f1_vs_scorer"], rows)
-        files.append("ratings.csv")
-        md.append("\n## Human ratings\n")
-        md.append(f"{r['raters']} raters, {r['frames']} frames, {r['ratings']} ratings. Krippendorff's alpha "
-                  f"(nominal): {fmt(r['krippendorff_alpha_nominal'])}; raw agreement (rater pairs): "
-                  f"{fmt(r['raw_agreement'])}; the scorer agrees with the raters' majority on "
-                  f"{fmt(r['scorer_vs_majority']['agreement'])} of {r['scorer_vs_majority']['frames']} frames.\n\n")
-        md.append(_held_out_text(r["scorer_vs_majority_held_out"]))
-        md.append(md_table(["rater", "frames", "agreement with scorer", "precision", "recall", "F1 vs scorer"],
-                            [[k, d["frames"], fmt(d["agreement_with_scorer"]), fmt(d["precision"]),
-                              fmt(d["recall"]), fmt(d["f1"])] for k, d in r["per_rater"].items()]))
+def _analysis_sections(t: _Tables) -> None:
+    """The paper's analyses, each written by its own module."""
+    a = t.analyses
+    currency = next(((s.get("cost") or {}).get("currency") for s in t.summaries if s.get("cost")), None)
+    for text, written in (E.write_section(t.out, a["ensembles"]),
+                          TG.write_section(t.out, a["top_groups"]),
+                          SK.write_section(t.out, a["skills"]),
+                          MR.write_section(t.out, a["misreading"]),
+                          V.write_section(t.out, a["variants"]),
+                          LT.write_section(t.out, a["latency"]),
+                          DF.write_section(t.out, a["difficulty"]),
+                          RD.write_section(t.out, a["rejected_documentation"]),
+                          TK.write_section(t.out, a["tokens"], currency)):
+        t.md.append(text)
+        t.files += written
+
+
+def _ratings_csv_rows(r: dict) -> list:
+    rows = [["all", r["frames"], r["ratings"], r["krippendorff_alpha_nominal"], r["raw_agreement"],
+             r["scorer_vs_majority"]["agreement"], r["scorer_vs_majority"]["frames"], None]]
+    held = r["scorer_vs_majority_held_out"]
+    if held is not None:
+        rows += [[f"held-out: {e}", g["frames"], None, None, None, g["agreement"], g["frames"], None]
+                 for e, g in [*held["environments"].items(), ("all", held["all"])]]
+    for rater, d in r["per_rater"].items():
+        rows.append([rater, d["frames"], d["frames"], None, None, d["agreement_with_scorer"], d["scored_frames"],
+                     d["f1"]])
+    return rows
+
+
+def _ratings_section(t: _Tables) -> None:
+    r = t.rating_result
+    if r is None:
+        return
+    t.csv("ratings.csv", _RATINGS_HEAD, _ratings_csv_rows(r))
+    t.md.append("\n## Human ratings\n")
+    t.md.append(f"{r['raters']} raters, {r['frames']} frames, {r['ratings']} ratings. Krippendorff's alpha "
+                f"(nominal): {fmt(r['krippendorff_alpha_nominal'])}; raw agreement (rater pairs): "
+                f"{fmt(r['raw_agreement'])}; the scorer agrees with the raters' majority on "
+                f"{fmt(r['scorer_vs_majority']['agreement'])} of {r['scorer_vs_majority']['frames']} frames.\n\n")
+    t.md.append(_held_out_text(r["scorer_vs_majority_held_out"]))
+    t.md.append(md_table(["rater", "frames", "agreement with scorer", "precision", "recall", "F1 vs scorer"],
+                         [[k, d["frames"], fmt(d["agreement_with_scorer"]), fmt(d["precision"]),
+                           fmt(d["recall"]), fmt(d["f1"])] for k, d in r["per_rater"].items()]))
+
+
+def _optional_sections(t: _Tables) -> None:
+    """The human baseline and sim-to-real, where the report has them."""
     for key, writer in (("human_baseline", HB.write_section), ("sim_to_real", SR.write_section)):
-        if analyses[key] is not None:
-            text, written = writer(out, analyses[key])
-            md.append(text)
-            files += written
-    text = re.sub(r"\n{3,}", "\n\n", "\n".join(md))
+        if t.analyses[key] is not None:
+            text, written = writer(t.out, t.analyses[key])
+            t.md.append(text)
+            t.files += written
+
+
+def _header(t: _Tables) -> None:
+    t.md.append("# RealityBench evaluation report\n")
+    t.md.append(f"Runs: {', '.join(f'`{l}`' for l in t.labels)}. Intervals: 95% percentile, stratified bootstrap "
+                f"over items ({stats.RESAMPLES:,} resamples; strata: each environment's random frames and each "
+                f"positive stratum), seed {t.seed}; paired differences on one shared resample "
+                f"({stats.PAIRED_RESAMPLES:,}).\n")
+    t.md += [f"{n}\n" for n in t.notes]
+    t.md.append(_frames_section(t.analyses["frames_counted"]))
+
+
+# report.md's sections in order; each writes its CSV files
+_SECTIONS = (_header, _models_section, _environments_section, _fields_section, _paired_section, _cost_section,
+             _correlations_section, _grammar_section, _analysis_sections, _ratings_section, _optional_sections)
+
+
+def _write_tables(out: Path, labels, summaries, pairs, corr, plotted, rating_result, prices, seed,
+                  notes, analyses, own_acceptable) -> list[str]:
+    """`own_acceptable`: per run, the scorer-acceptable row over that run's own frames (environments.csv)."""
+    t = _Tables(out, labels, summaries, pairs, corr, plotted, rating_result, prices, seed, notes, analyses,
+                own_acceptable)
+    for section in _SECTIONS:
+        section(t)
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(t.md))
     _write_text(out / "report.md", text)
-    files.append("report.md")
-    return files
+    t.files.append("report.md")
+    return t.files
 
 
 def _write_text(path: Path, text: str) -> None:
