@@ -29,8 +29,7 @@ def _hold_camera(camera: dict, render: dict):
     from mathutils import Matrix
 
     scene = bpy.context.scene
-    cam = scene.camera
-    cam.animation_data_clear()
+    cam = scene.camera  # its hand-shake animation (a capture's) stays, as in the designer's scene
     cam.matrix_world = Matrix(camera["matrix"])
     data = cam.data
     data.lens, data.sensor_width, data.sensor_height = camera["lens"], camera["sensor_width"], camera["sensor_height"]

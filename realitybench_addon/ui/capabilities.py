@@ -14,6 +14,7 @@ import bpy
 from ..bl import compat
 
 GPU_BACKENDS = ("OPTIX", "CUDA", "HIP", "METAL", "ONEAPI")  # bl.render's order
+BACKEND_NAMES = {"OPTIX": "OptiX", "CUDA": "CUDA", "HIP": "HIP", "METAL": "Metal", "ONEAPI": "oneAPI"}
 
 
 class Forced:
@@ -75,7 +76,7 @@ def device_items(self, context):
     items = [("cpu", "CPU", "Render on the processor (every Blender can)")]
     backends = gpu_backends()
     if backends:
-        items.append(("gpu", f"GPU ({backends[0].title() if backends[0] != 'OPTIX' else 'OptiX'})",
+        items.append(("gpu", f"GPU ({BACKEND_NAMES.get(backends[0], backends[0])})",
                       f"Render on the graphics card ({', '.join(backends)} found)"))
     _ITEMS[:] = items
     return _ITEMS

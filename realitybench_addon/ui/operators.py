@@ -296,11 +296,22 @@ class _BackgroundJob:
             self._end(context)
 
     def conclude(self, context, outcome: dict) -> set:
-        """Store a finished job's result in the sidebar (also how scripts and tests finish a job)."""
-        if not outcome["ok"]:
-            self.report({"ERROR"}, outcome["error"])
-            return {"CANCELLED"}
-        return self.finish(context, outcome["result"], self._job.job["key"], self._job)
+        level, message = conclude_job(self.kind, context.window_manager.realitybench, outcome, self._job)
+        self.report({level}, message)
+        return {"CANCELLED"} if level == "ERROR" else {"FINISHED"}
+
+    def finish(self, context, result, key, job) -> set:
+        level, message = FINISH[self.kind](context.window_manager.realitybench, result, key, job)
+        self.report({level}, message)
+        return {"CANCELLED"} if level == "ERROR" else {"FINISHED"}
+
+
+def conclude_job(kind: str, settings, outcome: dict, job) -> tuple[str, str]:
+    """Store a finished background job's result in the sidebar, as the modal operator does when the job's
+    process exits (scripts and tests finish a job with `job.wait()` and this); (report level, message)."""
+    if not outcome["ok"]:
+        return "ERROR", outcome["error"]
+    return FINISH[kind](settings, outcome["result"], job.job["key"], job)
 
     def _end(self, context):
         context.window_manager.event_timer_remove(self._timer)
@@ -360,17 +371,19 @@ class RB_OT_check(_BackgroundJob, bpy.types.Operator):
             return {"CANCELLED"}
         return self.finish(context, result, key, None)
 
-    def finish(self, context, result, key, job):
-        s = context.window_manager.realitybench
-        if job is not None:
-            try:
-                record_phone_view(result, job)
-            except api.RealityBenchError as exc:  # the check stands without its picture
-                self.report({"WARNING"}, f"Phone view: {exc}")
-        s.last_check = _json({**result, "key": key})
-        failing = ", ".join(labels_of(result["terms"], result["failing_terms"])) or "none"
-        self.report({"INFO"}, f"{result['verdict'].upper()}; failing: {failing}")
-        return {"FINISHED"}
+
+def finish_check(s, result: dict, key: dict, job) -> tuple[str, str]:
+    """Keep a Check's result with its key (and show a background Check's render in the phone view)."""
+    level = "INFO"
+    note = ""
+    if job is not None:
+        try:
+            record_phone_view(result, job)
+        except api.RealityBenchError as exc:  # the check stands without its picture
+            level, note = "WARNING", f" (phone view: {exc})"
+    s.last_check = _json({**result, "key": key})
+    failing = ", ".join(labels_of(result["terms"], result["failing_terms"])) or "none"
+    return level, f"{result['verdict'].upper()}; failing: {failing}{note}"
 
 
 def jobs_samples() -> int:
@@ -410,29 +423,31 @@ class RB_OT_suggest_pose(_BackgroundJob, bpy.types.Operator):
             live.STATE.busy = False
         return self.finish(context, result, key, None)
 
-    def finish(self, context, result, key, job):
-        from . import live
 
-        s = context.window_manager.realitybench
-        if results.other_scene(key, results.key_now(s)):  # the designer built another frame meanwhile
-            self.report({"WARNING"}, results.other_scene(key, results.key_now(s)))
-            return {"CANCELLED"}
-        try:
-            api.preview_suggestion(result)
-        except api.RealityBenchError as exc:
-            self.report({"ERROR"}, str(exc))
-            return {"CANCELLED"}
-        s.suggestion = _json({**result, "key": key})
-        live.refresh()
-        said = "; ".join(result["hints"]) or "no move needed"
-        if result["fixed"]:
-            self.report({"INFO"}, f"Passes if you {said}")
-        elif result["unfixable"]:
-            term, why = next(iter(result["unfixable"].items()))
-            self.report({"WARNING"}, f"No move fixes {term}: {why}")
-        else:
-            self.report({"WARNING"}, f"Nearest pose found still fails {', '.join(result['failing_after'])}: {said}")
-        return {"FINISHED"}
+def finish_suggest(s, result: dict, key: dict, job) -> tuple[str, str]:
+    """Keep a suggestion with its key and show its camera; refused when another frame was built meanwhile."""
+    from . import live
+
+    refused = results.other_scene(key, results.key_now(s))
+    if refused:
+        return "WARNING", refused
+    try:
+        api.preview_suggestion(result)
+    except api.RealityBenchError as exc:
+        return "ERROR", str(exc)
+    s.suggestion = _json({**result, "key": key})
+    live.refresh()
+    shown = live.STATE.result["terms"] if live.STATE.result else []
+    said = "; ".join(result["hints"]) or "no move needed"
+    if result["fixed"]:
+        return "INFO", f"Passes if you {said}"
+    if result["unfixable"]:
+        term, why = next(iter(result["unfixable"].items()))
+        return "WARNING", f"No move fixes {', '.join(labels_of(shown, [term]))}: {why}"
+    return "WARNING", f"Nearest pose found still fails {', '.join(labels_of(shown, result['failing_after']))}: {said}"
+
+
+FINISH = {"check": finish_check, "suggest": finish_suggest}
 
 
 class _SuggestionMove:
