@@ -3,6 +3,11 @@
 The page's `file=` blocks are written where they say, its `edit=` block replaces the line it
 starts like, and then the new environment runs through the unmodified command line: a frame
 without and with a render, and a two-frame export. Every value asserted comes from the run.
+
+Then the suite's tests of every environment (those marked `every_environment`: they iterate the registry) run on
+the copy, with the copy's tests, and pass with no other edit: the preset tests, the derived skill / scoring /
+feasibility tables, the capture-terms and lot kits, the prompt variants and the row schema (one 64 px render per
+environment). The subset is the marked files only, so the run stays at a couple of minutes.
 """
 from __future__ import annotations
 
@@ -54,6 +59,34 @@ def checkout(tmp_path_factory) -> Path:
             lines[hits[0]] = line + "\n"
             target.write_text("".join(lines), encoding="utf-8")
     return root
+
+
+MARK = "every_environment"
+
+
+def marked_test_files(tests: Path) -> list[str]:
+    """The test files that use the mark (this file aside: it only names it)."""
+    return sorted(f"tests/{p.name}" for p in tests.glob("test_*.py")
+                  if p.name != Path(__file__).name and f"mark.{MARK}" in p.read_text(encoding="utf-8"))
+
+
+def test_the_suites_tests_of_every_environment_pass_with_the_example_added(checkout):
+    shutil.copytree(ROOT / "tests", checkout / "tests", ignore=shutil.ignore_patterns("__pycache__", "gui"),
+                    dirs_exist_ok=True)
+    files = marked_test_files(checkout / "tests")
+    assert {"tests/test_shipped_presets.py", "tests/test_environment_tables.py"} <= set(files)
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "PYTHONPATH": str(checkout)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-m", MARK, "-v", "-p", "no:cacheprovider",
+                           "--rootdir", str(checkout), *files], cwd=checkout, env=env,
+                          capture_output=True, text=True, timeout=900)
+    report = done.stdout + done.stderr
+    assert done.returncode == 0, report[-4000:]
+    lines = report.splitlines()
+    assert not [line for line in lines if " FAILED" in line or " ERROR" in line], report[-4000:]
+    passed = [line for line in lines if "PASSED" in line]
+    # the example is among the environments the tests iterated, and the row schema ran on its frames
+    assert len([line for line in passed if "roof_vent" in line]) >= 8, report[-4000:]
+    assert any("test_every_column_holds_one_kind_of_value_across_environments" in line for line in passed)
 
 
 def cli(checkout: Path, *args, timeout=600) -> subprocess.CompletedProcess:

@@ -32,7 +32,7 @@ def test_a_rendered_frame_measures_damage_pixels_and_contrast():
     assert 0 <= m["damage_pixels"] <= result.mask.sum()
     assert math.isfinite(m["damage_contrast"]) and 0.0 <= m["damage_contrast"] <= 100.0
     keep = packed_pixels(KEEPOUT_IMAGE)[..., 0] / 255.0
-    expected = dirt_keepout(spec.plan.damage)
+    expected = dirt_keepout(spec.plan.extras["damage"])
     assert keep.shape == expected.shape
     np.testing.assert_allclose(keep, expected, atol=1 / 255 + 1e-6)
     assert keep.max() == 1.0

@@ -98,6 +98,7 @@ def test_feasibility_features_of_the_eleven_are_the_ones_before():
     assert label[1].sigma == max(s.bar_module_m / s.width_m for s in LABEL_SIZES.values())
 
 
+@pytest.mark.every_environment
 @pytest.mark.parametrize("env", registry.available())
 def test_every_key_declares_a_known_skill_and_rule(env):
     for key in registry.get(env).prompt_parts.keys:

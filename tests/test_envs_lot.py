@@ -51,17 +51,18 @@ def check_car_view(result):
 
 def check_damage_view(result):
     plan = result.spec.plan
+    damage = plan.extras["damage"]
     truth = result.record["ground_truth"]
-    assert truth["severity"] == severity_of(plan.damage.area_cm2)
-    assert truth["damage_types"] == plan.damage.types and truth["damage_types"]
-    name = f"Car0_{plan.damage.panel}_damage"
+    assert truth["severity"] == severity_of(damage.area_cm2)
+    assert truth["damage_types"] == damage.types and truth["damage_types"]
+    name = f"Car0_{damage.panel}_damage"
     obj = bpy.data.objects[name]
-    assert name in CACHE.built.subject.body and f"Car0_{plan.damage.panel}" in CACHE.built.subject.body
+    assert name in CACHE.built.subject.body and f"Car0_{damage.panel}" in CACHE.built.subject.body
     from realitybench_addon.bl.scene_data import world_triangles
     from realitybench_addon.core.geometry import triangle_areas
 
     v, t = world_triangles(obj, bpy.context.evaluated_depsgraph_get())
-    assert triangle_areas(v, t).sum() * 1e4 >= plan.damage.area_cm2 * 0.97  # the mask object covers the damage
+    assert triangle_areas(v, t).sum() * 1e4 >= damage.area_cm2 * 0.97  # the mask object covers the damage
     assert result.record["measurements"]["neighbour_panel"] in vehicle_geometry(plan.lot.subject.vehicle).panels
 
 
@@ -85,16 +86,17 @@ def check_car_plate(result):
 
 def check_ro_board(result):
     plan = result.spec.plan
+    board = plan.extras["board"]
     truth = result.record["ground_truth"]
-    assert truth == {"ro": plan.board.ro, "vin": plan.board.vin, "body_style": plan.lot.subject.vehicle.style}
+    assert truth == {"ro": board.ro, "vin": board.vin, "body_style": plan.lot.subject.vehicle.style}
     assert vin_is_valid(truth["vin"])
-    image, layout = board_texture(plan.board)
+    image, layout = board_texture(board)
     assert (layout.text_of("ro"), layout.text_of("vin")) == (truth["ro"], truth["vin"])
     assert np.array_equal(packed_pixels("RB_ROBoardImage"), image)
     # the written face looks out of the technician's front, upright
     corners = quad_world("RO_Board")
     normal = np.cross(corners[1] - corners[0], corners[3] - corners[0])
-    facing = math.radians(plan.board.facing_deg)
+    facing = math.radians(board.facing_deg)
     assert np.dot(normal[:2], [math.cos(facing), math.sin(facing)]) > 0 and corners[3][2] > corners[0][2]
 
 

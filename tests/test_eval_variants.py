@@ -20,6 +20,7 @@ TAPE_KEYS = (("reading_in", "number"), ("gap_in", "number"), ("tilted", "boolean
 
 # ---- the prompts and their grammars ---------------------------------------------------------------------------
 
+@pytest.mark.every_environment
 def test_each_variant_rewrites_the_benchmark_prompt_of_every_environment():
     for env in registry.available():
         parts = registry.get(env).prompt_parts

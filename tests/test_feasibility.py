@@ -155,7 +155,7 @@ def test_equipment_ro_board_and_plate_layouts_stay_inside_the_envelope():
     assert kinds == {"module", "microinverter", "inverter"}
     for i in range(6):
         plan = pipeline.plan_frame("ro_board", 0, "random", 4 * i).plan
-        layout = board_texture(plan.board)[1]
+        layout = board_texture(plan.extras["board"])[1]
         _, y = layout.center_m(layout.row("vin").box_px)
         sigma = layout.cap_height_m("vin") / BOARD_SIZE_M[1]
         assert F.chord_coefficient(sigma, nearer(y, BOARD_SIZE_M[1])) <= _coefficient("ro_board", "text_row_px")

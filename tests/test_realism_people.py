@@ -129,7 +129,7 @@ BEFORE = {0: ("329196", "1HGKZL8X4LR490025", (3.131225, -3.025221), -38.222159, 
 def test_the_boards_are_where_they_were(index):
     from realitybench_addon import pipeline
 
-    board = pipeline.plan_frame("ro_board", 101, "random", index).plan.board
+    board = pipeline.plan_frame("ro_board", 101, "random", index).plan.extras["board"]
     ro, vin, feet, facing, center = BEFORE[index]
     assert (board.ro, board.vin) == (ro, vin)
     assert board.feet_xy == pytest.approx(feet, abs=1e-6)

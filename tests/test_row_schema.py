@@ -26,6 +26,7 @@ def rows_of_every_environment():
     return rows
 
 
+@pytest.mark.every_environment
 def test_every_column_holds_one_kind_of_value_across_environments(rows_of_every_environment):
     rows = rows_of_every_environment
     assert {r["environment"] for r in rows} == set(registry.available())

@@ -48,7 +48,9 @@ class BuiltLot:
     scenery: list[str] = field(default_factory=list)  # standing things a car must not touch
     ground: list[str] = field(default_factory=list)
     sun_direction: tuple[float, float, float] = (0.0, 0.0, 1.0)
-    extras: dict = field(default_factory=dict)  # what an environment adds (the damage, the board)
+    extras: dict = field(default_factory=dict)  # object names an environment's build_extras adds, under its keys
+    standing: dict = field(default_factory=dict)  # name -> object names: more things a car must not intersect
+    cache: dict = field(default_factory=dict)  # what measurements compute once per built scene (surface samples)
     grass: list = field(default_factory=list)  # core.grass.GrassPatch: where blades stand
 
     @property

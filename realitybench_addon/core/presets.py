@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from .capture_terms import SHARP_TERM  # the sharp-at-target term's name, which every preset has
 from .errors import RealityBenchError
 from .safe_parse import InputError, loads_toml
 from .safefs import read_path  # the file layer: regular files only, within a size cap
@@ -49,7 +50,6 @@ TOP_KEYS = {"environment", "blur_limit_px", "acceptability_scored", "paper_accep
             "description", "terms"}
 TERM_KEYS = {"label", "kind", "unit", "comparator", "threshold", "gray", "gray_measure", "measure", "description"}
 REQUIRED_TERM_KEYS = ("label", "kind", "unit", "comparator")
-SHARP_TERM = "sharp_at_target"
 PRESET_MAX_BYTES = 1024 * 1024  # safefs.CAPS["preset"]
 
 

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from . import lettering
+from .errors import RealityBenchError
 from .lettering import TextLayout, TextRow
 from .person import GripFrame, Look, draw_look, person_parts
 
@@ -28,14 +29,18 @@ WMIS = ("1HG", "1FA", "1FT", "1G1", "1GC", "2T1", "3VW", "4T1", "5YJ", "JTD", "J
         "1C4", "2HG", "5NP", "1N4", "3GN", "5FN", "1FM", "2C4", "JN1")
 
 
+class VinError(RealityBenchError, ValueError):
+    """A string that cannot be a VIN: not 17 characters, or a character no VIN uses."""
+
+
 def vin_check_digit(vin: str) -> str:
     """The check digit a 17-character VIN must carry in position 9 (its own position 9 is ignored)."""
     vin = vin.upper()
     if len(vin) != 17:
-        raise ValueError(f"a VIN has 17 characters, got {len(vin)}: {vin!r}")
+        raise VinError(f"a VIN has 17 characters, got {len(vin)}: {vin!r}")
     bad = sorted(set(vin) - set(VIN_CHARS))
     if bad:
-        raise ValueError(f"a VIN never contains {''.join(bad)!r} (digits and capitals without I, O, Q): {vin!r}")
+        raise VinError(f"a VIN never contains {''.join(bad)!r} (digits and capitals without I, O, Q): {vin!r}")
     total = sum(_TRANSLIT[c] * w for c, w in zip(vin, VIN_WEIGHTS))
     r = total % 11
     return "X" if r == 10 else str(r)
@@ -44,7 +49,7 @@ def vin_check_digit(vin: str) -> str:
 def vin_is_valid(vin: str) -> bool:
     try:
         return vin_check_digit(vin) == vin.upper()[8]
-    except ValueError:
+    except VinError:
         return False
 
 

@@ -28,7 +28,7 @@ from ..core.optics import px_per_unit, view_angle_deg
 from ..core.prompt import DocKey, PromptParts
 from ..core.rng import log_uniform, pick, stage_rng
 from .base import Environment, FieldPose, FrameContext
-from .measurements import (WrittenField, WrittenSurface, blur_at, field_contrast_terms, glyph_terms,
+from .measurements import (WrittenField, WrittenSurface, capture_terms, field_contrast_terms, glyph_terms,
                            group_measurements)
 from .poses import Posture, aim_with_error
 
@@ -218,9 +218,7 @@ class BreakerLabel(Environment):
         row_px = [px_per_unit(camera, p, up, pitch) for p in self.row_points(plan, layout)]
         return {
             **glyph_terms(ctx, self.written_surface(ctx)),
-            "sharp_at_target": blur_at(ctx, center),
-            "card_in_frame": group["in_frame"],
-            "card_unoccluded": group["unoccluded"],
+            **capture_terms(ctx, "card", center, group["in_frame"], group["unoccluded"]),
             "text_row_px": float(min(row_px)),
             "view_angle": view_angle_deg(camera.position, center, normal),
             "card_bbox": group["bbox"],

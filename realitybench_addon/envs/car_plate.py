@@ -24,8 +24,8 @@ from ..core.vehicle_details import PLATE_SIZE_M
 from ..core.vehicle_geometry import vehicle_geometry
 from .base import FieldPose, FrameContext
 from .lot_poses import LotPoseModel, draw_lot_pose
-from .lot_scene import LotEnvironment, LotScene
-from .measurements import WrittenField, WrittenSurface, blur_at, glyph_terms, group_measurements
+from .lot_scene import NAMED_VEHICLE, LotEnvironment, LotScene
+from .measurements import WrittenField, WrittenSurface, capture_terms, glyph_terms, group_measurements
 from .poses import Posture
 
 POSES = LotPoseModel(
@@ -57,6 +57,12 @@ FEATURES = (Chord("char_cell_px", "plate_in_frame", MAX_CHAR_HEIGHT_MM / _PLATE_
                   (_PLATE_HEIGHT_MM - 114.0) / _PLATE_HEIGHT_MM),)
 
 
+# The requirement, written once: {car} names the frame's subject ("the silver sedan"), or NAMED_VEHICLE.
+REQUIREMENT = ("a sharp, straight-on close-up of the licence plate mounted on {car} in which every "
+               "character can be read from end to end. A wide shot in which the characters are too small "
+               "to read, or a photo of another vehicle's plate, does not meet it.")
+
+
 class CarPlate(LotEnvironment):
     name = "car_plate"
     features = FEATURES
@@ -66,9 +72,7 @@ class CarPlate(LotEnvironment):
     prompt_parts = PromptParts(
         worker="a vehicle-intake technician",
         work="which vehicle was checked in, read from its licence plate",
-        requirement=("a sharp, straight-on close-up of the licence plate mounted on the named vehicle in which every "
-                     "character can be read from end to end. A wide shot in which the characters are too small to "
-                     "read, or a photo of another vehicle's plate, does not meet it."),
+        requirement=REQUIREMENT.format(car=NAMED_VEHICLE),
         question="What are the plate's characters, and which state issued the plate?",
         keys=(DocKey("plate", "string", "the plate's characters exactly as printed, in order (letters and digits)",
                      skill=READING),
@@ -77,9 +81,7 @@ class CarPlate(LotEnvironment):
     )
     prompt_template = {
         "work": "which vehicle was checked in, read from the licence plate of {car}",
-        "requirement": ("a sharp, straight-on close-up of the licence plate mounted on {car} in which every "
-                        "character can be read from end to end. A wide shot in which the characters are too small "
-                        "to read, or a photo of another vehicle's plate, does not meet it."),
+        "requirement": REQUIREMENT,
     }
 
     def draw_target(self, plan: LotScene, rng) -> dict:
@@ -126,9 +128,7 @@ class CarPlate(LotEnvironment):
         return {
             **glyph_terms(ctx, self.written_surface(ctx),
                           {"glyph_px_min": ("characters",), "state_glyph_px_min": ("state",)}),
-            "sharp_at_target": blur_at(ctx, center),
-            "plate_in_frame": group["in_frame"],
-            "plate_unoccluded": group["unoccluded"],
+            **capture_terms(ctx, "plate", center, group["in_frame"], group["unoccluded"]),
             "char_cell_px": px_per_unit(camera, row_center, up, layout.char_height_m),
             "view_angle": view_angle_deg(camera.position, center, normal),
             "plate_bbox": group["bbox"],

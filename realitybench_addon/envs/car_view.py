@@ -22,8 +22,8 @@ from ..core.prompt import DocKey, PromptParts
 from ..core.vehicle import BODY_STYLES
 from .base import FieldPose, FrameContext
 from .lot_poses import LotPoseModel, draw_lot_pose
-from .lot_scene import FACES, LotEnvironment, LotScene, face_azimuth_deg, nearest_face
-from .measurements import blur_at
+from .lot_scene import FACES, NAMED_VEHICLE, LotEnvironment, LotScene, face_azimuth_deg, nearest_face
+from .measurements import capture_terms
 from .poses import Posture
 
 POSES = LotPoseModel(
@@ -38,6 +38,13 @@ SIDE_KEY = DocKey("side", "string", 'the face of the vehicle the photo shows: "f
 STYLE_KEY = DocKey("body_style", "string", f"the vehicle's body style, one of {STYLE_GRAMMAR}")
 
 
+# The requirement, written once: {car} names the frame's subject ("the silver sedan"), or NAMED_VEHICLE.
+REQUIREMENT = ("a sharp photo taken straight onto one face of {car} (its front, its rear, the driver's side "
+               "or the passenger's side) from about two car lengths away, with the whole vehicle, both of "
+               "that face's corners included, inside the frame. A three-quarter view, a photo that cuts "
+               "off part of the vehicle, or a photo of a different vehicle does not meet it.")
+
+
 class CarView(LotEnvironment):
     name = "car_view"
     subject = "the car"
@@ -47,19 +54,13 @@ class CarView(LotEnvironment):
     prompt_parts = PromptParts(
         worker="a vehicle-intake technician",
         work="a customer vehicle's condition when it was checked in, one face of it at a time",
-        requirement=("a sharp photo taken straight onto one face of the named vehicle (its front, its rear, the "
-                     "driver's side or the passenger's side) from about two car lengths away, with the whole "
-                     "vehicle, both of that face's corners included, inside the frame. A three-quarter view, a "
-                     "photo that cuts off part of the vehicle, or a photo of a different vehicle does not meet it."),
+        requirement=REQUIREMENT.format(car=NAMED_VEHICLE),
         question="Which face of the vehicle does the photo show, and what is the vehicle's body style?",
         keys=(SIDE_KEY, replace(STYLE_KEY, skill=JUDGMENT)),
     )
     prompt_template = {
         "work": "the condition of {car} when it was checked in, one face of it at a time",
-        "requirement": ("a sharp photo taken straight onto one face of {car} (its front, its rear, the driver's side "
-                        "or the passenger's side) from about two car lengths away, with the whole vehicle, both of "
-                        "that face's corners included, inside the frame. A three-quarter view, a photo that cuts "
-                        "off part of the vehicle, or a photo of a different vehicle does not meet it."),
+        "requirement": REQUIREMENT,
     }
 
     def draw_target(self, plan: LotScene, rng) -> dict:
@@ -94,9 +95,7 @@ class CarView(LotEnvironment):
         face, angle = nearest_face(lot, camera.position)
         distance = float(np.linalg.norm(camera.position - center))
         return {
-            "sharp_at_target": blur_at(ctx, center),
-            "car_in_frame": in_frame,
-            "car_unoccluded": unoccluded,
+            **capture_terms(ctx, "car", center, in_frame, unoccluded),
             "angle_off_face": angle,
             "camera_distance": distance / lot.subject.vehicle.length,
             "car_bbox": bbox,

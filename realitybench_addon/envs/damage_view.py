@@ -35,8 +35,8 @@ from ..core.vehicle_geometry import vehicle_geometry
 from ..core.vehicle_loft import Profile
 from .base import FieldPose, FrameContext
 from .lot_poses import LotPoseModel, draw_lot_pose
-from .lot_scene import LotEnvironment, LotScene
-from .measurements import blur_at, group_measurements
+from .lot_scene import NAMED_VEHICLE, LotEnvironment, LotScene
+from .measurements import capture_terms, group_measurements
 from .poses import Posture
 
 POSES = LotPoseModel(
@@ -54,7 +54,7 @@ def damage_frame(scene: LotScene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """World centre of the damaged area (on the undented surface), the panel's outward normal there and
     the direction along the car (towards its rear)."""
     car = scene.lot.subject
-    damage: DamagePlan = scene.damage
+    damage: DamagePlan = scene.extras["damage"]
     d, z = damage.center_dz
     prof = Profile(car.vehicle.profile)
     sec = prof.sections([d])[0]
@@ -75,6 +75,13 @@ def damage_frame(scene: LotScene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 FEATURES = (Range("px_per_cm", "damage_in_frame", "camera_distance", 0.01), PixelCount("damage_pixels"))
 
 
+# The requirement, written once: {car} names the frame's subject ("the silver sedan"), or NAMED_VEHICLE.
+REQUIREMENT = ("a sharp photo taken roughly square-on to the damage on {car} from about an arm's length "
+               "away, showing all of the damage and part of the undamaged panel next to it. An oblique or "
+               "distant shot in which the damage is a smudge, or a close-up so tight that none of the "
+               "surrounding bodywork shows, does not meet it.")
+
+
 class DamageView(LotEnvironment):
     name = "damage_view"
     features = FEATURES
@@ -84,10 +91,7 @@ class DamageView(LotEnvironment):
     prompt_parts = PromptParts(
         worker="a vehicle-intake technician",
         work="existing body damage on a customer's vehicle when it was checked in",
-        requirement=("a sharp photo taken roughly square-on to the damage on the named vehicle from about an arm's "
-                     "length away, showing all of the damage and part of the undamaged panel next to it. An "
-                     "oblique or distant shot in which the damage is a smudge, or a close-up so tight that none of "
-                     "the surrounding bodywork shows, does not meet it."),
+        requirement=REQUIREMENT.format(car=NAMED_VEHICLE),
         question="What kinds of damage does the photo show, and how severe is the damage?",
         keys=(DocKey("damage_types", "array", 'a JSON array of the kinds of damage shown, each one of "dent", '
                                               '"scratch" or "rust" (for example ["dent", "scratch"])',
@@ -97,10 +101,7 @@ class DamageView(LotEnvironment):
     )
     prompt_template = {
         "work": "existing body damage on {car} when it was checked in",
-        "requirement": ("a sharp photo taken roughly square-on to the damage on {car} from about an arm's length "
-                        "away, showing all of the damage and part of the undamaged panel next to it. An oblique or "
-                        "distant shot in which the damage is a smudge, or a close-up so tight that none of the "
-                        "surrounding bodywork shows, does not meet it."),
+        "requirement": REQUIREMENT,
     }
 
     def draw_extras(self, scene: LotScene, rng) -> LotScene:
@@ -112,24 +113,24 @@ class DamageView(LotEnvironment):
             normal = s.direction([0.0, 1.0 if damage.side == "left" else -1.0, 0.0])
             beside = s.stall + (1 if normal[0] > 0 else -1)
             lot = replace(lot, cars=tuple(c for c in lot.cars if not (c.row == s.row and c.stall == beside)))
-        return replace(scene, lot=lot, damage=damage)
+        return replace(scene, lot=lot, extras={**scene.extras, "damage": damage})
 
     def subject_replacements(self, scene, plan: LotScene):
         from ..bl.damage import damage_material
         from ..core.damage import damaged_panel_parts
 
         vehicle = plan.lot.subject.vehicle
-        rest, damage = damaged_panel_parts(vehicle, plan.damage)
-        name = plan.damage.panel
-        material = damage_material("Car0_DamagePaint", vehicle, plan.damage)
+        rest, damage = damaged_panel_parts(vehicle, plan.extras["damage"])
+        name = plan.extras["damage"].panel
+        material = damage_material("Car0_DamagePaint", vehicle, plan.extras["damage"])
         return ({name: [(name, rest, rest.uv), (f"{name}_damage", damage, damage.uv)]},
                 {"damage_paint": material})
 
     def describe_scene(self, plan: LotScene) -> dict:
-        return {**super().describe_scene(plan), "damage": plan.damage.to_dict()}
+        return {**super().describe_scene(plan), "damage": plan.extras["damage"].to_dict()}
 
     def draw_target(self, plan: LotScene, rng) -> dict:
-        return {"car": "Car0", "panel": plan.damage.panel}
+        return {"car": "Car0", "panel": plan.extras["damage"].panel}
 
     def target_point(self, plan: LotScene, target: dict) -> np.ndarray:
         return damage_frame(plan)[0]
@@ -141,24 +142,24 @@ class DamageView(LotEnvironment):
                              elsewhere=lambda r: car_center, line_of_sight=True)
 
     def damage_object(self, ctx: FrameContext) -> str:
-        return ctx.built.subject.objects[f"{ctx.plan.damage.panel}_damage"]
+        return ctx.built.subject.objects[f"{ctx.plan.extras['damage'].panel}_damage"]
 
     def panel_object(self, ctx: FrameContext) -> str:
-        return ctx.built.subject.objects[ctx.plan.damage.panel]
+        return ctx.built.subject.objects[ctx.plan.extras["damage"].panel]
 
     def mask_targets(self, ctx: FrameContext) -> list[str]:
         return [self.damage_object(ctx)]
 
     def neighbour_points(self, ctx: FrameContext) -> dict[str, np.ndarray]:
         """Surface samples of each panel next to the damaged one (world), once per built scene."""
-        cache = ctx.built.extras.setdefault("cache", {})
+        cache = ctx.built.cache
         if "neighbour_points" not in cache:
             import bpy
 
             from ..bl.scene_data import group_triangles
 
             depsgraph = bpy.context.evaluated_depsgraph_get()
-            panel = vehicle_geometry(ctx.plan.lot.subject.vehicle).panels[ctx.plan.damage.panel]
+            panel = vehicle_geometry(ctx.plan.lot.subject.vehicle).panels[ctx.plan.extras["damage"].panel]
             out = {}
             for name in panel.neighbours:
                 obj = ctx.built.subject.objects.get(name)
@@ -176,9 +177,7 @@ class DamageView(LotEnvironment):
         neighbours = {name: float(camera.in_frame(p).mean()) for name, p in self.neighbour_points(ctx).items()}
         best = max(neighbours, key=neighbours.get) if neighbours else None
         return {
-            "sharp_at_target": blur_at(ctx, center),
-            "damage_in_frame": group["in_frame"],
-            "damage_unoccluded": group["unoccluded"],
+            **capture_terms(ctx, "damage", center, group["in_frame"], group["unoccluded"]),
             "view_angle": view_angle_deg(camera.position, center, normal),
             "camera_distance": float(np.linalg.norm(camera.position - center)),
             "neighbour_panel_in_frame": neighbours[best] if best else 0.0,
@@ -190,7 +189,7 @@ class DamageView(LotEnvironment):
         return damage_visibility(display, frame.mask(self.mask_targets(ctx)), frame.mask([self.panel_object(ctx)]))
 
     def ground_truth(self, ctx: FrameContext) -> dict:
-        damage: DamagePlan = ctx.plan.damage
+        damage: DamagePlan = ctx.plan.extras["damage"]
         return {"damage_types": damage.types, "severity": damage.severity}
 
 

@@ -24,7 +24,7 @@ from ..core.prompt import DocKey, PromptParts
 from ..core.rng import log_uniform, stage_rng
 from ..core.roof import WALL_INSET_M, RoofPlan, draw_roof_plan
 from .base import FieldPose, FrameContext
-from .measurements import WrittenField, WrittenSurface, blur_at, glyph_terms, group_measurements
+from .measurements import WrittenField, WrittenSurface, capture_terms, glyph_terms, group_measurements
 from .poses import Posture, aim_with_error
 from .roof_poses import RoofPoseModel, draw_roof_pose, random_array_point
 from .roof_scene import RoofEnvironment
@@ -209,9 +209,7 @@ class EquipmentLabelEnv(RoofEnvironment):
         body = group_measurements(ctx, ctx.built.extras["equipment"]["body"], n_samples=800)
         return {
             **glyph_terms(ctx, self.written_surface(ctx)),
-            "sharp_at_target": blur_at(ctx, center),
-            "label_in_frame": group["in_frame"],
-            "label_unoccluded": group["unoccluded"],
+            **capture_terms(ctx, "label", center, group["in_frame"], group["unoccluded"]),
             "text_row_px": px_per_unit(camera, serial_at, pose.up, layout.row_pitch_m),
             "barcode_bar_px": px_per_unit(camera, bars_at, pose.right, layout.bar_module_m),
             "view_angle": view_angle_deg(camera.position, center, pose.normal),

@@ -256,7 +256,7 @@ class HorizonPeak(Environment):
         return cached[1], cached[2]
 
     def measure(self, ctx: FrameContext) -> dict:
-        from .measurements import blur_at
+        from .measurements import capture_terms
 
         plan: HorizonScene = ctx.plan
         fs, camera = self._frame_skyline(ctx)
@@ -266,7 +266,7 @@ class HorizonPeak(Environment):
             point = sk.skyline_point(camera.position, azimuth, skyline_edges(plan.surroundings))
         above = float(camera.position[2] - plan.house.peak_z)
         return {
-            "sharp_at_target": blur_at(ctx, point),
+            **capture_terms(ctx, "skyline", point),  # sharp at the skyline; its own terms say where it is
             "horizon_in_band": fs.horizon_in_band,
             "own_roof_hides_horizon": fs.hidden_fraction,
             "sky_and_ground_width": fs.sky_ground_fraction,

@@ -2,14 +2,19 @@
 prompt that names the subject car, and the measurements they share.
 
 Each environment's plan is a `LotScene`: the lot (cars, stalls, scenery, sun) plus what the
-environment adds to it (a damage on the subject car, the technician with the RO board).
+environment adds to it in `extras` (a damage on the subject car, the technician with the RO board).
+The built lot (bl/parking_lot.BuiltLot) keeps three dicts apart: `extras`, the object names an
+environment's `build_extras` adds under its own keys; `standing`, groups of objects a car must not
+intersect (ro_board's technician), checked with the cars after `build_extras`; `cache`, what the
+shared measurements compute once per built scene (the subject's surface samples).
 The subject car is named in the prompt by colour and body style ("the silver sedan"); the
 lot is drawn so that no other car shares both.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -20,6 +25,7 @@ from ..core.prompt import PromptParts
 from ..core.rng import stage_rng
 from .base import Environment, FrameContext
 
+NAMED_VEHICLE = "the named vehicle"  # the subject in an environment's prompt_parts, the wording of no one frame
 SIGHT_SAMPLES = 1500  # area-weighted samples over the subject for its occlusion (car_unoccluded): +-0.013 at 0.5
 ARM_REACH_M = 0.6  # how far over a car's footprint a worker beside it holds the phone
 FACES = ("front", "rear", "driver", "passenger")
@@ -29,9 +35,11 @@ FACE_NORMALS = {"front": (1.0, 0.0, 0.0), "rear": (-1.0, 0.0, 0.0), "driver": (0
 
 @dataclass(frozen=True)
 class LotScene:
+    """The lot, and what an environment adds to it under keys of its own (`extras`: damage_view's "damage", a
+    core.damage.DamagePlan; ro_board's "board", a core.ro_board.BoardPlan), drawn in `draw_extras`."""
+
     lot: LotPlan
-    damage: Any = None  # core.damage.DamagePlan (damage_view)
-    board: Any = None  # core.ro_board.BoardPlan (ro_board)
+    extras: Mapping[str, Any] = field(default_factory=dict)
 
 
 def face_normal_world(lot: LotPlan, face: str) -> np.ndarray:
@@ -62,7 +70,10 @@ class LotEnvironment(Environment):
 
     scene_kind = "parking_lot"
     lot_options: dict = {}
-    prompt_template: dict = {}  # PromptParts fields with a "{car}" placeholder for the subject's name
+    # PromptParts fields with a "{car}" placeholder for the subject's name ("the silver sedan"). Write a text once,
+    # with the placeholder, and fill the environment's `prompt_parts` from it with NAMED_VEHICLE (a module's
+    # REQUIREMENT): `prompt_parts` is the wording of no one frame (real photos are asked with it).
+    prompt_template: dict = {}
 
     def draw_scene(self, rng) -> LotScene:
         lot = draw_lot(stage_rng(rng, "lot"), **self.lot_options)
@@ -81,7 +92,7 @@ class LotEnvironment(Environment):
         replace_parts, materials = self.subject_replacements(scene, plan)
         built = build_lot(scene, plan.lot, replace_parts=replace_parts, extra_materials=materials, check=False)
         self.build_extras(scene, plan, built)
-        pairs = intersecting_pairs(built, built.extras.get("standing"))
+        pairs = intersecting_pairs(built, built.standing)
         if pairs:
             raise SceneIntersection(f"cars intersect: {pairs}")
         return built
@@ -125,7 +136,7 @@ class LotEnvironment(Environment):
     def subject_points(ctx: FrameContext, n_samples: int = 3000) -> np.ndarray:
         """Surface samples over the whole subject car (vertices and face interiors), world space; computed
         once per built scene."""
-        cache = ctx.built.extras.setdefault("cache", {})
+        cache = ctx.built.cache
         if "subject_points" not in cache:
             import bpy
 
@@ -146,7 +157,7 @@ class LotEnvironment(Environment):
     def subject_sight_points(ctx: FrameContext, n_samples: int = SIGHT_SAMPLES) -> np.ndarray:
         """Area-weighted samples over the subject's outside (face interiors only: a share of the surface, not
         of its vertices, which crowd on the wheels), world space; computed once per built scene."""
-        cache = ctx.built.extras.setdefault("cache", {})
+        cache = ctx.built.cache
         if "subject_sight_points" not in cache:
             import bpy
 

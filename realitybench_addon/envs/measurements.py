@@ -12,6 +12,7 @@ from typing import Iterable, Optional, Sequence
 import numpy as np
 
 from ..core import geometry
+from ..core.capture_terms import capture_values
 from .base import FrameContext
 
 
@@ -61,6 +62,13 @@ def blur_at(ctx: FrameContext, point_world) -> float:
 
     return blur_for_camera(ctx.camera, ctx.scene, ctx.pinhole(), np.asarray(point_world, float),
                            camera_capture(ctx.camera)).total_px
+
+
+def capture_terms(ctx: FrameContext, target: str, point_world, in_frame=None, unoccluded=None) -> dict:
+    """The standard capture terms of `target` (core/capture_terms.py): `sharp_at_target`, the blur at
+    `point_world`, and `<target>_in_frame` / `<target>_unoccluded` where given (usually a `group_measurements`
+    result's "in_frame" and "unoccluded")."""
+    return capture_values(target, blur_at(ctx, point_world), in_frame, unoccluded)
 
 
 GLYPH_GRID = (0.2, 0.5, 0.8)  # where in a glyph's ink box (each axis) its visibility rays end

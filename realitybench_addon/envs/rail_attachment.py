@@ -13,7 +13,7 @@ from ..core.doc_fields import JUDGMENT
 from ..core.prompt import DocKey, PromptParts
 from ..core.roof import RoofPlan, bolt_spot_uvh
 from .base import FieldPose, FrameContext
-from .measurements import blur_at, group_measurements, point_visibility
+from .measurements import capture_terms, group_measurements, point_visibility
 from .poses import Posture
 from .roof_poses import RoofPoseModel, draw_roof_pose, on_modules, random_array_point
 from .roof_scene import RoofEnvironment, disk_points
@@ -89,9 +89,7 @@ class RailAttachment(RoofEnvironment):
         spot_points = disk_points(self._spot_uvh(ctx.plan, ctx.target), BOLT_SPOT_RADIUS_M, ctx.plan)
         spot_visible = point_visibility(ctx, spot_points, names)
         return {
-            "sharp_at_target": blur_at(ctx, spot),
-            "attachment_in_frame": group["in_frame"],
-            "attachment_unoccluded": group["unoccluded"],
+            **capture_terms(ctx, "attachment", spot, group["in_frame"], group["unoccluded"]),
             "bolt_spot_unoccluded": float(spot_visible.mean()),
             "attachment_bbox": group["bbox"],
             "camera_distance": float(np.linalg.norm(group["camera"].position - spot)),

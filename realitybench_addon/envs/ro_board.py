@@ -31,8 +31,8 @@ from ..core.ro_board import BOARD_SIZE_M, BoardPlan, board_texture, draw_board, 
 from .base import FieldPose, FrameContext
 from .car_view import STYLE_KEY
 from .lot_poses import LotPoseModel, draw_lot_pose, standable
-from .lot_scene import FACE_NORMALS, FACES, LotEnvironment, LotScene, face_azimuth_deg
-from .measurements import WrittenField, WrittenSurface, blur_at, glyph_terms, group_measurements
+from .lot_scene import FACE_NORMALS, FACES, NAMED_VEHICLE, LotEnvironment, LotScene, face_azimuth_deg
+from .measurements import WrittenField, WrittenSurface, capture_terms, glyph_terms, group_measurements
 from .poses import Posture
 
 POSES = LotPoseModel(postures=(Posture("standing", 0.9, (1.3, 1.7)), Posture("crouching", 0.1, (0.8, 1.1))),
@@ -78,6 +78,13 @@ DOCUMENTED_ROWS = ("ro", "vin", "date")  # the writing the requirement asks to b
 FEATURES = (Chord("text_row_px", "board_in_frame", 0.026 / BOARD_SIZE_M[1], 0.35),)
 
 
+# The requirement, written once: {car} names the frame's subject ("the silver sedan"), or NAMED_VEHICLE.
+REQUIREMENT = ("a sharp photo of the repair-order board the technician holds, with its RO number, VIN and "
+               "date readable, taken nearly square-on to the board and showing at least half of {car} in "
+               "the same frame. A wide shot in which the writing is a smudge, or a close-up of the board "
+               "without the vehicle, does not meet it.")
+
+
 class RoBoard(LotEnvironment):
     name = "ro_board"
     features = FEATURES
@@ -87,10 +94,7 @@ class RoBoard(LotEnvironment):
     prompt_parts = PromptParts(
         worker="a vehicle-intake technician",
         work="which repair order a vehicle was checked in under",
-        requirement=("a sharp photo of the repair-order board the technician holds, with its RO number, VIN and "
-                     "date readable, taken nearly square-on to the board and showing at least half of the named "
-                     "vehicle in the same frame. A wide shot in which the writing is a smudge, or a close-up of "
-                     "the board without the vehicle, does not meet it."),
+        requirement=REQUIREMENT.format(car=NAMED_VEHICLE),
         question="What RO number and VIN are written on the board, and what is the vehicle's body style?",
         keys=(DocKey("ro", "string", "the repair-order number written on the board, digits only", skill=READING),
               DocKey("vin", "string", "the 17-character VIN written on the board, exactly as written", skill=READING),
@@ -98,26 +102,23 @@ class RoBoard(LotEnvironment):
     )
     prompt_template = {
         "work": "which repair order {car} was checked in under",
-        "requirement": ("a sharp photo of the repair-order board the technician holds, with its RO number, VIN and "
-                        "date readable, taken nearly square-on to the board and showing at least half of {car} in "
-                        "the same frame. A wide shot in which the writing is a smudge, or a close-up of the board "
-                        "without the vehicle, does not meet it."),
+        "requirement": REQUIREMENT,
     }
 
     def draw_extras(self, scene: LotScene, rng) -> LotScene:
         board = place_technician(scene, stage_rng(rng, "technician"))
         lot = replace(scene.lot, extra_boxes=(technician_footprint(board),))
-        return replace(scene, lot=lot, board=board)
+        return replace(scene, lot=lot, extras={**scene.extras, "board": board})
 
     def build_extras(self, scene, plan: LotScene, built) -> None:
         from ..bl.ro_board import build_board
 
-        names = build_board(scene, plan.board)
+        names = build_board(scene, plan.extras["board"])
         built.extras["board"] = names
-        built.extras["standing"] = {"Technician": names["body"]}
+        built.standing["Technician"] = names["body"]
 
     def describe_scene(self, plan: LotScene) -> dict:
-        b = plan.board
+        b = plan.extras["board"]
         return {**super().describe_scene(plan), "board": {"ro": b.ro, "vin": b.vin, "date": b.date, "face": b.face,
                                                           "feet_xy": [round(v, 3) for v in b.feet_xy],
                                                           "tilt_deg": round(b.board_tilt_deg, 1)}}
@@ -126,10 +127,10 @@ class RoBoard(LotEnvironment):
         return {"board": "RO_Board", "car": "Car0", "car_aim": float(rng.uniform(*CAR_AIM_SHARE))}
 
     def target_point(self, plan: LotScene, target: dict) -> np.ndarray:
-        return plan.board.frame[0]
+        return plan.extras["board"].frame[0]
 
     def draw_pose(self, plan: LotScene, target: dict, rng) -> FieldPose:
-        center, _, _, normal = plan.board.frame
+        center, _, _, normal = plan.extras["board"].frame
         car_center = plan.lot.subject.center
         t = target.get("car_aim", 0.0)
         aim = (1 - t) * center + t * car_center
@@ -141,11 +142,11 @@ class RoBoard(LotEnvironment):
 
     def layout(self, ctx: FrameContext):
         names = ctx.built.extras.get("board") if hasattr(ctx.built, "extras") else None
-        return names["layout"] if names else board_texture(ctx.plan.board)[1]
+        return names["layout"] if names else board_texture(ctx.plan.extras["board"])[1]
 
     def written_surface(self, ctx: FrameContext) -> WrittenSurface:
         layout = self.layout(ctx)
-        return WrittenSurface(ctx.plan.board.frame, ("RO_Board",),
+        return WrittenSurface(ctx.plan.extras["board"].frame, ("RO_Board",),
                               tuple(WrittenField(role, *layout.field_m(role)) for role in DOCUMENTED_ROWS))
 
     @staticmethod
@@ -156,7 +157,7 @@ class RoBoard(LotEnvironment):
         return (names["board"], *names["body"])
 
     def measure(self, ctx: FrameContext) -> dict:
-        board: BoardPlan = ctx.plan.board
+        board: BoardPlan = ctx.plan.extras["board"]
         center, right, up, normal = board.frame
         layout = self.layout(ctx)
         group = group_measurements(ctx, ["RO_Board"], n_samples=800)
@@ -167,9 +168,7 @@ class RoBoard(LotEnvironment):
         car_in_sight, car_unoccluded = self.car_unoccluded(ctx, see_through=self.technician_names(ctx))
         return {
             **glyph_terms(ctx, self.written_surface(ctx)),
-            "sharp_at_target": blur_at(ctx, center),
-            "board_in_frame": group["in_frame"],
-            "board_unoccluded": group["unoccluded"],
+            **capture_terms(ctx, "board", center, group["in_frame"], group["unoccluded"]),
             "text_row_px": px_per_unit(camera, vin_at, up, layout.cap_height_m("vin")),
             "view_angle": view_angle_deg(camera.position, center, normal),
             "car_in_frame": car_in_frame,
@@ -184,7 +183,7 @@ class RoBoard(LotEnvironment):
                 "weber_contrast": image_terms.weber_contrast(frame.linear_rgb, mask)}
 
     def ground_truth(self, ctx: FrameContext) -> dict:
-        board: BoardPlan = ctx.plan.board
+        board: BoardPlan = ctx.plan.extras["board"]
         return {"ro": board.ro, "vin": board.vin, "body_style": ctx.plan.lot.subject.vehicle.style}
 
 

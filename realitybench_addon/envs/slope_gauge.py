@@ -21,7 +21,7 @@ from ..core.rng import stage_rng
 from ..core.roof import RoofPlan, draw_roof_plan
 from .base import FieldPose, FrameContext
 from ..core.terms import TermSpec
-from .measurements import WrittenField, WrittenSurface, blur_at, glyph_terms, group_measurements, point_visibility
+from .measurements import WrittenField, WrittenSurface, capture_terms, glyph_terms, group_measurements, point_visibility
 from .poses import Posture
 from .roof_poses import RoofPoseModel, draw_roof_pose, random_array_point
 from .roof_scene import RoofEnvironment
@@ -140,9 +140,7 @@ class SlopeGauge(RoofEnvironment):
             outline_seen = float((camera.in_frame(outline) & point_visibility(ctx, outline, list(parts))).mean())
         return {
             **glyph_terms(ctx, self.written_surface(ctx)),
-            "sharp_at_target": blur_at(ctx, center),
-            "display_in_frame": group["in_frame"],
-            "display_unoccluded": group["unoccluded"],
+            **capture_terms(ctx, "display", center, group["in_frame"], group["unoccluded"]),
             "digit_height_px": px_per_unit(camera, center, frame.axes @ along, DIGIT_HEIGHT_M),
             "view_angle": view_angle_deg(camera.position, center, frame.normal),
             "gauge_on_module": plan.gauge.on_module,

@@ -18,7 +18,7 @@ from ..core.rng import stage_rng
 from ..core.roof import INCH, RoofPlan, draw_roof_plan
 from ..core.tape import TapePlan, blade_axes, draw_tape, module_front_edge
 from .base import FieldPose, FrameContext
-from .measurements import blur_at, point_visibility
+from .measurements import capture_terms, point_visibility
 from .poses import Posture
 from .roof_poses import RoofPoseModel, draw_roof_pose, random_array_point
 from .roof_scene import RoofEnvironment
@@ -118,9 +118,7 @@ class TapeGap(RoofEnvironment):
         in_frame = bool(on_blade and camera.in_frame(crossing[None])[0])
         visible = bool(on_blade and point_visibility(ctx, crossing + 0.0005 * face_world, self.mask_targets(ctx))[0])
         return {
-            "sharp_at_target": blur_at(ctx, crossing),
-            "crossing_in_frame": in_frame,
-            "crossing_unoccluded": visible,
+            **capture_terms(ctx, "crossing", crossing, in_frame, visible),
             "camera_distance": float(np.linalg.norm(camera.position - crossing)),
             "tape_tilt": plan.tape.lean_deg,
             "apparent_tilt_deg": self.apparent_tilt_deg(camera, plan),

@@ -13,7 +13,7 @@ from ..core.doc_fields import JUDGMENT
 from ..core.prompt import DocKey, PromptParts
 from ..core.roof import RoofPlan, Wire, wire_clearance
 from .base import FieldPose, FrameContext
-from .measurements import blur_at, group_measurements, point_visibility
+from .measurements import capture_terms, group_measurements, point_visibility
 from .poses import Posture
 from .roof_poses import RoofPoseModel, draw_roof_pose, random_array_point
 from .roof_scene import RoofEnvironment
@@ -77,10 +77,8 @@ class WireAdequacy(RoofEnvironment):
         low_surface = low + wire.radius_m * toward / np.linalg.norm(toward)
         low_visible = bool(camera.in_frame(low_surface[None])[0] and point_visibility(ctx, low_surface, names)[0])
         return {
-            "sharp_at_target": blur_at(ctx, low),
-            "wire_in_frame": group["in_frame"],
+            **capture_terms(ctx, "wire", low, group["in_frame"], group["unoccluded"]),
             "wire_low_point_visible": low_visible,
-            "wire_unoccluded": group["unoccluded"],
             "camera_distance": float(np.linalg.norm(camera.position - low)),
         }
 
