@@ -216,6 +216,129 @@ def _cost_plot_note(plotted: dict) -> str:
     return ("\n" + "\n\n".join(lines) + "\n") if lines else ""
 
 
+def _check_report_args(run_dirs: list, ratings, authors, human_rate, documentation_frames: str) -> None:
+    if not run_dirs:
+        raise EvalError("eval report needs at least one run folder")
+    if ratings is None and (authors or human_rate is not None):
+        raise EvalError("--authors and --human-rate describe the raters of --ratings: give --ratings SET_DIR or a "
+                        "ratings file too")
+    if documentation_frames not in counting.RULES:
+        raise EvalError(f"--documentation-frames must be one of {', '.join(counting.RULES)}, got "
+                        f"{documentation_frames!r}")
+
+
+@dataclass
+class _Loaded:
+    """The report's runs and real-photo runs with their labels, checked, and the set's difficulty drivers."""
+    runs: list
+    labels: list
+    real_runs: list
+    real_labels: list
+    difficulty_rows: Optional[dict]
+    difficulty_source: str
+
+
+def _load_runs(run_dirs: list, real_dirs, documentation_frames: str, set_dir) -> _Loaded:
+    runs = [load_run(d, documentation_frames) for d in run_dirs]
+    labels = _unique_labels(runs)
+    real_runs = [load_run(d, documentation_frames) for d in real_dirs]
+    real_labels = _unique_labels(real_runs)
+    SR.check_runs(labels, runs, real_labels, real_runs)
+    check_one_set(labels, runs)
+    difficulty_rows, difficulty_source = _difficulty_rows(runs, set_dir)
+    if real_runs:
+        check_one_set(real_labels, real_runs)
+    return _Loaded(runs, labels, real_runs, real_labels, difficulty_rows, difficulty_source)
+
+
+def _human_ratings(ratings, rating_split, loaded: _Loaded, summaries: list, authors, human_rate,
+                   seed: int) -> tuple[Optional[dict], Optional[dict]]:
+    """(the raters' agreement, the human baseline), or (None, None) without ratings."""
+    if ratings is None:
+        return None, None
+    runs, items = loaded.runs, loaded.runs[0].items
+    rated = HB.as_human_ratings(ratings(items))
+    human = HB.human_baseline(rated, items, loaded.labels, runs, summaries, authors=tuple(authors),
+                              rate=human_rate, seed=seed)
+    rating_result = agreement([(r.frame_id, r.rater, r.answer) for r in rated if r.answer in HB.DECISIONS],
+                              items, split=rating_split(items) if rating_split else None)
+    return rating_result, human
+
+
+def _report_dir(out_dir) -> Path:
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise EvalError(f"--out {out} is a file, not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _frame_notes(runs: list) -> list[str]:
+    if len({tuple(sorted(r.table.frame_ids)) for r in runs}) > 1:
+        return ["The runs do not hold the same frames: each run's numbers are over its own frames; paired "
+                "differences are over the frames both runs hold."]
+    return []
+
+
+def _all_pairs(labels: list, runs: list, seed: int) -> list[dict]:
+    cache: dict = {}
+    return [{"a": labels[i], "b": labels[j], **paired(a, b, seed, stats.PAIRED_RESAMPLES, cache)}
+            for (i, a), (j, b) in itertools.combinations(enumerate(runs), 2)]
+
+
+def _analyses(loaded: _Loaded, summaries: list, pairs: list, ensembles: dict, variant_result: dict, human,
+              real_result, documentation_frames: str, prices) -> dict:
+    """The paper's analyses, by name (report.json's keys)."""
+    labels, runs = loaded.labels, loaded.runs
+    return {"frames_counted": {**frames_counted(runs[0].items, documentation_frames),
+                               "gray": gray_frames(labels, runs)},
+            "scorer_acceptable": SA.scorer_acceptable(_with_gray(SA.set_items(runs), runs)),
+            "ensembles": ensembles,
+            "misreading": MR.misreading(labels, runs, summaries),
+            "rejected_documentation": RD.rejected_documentation(labels, runs, summaries, documentation_frames),
+            "skills": SK.skills(labels, summaries),
+            "top_groups": TG.top_groups(labels, summaries, pairs),
+            "tokens": TK.tokens(labels, runs, summaries),
+            "variants": variant_result,
+            "latency": LT.latency(labels, runs),
+            "difficulty": DF.difficulty(labels, runs, summaries, loaded.difficulty_rows, loaded.difficulty_source),
+            "cost_figure": CF.cost_figure(labels, summaries, len(runs[0].items), human,
+                                          prices.currency if prices is not None else None),
+            "human_baseline": human,
+            "sim_to_real": real_result}
+
+
+def _write_report_plots(out: Path, labels: list, summaries: list, analyses: dict, real_result) -> dict:
+    """The figures (with matplotlib); where they are skipped, report.md says why."""
+    from .plots import write_plots
+
+    plot_info = write_plots(out, labels, summaries, analyses["ensembles"]["ensembles"], analyses["skills"],
+                            sim_to_real=real_result, cost_figure=analyses["cost_figure"],
+                            difficulty=analyses["difficulty"])
+    if plot_info["skipped"]:
+        _write_text(out / "report.md", _read_text(out / "report.md") + f"\nPlots: {plot_info['skipped']}\n")
+    return plot_info
+
+
+def _report_result(out: Path, files: list, plot_info: dict, plotted: dict, documentation_frames: str,
+                   summaries: list, analyses: dict) -> dict:
+    """What build_report returns (the command's stdout)."""
+    return {"out": str(out), "files": sorted(files), "plots": plot_info, "cost_plots": plotted,
+            "documentation_frames": documentation_frames,
+            "scorer_acceptable": {env: e["share"] for env, e in analyses["scorer_acceptable"].items()},
+            "runs": [{"label": s["label"], "items": s["items"], "failed": s["failed"], "missing": s["missing"],
+                      "f1": s["metrics"]["f1"], "documentation": s["metrics"]["documentation"],
+                      "false_accept": s["metrics"]["false_accept"], "cost": _cost(s)} for s in summaries],
+            "ensembles": [{"label": e["label"], "f1": e["metrics"]["f1"],
+                           "documentation": e["metrics"]["documentation"], "cost": e["cost"]["total"]}
+                          for e in analyses["ensembles"]["ensembles"]],
+            "top_groups": {m: g["top_group"] for m, g in analyses["top_groups"].items()},
+            "variant_pairs": [(p["a"], p["b"]) for p in analyses["variants"]["pairs"]],
+            "sim_to_real": None if analyses["sim_to_real"] is None else [
+                {k: q[k] for k in ("question", "models_with_both", "spearman_rho", "spearman_p", "pearson_r",
+                                   "pearson_p")} for q in analyses["sim_to_real"]["questions"]]}
+
+
 def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None, ratings=None,
                  seed: int = stats.DEFAULT_SEED, plots: bool = True,
                  documentation_frames: str = counting.DEFAULT, authors=(), human_rate: Optional[float] = None,
@@ -229,81 +352,32 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
     RULES). `real_dirs`: runs of a folder of real photographs, compared with the rendered runs. `set_dir`: the
     exported set the runs asked, whose metadata rows give the drivers of difficulty (default: the set recorded in
     the first run's run.json, where it still is)."""
-    if not run_dirs:
-        raise EvalError("eval report needs at least one run folder")
-    if ratings is None and (authors or human_rate is not None):
-        raise EvalError("--authors and --human-rate describe the raters of --ratings: give --ratings SET_DIR or a "
-                        "ratings file too")
-    if documentation_frames not in counting.RULES:
-        raise EvalError(f"--documentation-frames must be one of {', '.join(counting.RULES)}, got "
-                        f"{documentation_frames!r}")
-    runs = [load_run(d, documentation_frames) for d in run_dirs]
-    labels = _unique_labels(runs)
-    real_runs = [load_run(d, documentation_frames) for d in real_dirs]
-    real_labels = _unique_labels(real_runs)
-    SR.check_runs(labels, runs, real_labels, real_runs)
-    check_one_set(labels, runs)
-    difficulty_rows, difficulty_source = _difficulty_rows(runs, set_dir)
-    if real_runs:
-        check_one_set(real_labels, real_runs)
+    _check_report_args(run_dirs, ratings, authors, human_rate, documentation_frames)
+    loaded = _load_runs(run_dirs, real_dirs, documentation_frames, set_dir)
+    runs, labels = loaded.runs, loaded.labels
     summaries = [run_summary(r, seed=seed, prices=prices) for r in runs]
     for s, label in zip(summaries, labels):
         s["label"] = label
     variant_result = V.variant_comparisons(labels, runs, summaries)  # refuses confounded variants early
-    real_summaries = [{**run_summary(r, seed=seed), "label": label} for r, label in zip(real_runs, real_labels)]
-    real_result = (SR.sim_to_real(labels, runs, real_labels, real_runs, summaries, real_summaries, seed=seed)
-                   if real_runs else None)
-    rating_result = human = None
-    if ratings is not None:
-        loaded = HB.as_human_ratings(ratings(runs[0].items))
-        human = HB.human_baseline(loaded, runs[0].items, labels, runs, summaries, authors=tuple(authors),
-                                  rate=human_rate, seed=seed)
-        rating_result = agreement([(r.frame_id, r.rater, r.answer) for r in loaded if r.answer in HB.DECISIONS],
-                                  runs[0].items, split=rating_split(runs[0].items) if rating_split else None)
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise EvalError(f"--out {out} is a file, not a folder")
-    out.mkdir(parents=True, exist_ok=True)
-    notes = []
-    sets = {tuple(sorted(r.table.frame_ids)) for r in runs}
-    if len(sets) > 1:
-        notes.append("The runs do not hold the same frames: each run's numbers are over its own frames; paired "
-                     "differences are over the frames both runs hold.")
-    cache: dict = {}
-    pairs = []
-    for (i, a), (j, b) in itertools.combinations(enumerate(runs), 2):
-        pairs.append({"a": labels[i], "b": labels[j], **paired(a, b, seed, stats.PAIRED_RESAMPLES, cache)})
+    real_summaries = [{**run_summary(r, seed=seed), "label": label}
+                      for r, label in zip(loaded.real_runs, loaded.real_labels)]
+    real_result = (SR.sim_to_real(labels, runs, loaded.real_labels, loaded.real_runs, summaries, real_summaries,
+                                  seed=seed) if loaded.real_runs else None)
+    rating_result, human = _human_ratings(ratings, rating_split, loaded, summaries, authors, human_rate, seed)
+    out = _report_dir(out_dir)
+    notes = _frame_notes(runs)
+    pairs = _all_pairs(labels, runs, seed)
     corr = correlations(labels, summaries)
     ensembles = E.ensembles(labels, runs, summaries, rule=documentation_frames, seed=seed)
     plotted = cost_plots(labels, summaries, ensembles["ensembles"])
-    analyses = {"frames_counted": {**frames_counted(runs[0].items, documentation_frames),
-                                   "gray": gray_frames(labels, runs)},
-                "scorer_acceptable": SA.scorer_acceptable(_with_gray(SA.set_items(runs), runs)),
-                "ensembles": ensembles,
-                "misreading": MR.misreading(labels, runs, summaries),
-                "rejected_documentation": RD.rejected_documentation(labels, runs, summaries, documentation_frames),
-                "skills": SK.skills(labels, summaries),
-                "top_groups": TG.top_groups(labels, summaries, pairs),
-                "tokens": TK.tokens(labels, runs, summaries),
-                "variants": variant_result,
-                "latency": LT.latency(labels, runs),
-                "difficulty": DF.difficulty(labels, runs, summaries, difficulty_rows, difficulty_source),
-                "cost_figure": CF.cost_figure(labels, summaries, len(runs[0].items), human,
-                                              prices.currency if prices is not None else None),
-                "human_baseline": human,
-                "sim_to_real": real_result}
+    analyses = _analyses(loaded, summaries, pairs, ensembles, variant_result, human, real_result,
+                         documentation_frames, prices)
     files = _write_tables(out, labels, summaries, pairs, corr, plotted, rating_result, prices, seed, notes, analyses,
                           [SA.scorer_acceptable(_with_gray(r.items, [r])) for r in runs])
     plot_info = {"written": [], "skipped": None}
     if plots:
-        from .plots import write_plots
-
-        plot_info = write_plots(out, labels, summaries, ensembles["ensembles"], analyses["skills"],
-                                sim_to_real=real_result, cost_figure=analyses["cost_figure"],
-                                difficulty=analyses["difficulty"])
+        plot_info = _write_report_plots(out, labels, summaries, analyses, real_result)
         files += plot_info["written"]
-        if plot_info["skipped"]:
-            _write_text(out / "report.md", _read_text(out / "report.md") + f"\nPlots: {plot_info['skipped']}\n")
     data = {"runs": summaries, "real_runs": real_summaries, "paired": pairs, "correlations": corr,
             "cost_plots": plotted, "ratings": rating_result, "seed": seed, "notes": notes, "plots": plot_info,
             "documentation_frames": documentation_frames, **analyses}
@@ -311,20 +385,7 @@ def build_report(run_dirs: list, out_dir, *, prices: Optional[PriceTable] = None
 
     atomic_write(out / "report.json", (json.dumps(jsonable(data), indent=2, ensure_ascii=False) + "\n").encode())
     files.append("report.json")
-    return {"out": str(out), "files": sorted(files), "plots": plot_info, "cost_plots": plotted,
-            "documentation_frames": documentation_frames,
-            "scorer_acceptable": {env: e["share"] for env, e in analyses["scorer_acceptable"].items()},
-            "runs": [{"label": s["label"], "items": s["items"], "failed": s["failed"], "missing": s["missing"],
-                      "f1": s["metrics"]["f1"], "documentation": s["metrics"]["documentation"],
-                      "false_accept": s["metrics"]["false_accept"], "cost": _cost(s)} for s in summaries],
-            "ensembles": [{"label": e["label"], "f1": e["metrics"]["f1"],
-                           "documentation": e["metrics"]["documentation"], "cost": e["cost"]["total"]}
-                          for e in ensembles["ensembles"]],
-            "top_groups": {m: g["top_group"] for m, g in analyses["top_groups"].items()},
-            "variant_pairs": [(p["a"], p["b"]) for p in variant_result["pairs"]],
-            "sim_to_real": None if analyses["sim_to_real"] is None else [
-                {k: q[k] for k in ("question", "models_with_both", "spearman_rho", "spearman_p", "pearson_r",
-                                   "pearson_p")} for q in analyses["sim_to_real"]["questions"]]}
+    return _report_result(out, files, plot_info, plotted, documentation_frames, summaries, analyses)
 
 
 def _difficulty_rows(runs: list, set_dir) -> tuple[Optional[dict], str]:
