@@ -22,6 +22,7 @@ from .core.errors import RealityBenchError
 from .core.phone import camera_settings, draw_capture, draw_phone
 from .core.rng import frame_id, frame_rng, stage_rng
 from .setio import atomic_write, jsonable
+from .phone_pictures import phone_view, picture_preview  # noqa: F401  (the sidebar's phone view)
 
 
 def _bpy():
@@ -761,25 +762,3 @@ def parse_frame_id(text: str) -> tuple[int, str, str, int]:
         return parse(text)
     except ValueError as exc:
         raise RealityBenchError(str(exc)) from None
-
-
-def phone_view(image_path: str | os.PathLike, mask_path: Optional[str | os.PathLike] = None,
-               regions: Sequence[str] = (), *, names: Sequence[str] = ("RealityBench Phone Frame",
-                                                                      "RealityBench Target Mask",
-                                                                      "RealityBench Phone View")):
-    """The phone view of a render (`ui/phone_view.py`, docs/sidebar.md): the JPEG as the phone saved it and the
-    target's mask PNG loaded as Blender images named `names[0]`, `names[1]`, and composed into the generated
-    image `names[2]` (target tinted and outlined magenta; each of `regions`, "target" or a mask PNG's path,
-    where a failing term fails, red) with its preview. Returns (that image, the target's pixels); a missing
-    or unreadable picture or a mask of another frame raises RealityBenchError."""
-    from .bl.image_pixels import compose_phone_view
-
-    return compose_phone_view(image_path, mask_path, regions, *names)
-
-
-def picture_preview(path: str | os.PathLike):
-    """An image file (an exported JPEG) loaded as a Blender image with its preview made at once (headless too);
-    its full-size pixels are freed. Raises RealityBenchError for a missing or unreadable file."""
-    from .bl.image_pixels import load_with_preview
-
-    return load_with_preview(path)

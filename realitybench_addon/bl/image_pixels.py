@@ -9,7 +9,8 @@ from typing import Optional, Sequence
 import bpy
 import numpy as np
 
-from ..core.phone_view import PhoneViewError, compose, fit_mask, thumbnail
+from ..core.phone_view import PhoneViewError, compose, fit_mask, srgb_decode, thumbnail
+from ..core.postprocess import srgb_encode
 
 
 def load(path: str | Path, name: str | None = None):
@@ -42,8 +43,12 @@ def read_rgba(image) -> np.ndarray:
 
 
 def read_rgb(image) -> np.ndarray:
+    """The display values an image holds, (H, W, 3) uint8: an 8-bit file's bytes; a float Non-Color image
+    (`write_rgb`) encoded back to sRGB."""
     rgba = read_rgba(image)
     rgb = rgba[..., :3] if rgba.shape[2] >= 3 else np.repeat(rgba[..., :1], 3, axis=2)
+    if image.is_float and image.colorspace_settings.name == "Non-Color":
+        rgb = srgb_encode(rgb)
     return np.round(np.clip(rgb, 0.0, 1.0) * 255).astype(np.uint8)
 
 
@@ -52,9 +57,10 @@ def read_mask(image) -> np.ndarray:
     return read_rgba(image)[..., 0] > 0.5
 
 
-def show_as_stored(image) -> None:
-    """Display the pixels as stored: no view transform (Filmic, AgX) over a finished picture. (On a generated
-    image this regenerates its buffer: set it before writing pixels.)"""
+def _no_view_transform(image) -> None:
+    """Non-Color: Blender then shows the values with the display's encoding alone (sRGB), without the scene's
+    view transform (Filmic on 3.4, AgX on 4.x). Set before writing pixels: on a generated image this
+    regenerates its buffer."""
     try:
         if image.colorspace_settings.name != "Non-Color":
             image.colorspace_settings.name = "Non-Color"
@@ -63,18 +69,20 @@ def show_as_stored(image) -> None:
 
 
 def write_rgb(name: str, rgb: np.ndarray):
-    """A generated 8-bit image named `name` (made, or resized in place) holding `rgb`, shown as stored."""
+    """A generated image named `name` (made, or resized in place) that the Image Editor shows with exactly the
+    display values `rgb` (as the phone saved them): floats holding their linear light, in a Non-Color image
+    (so the display's sRGB encoding gives `rgb` back and no view transform applies). `read_rgb` reads them."""
     h, w = rgb.shape[:2]
     image = bpy.data.images.get(name)
-    if image is None or image.source != "GENERATED":
+    if image is None or image.source != "GENERATED" or not image.is_float:
         if image is not None:
             bpy.data.images.remove(image)
-        image = bpy.data.images.new(name, w, h, alpha=False)
+        image = bpy.data.images.new(name, w, h, alpha=False, float_buffer=True)
     elif tuple(image.size) != (w, h):
         image.scale(w, h)
-    show_as_stored(image)
+    _no_view_transform(image)
     rgba = np.ones((h, w, 4), np.float32)
-    rgba[..., :3] = rgb / 255.0
+    rgba[..., :3] = srgb_decode(rgb / 255.0)
     image.pixels.foreach_set(rgba[::-1].ravel())
     image.update()
     return image
@@ -118,13 +126,11 @@ def compose_phone_view(image_path, mask_path, regions: Sequence[str], frame_name
     preview; returns (that image, the target's pixels at the frame's size)."""
     frame = load(image_path, frame_name)
     rgb = read_rgb(frame)
-    show_as_stored(frame)
     target_path = Path(mask_path).absolute() if mask_path else None
     target = None
     if target_path is not None:
         mask_image = load(target_path, mask_name)
         target = fit_mask(read_mask(mask_image), rgb.shape[:2])
-        show_as_stored(mask_image)
     masks = [_region_mask(str(r), target_path, target, rgb.shape[:2]) for r in regions]
     composed = compose(rgb, target, [m for m in masks if m is not None])
     view = write_rgb(view_name, composed)

@@ -17,6 +17,12 @@ class PhoneViewError(RealityBenchError, ValueError):
     """A phone view that cannot be made: a missing or unreadable picture, a mask of another frame."""
 
 
+def srgb_decode(encoded: np.ndarray) -> np.ndarray:
+    """sRGB-encoded values (0..1) to linear light: the inverse of `postprocess.srgb_encode`."""
+    x = np.clip(np.asarray(encoded, float), 0.0, 1.0)
+    return np.where(x <= 0.04045, x / 12.92, np.power((x + 0.055) / 1.055, 2.4))
+
+
 def fit_mask(mask: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     """A boolean mask at `shape` (H, W): nearest-neighbour, so a mask of a render at another scale still lands
     on the same pixels of the frame. Refused when the aspect differs (a mask of another frame)."""

@@ -31,6 +31,7 @@ from .. import api
 VIEW_IMAGE = "RealityBench Phone View"
 FRAME_IMAGE = "RealityBench Phone Frame"
 MASK_IMAGE = "RealityBench Target Mask"
+NO_VIEW = "No phone view yet: Check Acceptability renders the frame the phone would save"
 KEEP_THUMBNAILS = 8  # loaded set JPEGs kept (each holds its preview); older ones are removed
 _THUMBNAILS: list[str] = []  # absolute paths of the set JPEGs loaded here, oldest first
 _THUMBNAIL_ERRORS: dict[str, str] = {}
@@ -95,13 +96,14 @@ def _tag_redraw() -> None:
                 area.tag_redraw()
 
 
-def _icon_scale(context, aspect_w_over_h: float = 1.0) -> float:
-    """template_icon's scale (in 20 px units at UI scale 1) for a picture as wide as the region allows."""
+def _icon_scale(context) -> float:
+    """template_icon's scale (20 px units at UI scale 1): a square as wide as the region (the picture is fitted
+    into it, its aspect kept)."""
     region = getattr(context, "region", None)
     ui_scale = getattr(getattr(context, "preferences", None), "view", None)
     ui_scale = ui_scale.ui_scale if ui_scale is not None else 1.0
     width = (region.width if region is not None else 300) - 30
-    return max(3.0, width / (20.0 * ui_scale) / max(1.0, aspect_w_over_h))
+    return max(3.0, width / (20.0 * ui_scale))
 
 
 def draw_phone_view(layout, context) -> None:
@@ -110,21 +112,19 @@ def draw_phone_view(layout, context) -> None:
     state = getattr(context.scene, "realitybench_phone_view", None)
     view = bpy.data.images.get(VIEW_IMAGE)
     if state is None or not state.image_path or view is None:
-        layout.label(text="No render yet: Check Acceptability renders", icon="INFO")
-        layout.label(text="the frame the phone would save")
+        layout.label(text="No render yet", icon="INFO")
+        layout.label(text="Check Acceptability makes one")
         return
     col = layout.column(align=True)
     if state.caption:
         col.label(text=state.caption, icon="CAMERA_DATA")
     preview = view.preview
-    if preview is not None and preview.icon_id:
-        w, h = view.size
-        col.template_icon(icon_value=preview.icon_id, scale=_icon_scale(context, w / max(1, h)))
-    col.label(text=f"{view.size[0]} x {view.size[1]} px as saved; magenta: the target "
-                   f"({state.target_pixels} px)")
+    if preview is not None and preview.icon_id:  # a square as wide as the sidebar: the frame fits its width
+        col.template_icon(icon_value=preview.icon_id, scale=_icon_scale(context))
+    col.label(text=f"{view.size[0]} x {view.size[1]} px, as saved")
+    col.label(text=f"Magenta: target ({state.target_pixels:,} px)")
     for item in json.loads(state.failing or "[]"):
-        where = "red: where it fails" if item["region"] else "no region to show"
-        col.label(text=f"{item['label']}: {where}", icon="CANCEL")
+        col.label(text=("Red: " if item["region"] else "Not shown: ") + item["label"], icon="CANCEL")
     layout.operator("realitybench.open_phone_view", text="Open in Image Editor", icon="IMAGE_DATA")
 
 
@@ -171,8 +171,7 @@ def draw_set_thumbnail(layout, context, jpeg_path) -> None:
     image = _find_loaded(path)
     preview = image.preview if image is not None else None
     if preview is not None and preview.is_image_custom and preview.icon_id:
-        w, h = preview.image_size
-        layout.template_icon(icon_value=preview.icon_id, scale=_icon_scale(context, w / max(1, h)))
+        layout.template_icon(icon_value=preview.icon_id, scale=_icon_scale(context))
         return
     if path in _THUMBNAIL_ERRORS:
         layout.label(text=_THUMBNAIL_ERRORS[path], icon="ERROR")
@@ -213,10 +212,17 @@ class RB_OT_open_phone_view(bpy.types.Operator):
     bl_label = "Open Phone View in Image Editor"
     bl_options = {"REGISTER"}
 
+    @classmethod
+    def poll(cls, context):
+        if VIEW_IMAGE in bpy.data.images:
+            return True
+        cls.poll_message_set(NO_VIEW)  # greyed in menus and F3, with the reason in its tooltip
+        return False
+
     def execute(self, context):
         view = bpy.data.images.get(VIEW_IMAGE)
         if view is None:
-            self.report({"ERROR"}, "No phone view yet: Check Acceptability renders the frame the phone would save")
+            self.report({"ERROR"}, NO_VIEW)
             return {"CANCELLED"}
         window = context.window
         if window is None or window.screen is None:
