@@ -187,82 +187,93 @@ RATER_COLOUR = "saddlebrown"  # the single human rater and its cost
 HOLLOW_X = 0.03  # where the unpriced runs stand, as a fraction of the axes' width from the left edge
 
 
-def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, currency: str,
-               extra: dict | None = None) -> str:
-    """One cost plot: each priced run a coloured point with its interval, each ensemble a black star, each
-    baseline a dashed level; with `extra` (cost_figure.py): the cost frontier as a dotted step line, the unpriced
-    runs as hollow markers at the left edge, the cost of a human pass as a shaded band and the single rater as a
-    diamond across it; every name placed where it hides the least; a log cost axis when costs span LOG_SPAN or
-    more."""
-    from matplotlib.lines import Line2D
-    from matplotlib.transforms import Bbox
-
-    extra = extra or {}
-    points = runs["points"]
-    fig, ax = plt.subplots(figsize=(7, 5.2))
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    drawn = []  # (cost, value, lo, hi, marker size in points)
-    for n, (label, c, v, lo, hi) in enumerate(points):  # a run above a star at the same cost
+def _draw_points(ax, points: list, stars: list, colours: list) -> list:
+    """Each priced run a coloured point with its interval (above a star at the same cost), each ensemble a
+    black star; returns what was drawn: (cost, value, lo, hi, marker size in points)."""
+    drawn = []
+    for n, (label, c, v, lo, hi) in enumerate(points):
         _interval(ax, c, v, lo, hi, "o", 6, colours[n % len(colours)], 4)
         drawn.append((c, v, lo, hi, 6))
     for label, c, v, lo, hi in stars:
         _interval(ax, c, v, lo, hi, "*", 14, "black", 3)
         drawn.append((c, v, lo, hi, 14))
-    for _, v in runs["reference_lines"]:  # a baseline costs nothing: a level to beat, not a point at 0
-        ax.axhline(v, linestyle="--", linewidth=1, color="gray", zorder=1)
-    on_front = [p for p in points if p[0] in set(extra.get("frontier") or ())]
+    return drawn
+
+
+def _draw_frontier(ax, points: list, frontier) -> list:
+    """The best score for a cost up to x: a step up at each frontier run; returns the frontier's points."""
+    on_front = [p for p in points if p[0] in set(frontier or ())]
     on_front.sort(key=lambda p: p[1])
-    if len(on_front) > 1:  # the best score for a cost up to x: a step up at each frontier run
+    if len(on_front) > 1:
         ax.step([p[1] for p in on_front], [p[2] for p in on_front], where="post", linestyle=":", linewidth=1.2,
                 color="black", alpha=0.7, zorder=2)
-    band, rater = extra.get("band"), extra.get("rater")
+    return on_front
+
+
+def _cost_axis(ax, drawn: list, band, rater, hollow) -> tuple[list, bool]:
+    """The cost axis's scale and limits, with room for the names either side; returns (the costs it spans,
+    whether it is logarithmic)."""
     costs = [d[0] for d in drawn] + ([band["lo"], band["hi"]] if band else [])
     if rater is not None and rater.get("cost_at_rate") is not None:
         costs.append(rater["cost_at_rate"])
-    hollow = extra.get("hollow") or []
     log = min(costs) > 0 and max(costs) / min(costs) >= LOG_SPAN
     if log:
         ax.set_xscale("log")
-        ax.set_xlim(min(costs) / (6.0 if hollow else 2.5), max(costs) * 2.5)  # room for the names either side
+        ax.set_xlim(min(costs) / (6.0 if hollow else 2.5), max(costs) * 2.5)
     else:
         span = (max(costs) - min(costs)) or abs(max(costs)) or 1.0
         right = max(costs) + 0.25 * span
         ax.set_xlim(max(min(costs) - (0.35 if hollow else 0.2) * span, -0.04 * right), right)  # no cost is negative
+    return costs, log
+
+
+def _draw_human(ax, band, rater, log: bool, drawn: list) -> None:
+    """The cost of a human pass as a shaded band, the single rater as a diamond across it (and at its own
+    cost where known); the rater's markers are added to `drawn`."""
     if band:
         ax.axvspan(band["lo"], band["hi"], color="wheat", alpha=0.45, zorder=0, linewidth=0)
-    if rater is not None:
-        if band:  # the rater's cost is a range: a bar across the band at the rater's F1
-            ax.plot([band["lo"], band["hi"]], [rater["value"]] * 2, color=RATER_COLOUR, linewidth=1.2, zorder=3)
-            mid = math.sqrt(band["lo"] * band["hi"]) if log else (band["lo"] + band["hi"]) / 2
-            if _finite(rater.get("lo")) and _finite(rater.get("hi")):
-                ax.plot([mid, mid], [rater["lo"], rater["hi"]], color=RATER_COLOUR, linewidth=1.5, zorder=3)
-            ax.plot([mid], [rater["value"]], linestyle="none", marker="D", markersize=7, markerfacecolor="white",
-                    markeredgecolor=RATER_COLOUR, markeredgewidth=1.5, zorder=5)
-            drawn.append((mid, rater["value"], rater.get("lo"), rater.get("hi"), 7))
-        if rater.get("cost_at_rate") is not None:
-            ax.plot([rater["cost_at_rate"]], [rater["value"]], linestyle="none", marker="D", markersize=7,
-                    color=RATER_COLOUR, zorder=5)
-            drawn.append((rater["cost_at_rate"], rater["value"], None, None, 7))
-    edge = ax.get_yaxis_transform()  # x in axes fraction, y in data: the unpriced runs stand off the cost axis
+    if rater is None:
+        return
+    if band:  # the rater's cost is a range: a bar across the band at the rater's F1
+        ax.plot([band["lo"], band["hi"]], [rater["value"]] * 2, color=RATER_COLOUR, linewidth=1.2, zorder=3)
+        mid = math.sqrt(band["lo"] * band["hi"]) if log else (band["lo"] + band["hi"]) / 2
+        if _finite(rater.get("lo")) and _finite(rater.get("hi")):
+            ax.plot([mid, mid], [rater["lo"], rater["hi"]], color=RATER_COLOUR, linewidth=1.5, zorder=3)
+        ax.plot([mid], [rater["value"]], linestyle="none", marker="D", markersize=7, markerfacecolor="white",
+                markeredgecolor=RATER_COLOUR, markeredgewidth=1.5, zorder=5)
+        drawn.append((mid, rater["value"], rater.get("lo"), rater.get("hi"), 7))
+    if rater.get("cost_at_rate") is not None:
+        ax.plot([rater["cost_at_rate"]], [rater["value"]], linestyle="none", marker="D", markersize=7,
+                color=RATER_COLOUR, zorder=5)
+        drawn.append((rater["cost_at_rate"], rater["value"], None, None, 7))
+
+
+def _draw_hollow(ax, hollow: list, colours: list, first: int):
+    """The unpriced runs as hollow markers standing off the cost axis, at the left edge; returns the
+    transform they are drawn in (x in axes fraction, y in data)."""
+    edge = ax.get_yaxis_transform()
     for n, (label, v, lo, hi) in enumerate(hollow):
-        colour = colours[(len(points) + n) % len(colours)]
+        colour = colours[(first + n) % len(colours)]
         if _finite(lo) and _finite(hi):
             ax.plot([HOLLOW_X, HOLLOW_X], [lo, hi], color=colour, linewidth=1.2, transform=edge, zorder=4)
         ax.plot([HOLLOW_X], [v], linestyle="none", marker="o", markersize=6, markerfacecolor="white",
                 markeredgecolor=colour, markeredgewidth=1.5, transform=edge, zorder=5)
-    ax.set_ylim(-0.04, 1.04)
-    ax.set_xlabel(f"cost of the whole set ({currency + ', ' if currency else ''}{'log scale' if log else 'linear'})")
-    ax.set_ylabel(f"{name} (95% CI)")
-    ax.grid(alpha=0.3)
+    return edge
+
+
+def _cost_legend(ax, *, stars, reference_lines, hollow, frontier: bool, band, rater) -> None:
+    """One legend entry per kind of mark drawn, above the axes."""
+    from matplotlib.lines import Line2D
+
     kinds = [Line2D([], [], marker="o", linestyle="none", color="gray", label="model run (one colour each)")]
     if stars:
         kinds.append(Line2D([], [], marker="*", markersize=11, linestyle="none", color="black", label="ensemble"))
-    if runs["reference_lines"]:
+    if reference_lines:
         kinds.append(Line2D([], [], linestyle="--", linewidth=1, color="gray", label="baseline (costs nothing)"))
     if hollow:
         kinds.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="white", markeredgecolor="gray",
                             label="no price (left edge)"))
-    if len(on_front) > 1:
+    if frontier:
         kinds.append(Line2D([], [], linestyle=":", color="black", label="cost frontier"))
     if band:
         kinds.append(Line2D([], [], linewidth=6, color="wheat", alpha=0.8, label="one human pass"))
@@ -271,9 +282,13 @@ def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, 
                             markeredgecolor=RATER_COLOUR, label="single rater"))
     ax.legend(handles=kinds, loc="lower left", bbox_to_anchor=(0, 1.01), ncol=min(len(kinds), 3), frameon=False,
               fontsize=8, borderaxespad=0)
-    fig.tight_layout()
-    # what a name must not hide, in display space once the layout is final: markers and error bars (hard),
-    # the baseline levels (soft: a name may cross one when nothing else is free)
+
+
+def _keep_clear(fig, ax, drawn: list, hollow: list, edge, costs: list, reference_lines: list) -> tuple[list, list]:
+    """What a name must not hide, in display space once the layout is final: markers and error bars (hard),
+    the baseline levels (soft: a name may cross one when nothing else is free)."""
+    from matplotlib.transforms import Bbox
+
     to_px, px = ax.transData.transform, fig.dpi / 72.0
     hard = []
     for x, v, lo, hi, size in drawn:
@@ -288,7 +303,12 @@ def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, 
         hard.append(Bbox([[cx - r, cy - r], [cx + r, cy + r]]))
     frame = ax.get_window_extent(fig.canvas.get_renderer())
     soft = [Bbox([[frame.x0, to_px((costs[0], v))[1] - 2], [frame.x1, to_px((costs[0], v))[1] + 2]])
-            for _, v in runs["reference_lines"]]
+            for _, v in reference_lines]
+    return hard, soft
+
+
+def _cost_plot_names(points: list, stars: list, hollow: list, drawn: list, rater, reference_lines: list) -> list:
+    """The names to place: (text, candidate spots, text style, how many spots need no leader line)."""
     box = {"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.75}
     near = len(_around((0, 0))) // 4  # the first ring of spots needs no leader line
     labels = [(label, _around((c, v)), {"fontsize": 8, "bbox": box, "zorder": 6}, near)
@@ -298,12 +318,44 @@ def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, 
     labels += [(label, [((HOLLOW_X, v), ("axes fraction", "data"), offset, ha, va)
                         for _, _, offset, ha, va in _around((0, 0))], {"fontsize": 8, "bbox": box, "zorder": 6}, near)
                for label, v, _, _ in hollow]
+    first_human = len(points) + len(stars)  # the rater's first marker follows the points and the stars
     labels += [("single rater", _around((x, v)), {"fontsize": 8, "color": RATER_COLOUR, "bbox": box, "zorder": 6},
-                near) for x, v, _, _, size in drawn[len(points) + len(stars):len(points) + len(stars) + 1]
+                near) for x, v, _, _, size in drawn[first_human:first_human + 1]
                if rater is not None]
     labels += [(label, _along(v), {"fontsize": 7.5, "color": "dimgray", "bbox": box, "zorder": 2}, 10 ** 6)
-               for label, v in runs["reference_lines"]]
-    _place_labels(fig, ax, labels, hard, soft)
+               for label, v in reference_lines]
+    return labels
+
+
+def _cost_plot(plt, out: Path, metric: str, name: str, runs: dict, stars: list, currency: str,
+               extra: dict | None = None) -> str:
+    """One cost plot: each priced run a coloured point with its interval, each ensemble a black star, each
+    baseline a dashed level; with `extra` (cost_figure.py): the cost frontier as a dotted step line, the unpriced
+    runs as hollow markers at the left edge, the cost of a human pass as a shaded band and the single rater as a
+    diamond across it; every name placed where it hides the least; a log cost axis when costs span LOG_SPAN or
+    more."""
+    extra = extra or {}
+    points, reference_lines = runs["points"], runs["reference_lines"]
+    fig, ax = plt.subplots(figsize=(7, 5.2))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    drawn = _draw_points(ax, points, stars, colours)
+    for _, v in reference_lines:  # a baseline costs nothing: a level to beat, not a point at 0
+        ax.axhline(v, linestyle="--", linewidth=1, color="gray", zorder=1)
+    on_front = _draw_frontier(ax, points, extra.get("frontier"))
+    band, rater = extra.get("band"), extra.get("rater")
+    hollow = extra.get("hollow") or []
+    costs, log = _cost_axis(ax, drawn, band, rater, hollow)
+    _draw_human(ax, band, rater, log, drawn)
+    edge = _draw_hollow(ax, hollow, colours, len(points))
+    ax.set_ylim(-0.04, 1.04)
+    ax.set_xlabel(f"cost of the whole set ({currency + ', ' if currency else ''}{'log scale' if log else 'linear'})")
+    ax.set_ylabel(f"{name} (95% CI)")
+    ax.grid(alpha=0.3)
+    _cost_legend(ax, stars=stars, reference_lines=reference_lines, hollow=hollow, frontier=len(on_front) > 1,
+                 band=band, rater=rater)
+    fig.tight_layout()
+    hard, soft = _keep_clear(fig, ax, drawn, hollow, edge, costs, reference_lines)
+    _place_labels(fig, ax, _cost_plot_names(points, stars, hollow, drawn, rater, reference_lines), hard, soft)
     _save(fig, out / f"{metric}_vs_cost.png")
     plt.close(fig)
     return f"{metric}_vs_cost.png"
