@@ -43,7 +43,7 @@ import re
 import socket
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Optional
 
@@ -425,6 +425,36 @@ def _connect_reason(exc) -> str:
     return type(exc).__name__
 
 
+@dataclass
+class _Request:
+    """One POST across its attempts: what is sent, and what the attempts have found so far."""
+    url: str
+    headers: dict
+    data: bytes
+    key: str  # seeds the jitter
+    t_start: float = field(default_factory=time.monotonic)
+    attempts: list = field(default_factory=list)
+    status: Optional[int] = None  # the last HTTP status, None when no response came
+    last_body: Any = None
+    error: str = "no attempt made"
+    retries: int = 0  # retries on the --retries count (a wait the server asked for is not on it)
+    asked_retries: int = 0
+    waited: float = 0.0
+    asked: Optional[float] = None  # the wait the last attempt's server asked for
+
+    def result(self, ok: bool, body: Any, error: Optional[str], **kw) -> Result:
+        return Result(ok, self.status, body, error, self.attempts, time.monotonic() - self.t_start, **kw)
+
+
+def _connection_failure(exc, deadline: Deadline, config: TransportConfig) -> tuple[str, str]:
+    """(kind, error) of a connection that failed or broke: the deadline passed, it never connected, or dropped."""
+    if deadline.passed:
+        return TIMEOUT, f"timed out after {config.deadline_s:g} s (the deadline of the whole attempt)"
+    if _never_connected(exc):
+        return UNREACHABLE, f"cannot connect ({_connect_reason(exc)})"
+    return DROPPED, f"connection dropped ({type(exc).__name__})"
+
+
 class Transport:
     def __init__(self, config: TransportConfig, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic, now: Callable[[], datetime] = _utcnow):
@@ -459,123 +489,131 @@ class Transport:
     def post_json(self, url: str, headers: dict, body: dict, key: str, tokens: int = 0) -> Result:
         """POST `body` as JSON, retrying as the module says. `key` seeds the jitter (the request hash); `tokens`
         is the request's estimated size for the --tpm pacing (prompt + the output cap)."""
-        config = self.config
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        headers = {"Content-Type": "application/json", **headers}
-        attempts: list[dict] = []
-        t_start = time.monotonic()
-        status: Optional[int] = None
-        last_body: Any = None
-        error = "no attempt made"
-        retries = 0  # retries on the --retries count (a wait the server asked for is not on it)
-        asked_retries = 0
-        waited = 0.0
-
-        def done(ok, body_, err, **kw) -> Result:
-            return Result(ok, status, body_, err, attempts, time.monotonic() - t_start, **kw)
-
+        req = _Request(url, {"Content-Type": "application/json", **headers},
+                       json.dumps(body, ensure_ascii=False).encode("utf-8"), key)
         for attempt in range(1, 10_000):
             paced = self.limiter.acquire() + self.tokens.acquire(tokens)
-            t0 = time.monotonic()
             record: dict = {"attempt": attempt}
             if paced > 0:
                 record["paced_s"] = round(paced, 4)
-            asked: Optional[float] = None
-            kind = "http"
-            deadline = Deadline(config.deadline_s)
-            _current.deadline = deadline
+            finished = self._attempt(req, record)
+            if finished is not None:
+                return finished
+            if not self._wait_to_retry(req, record):
+                break
+        n = len(req.attempts)
+        kinds = {a.get("kind") for a in req.attempts}
+        return req.result(False, req.last_body, f"{req.error} after {n} attempt{'s' if n != 1 else ''}",
+                          unreachable=kinds == {UNREACHABLE})
+
+    def _attempt(self, req: _Request, record: dict) -> Optional[Result]:
+        """One attempt under its own deadline, recorded in `record` and `req.attempts`: the request's Result
+        when it is over (a reply, or an error not worth a retry), else None (`req.asked`: the wait the server
+        asked for, if any)."""
+        config = self.config
+        t0 = time.monotonic()
+        req.asked, kind = None, "http"
+        deadline = Deadline(config.deadline_s)
+        _current.deadline = deadline
+        try:
+            left = deadline.remaining()
+            response = self.session().post(req.url, data=req.data, headers=req.headers, stream=True,
+                                           timeout=(min(config.connect_timeout_s, left), min(config.timeout_s, left)))
             try:
-                left = deadline.remaining()
-                response = self.session().post(url, data=data, headers=headers, stream=True,
-                                               timeout=(min(config.connect_timeout_s, left),
-                                                        min(config.timeout_s, left)))
-                try:
-                    body_bytes, truncated = read_capped(response, config.max_reply_bytes, deadline)
-                finally:
-                    response.close()  # a reply not read to its end must not go back to the pool
-                if deadline.passed:  # the shut socket may have looked like the end of the body
-                    raise requests.ReadTimeout("deadline")
-            except requests.ConnectTimeout:  # before Timeout: the server never took the request
-                status, kind = None, UNREACHABLE
-                error = f"cannot connect: no connection within {min(config.connect_timeout_s, left):g} s"
-            except requests.Timeout:
-                status, kind = None, TIMEOUT
-                error = (f"timed out after {config.deadline_s:g} s (the deadline of the whole attempt)"
+                body_bytes, truncated = read_capped(response, config.max_reply_bytes, deadline)
+            finally:
+                response.close()  # a reply not read to its end must not go back to the pool
+            if deadline.passed:  # the shut socket may have looked like the end of the body
+                raise requests.ReadTimeout("deadline")
+        except requests.ConnectTimeout:  # before Timeout: the server never took the request
+            req.status, kind = None, UNREACHABLE
+            req.error = f"cannot connect: no connection within {min(config.connect_timeout_s, left):g} s"
+        except requests.Timeout:
+            req.status, kind = None, TIMEOUT
+            req.error = (f"timed out after {config.deadline_s:g} s (the deadline of the whole attempt)"
                          if deadline.passed else
                          f"timed out after {min(config.timeout_s, left):g} s waiting for the reply (--timeout)")
-            except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
-                status = None
-                if deadline.passed:
-                    kind, error = TIMEOUT, f"timed out after {config.deadline_s:g} s (the deadline of the whole attempt)"
-                elif _never_connected(exc):
-                    kind, error = UNREACHABLE, f"cannot connect ({_connect_reason(exc)})"
-                else:
-                    kind, error = DROPPED, f"connection dropped ({type(exc).__name__})"
-            except requests.RequestException as exc:  # invalid URL and the like: not retryable
-                record.update(status=None, kind="invalid", error=f"{type(exc).__name__}: {exc}",
-                              elapsed_s=round(time.monotonic() - t0, 4))
-                attempts.append(record)
-                return Result(False, None, None, record["error"], attempts, time.monotonic() - t_start, fatal=True)
-            else:
-                status = response.status_code
-                if truncated:  # not retried: the same request would get the same reply
-                    error = (f"the reply is larger than the {config.max_reply_bytes}-byte limit (--max-reply-bytes); "
-                             f"the rest was not read")
-                    record.update(status=status, kind="http", error=error, truncated=True,
-                                  elapsed_s=round(time.monotonic() - t0, 4))
-                    attempts.append(record)
-                    return done(False, body_text(body_bytes, response)[:KEPT_CHARS], error, truncated=True)
-                if status == 200:
-                    record.update(status=200, kind="ok", error=None, elapsed_s=round(time.monotonic() - t0, 4))
-                    attempts.append(record)
-                    try:
-                        parsed = json.loads(body_bytes)
-                    except ValueError:
-                        return done(False, body_text(body_bytes, response)[:KEPT_CHARS],
-                                    "the response body is not JSON")
-                    return done(True, parsed, None)
-                last_body = body_text(body_bytes, response)[:KEPT_CHARS]
-                error = f"HTTP {status}"
-                if not retryable_status(status):
-                    record.update(status=status, kind="http", error=error, elapsed_s=round(time.monotonic() - t0, 4))
-                    attempts.append(record)
-                    return done(False, last_body, error, fatal=status in FATAL_STATUS)
-                asked, source = server_wait(response.headers, body_text(body_bytes, response), self._now())
-                if asked is not None:
-                    record["retry_after_s"] = round(asked, 4)
-                    record["retry_after_from"] = source
-            finally:
-                deadline.finish()
-                _current.deadline = None
-            record.update(status=status, kind=kind, error=error, elapsed_s=round(time.monotonic() - t0, 4))
-            if kind in (TIMEOUT, DROPPED):
-                record["may_be_billed"] = True  # the server took the request; it may have charged for it
-            attempts.append(record)
-            if asked is not None:
-                asked_retries += 1
-                if asked_retries > MAX_ASKED_RETRIES:
-                    error = f"{error}: still asked to wait after {MAX_ASKED_RETRIES} waits"
-                    break
-                wait = asked
-            else:
-                retries += 1
-                if retries > config.max_retries:
-                    break
-                wait = backoff_s(config, key, retries - 1)
-            if waited + wait > config.max_wait_s:
-                error = (f"{error}: the server asked to wait {wait:g} s, past what --max-wait "
-                         f"({config.max_wait_s:g} s a request) leaves ({config.max_wait_s - waited:g} s)"
+        except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
+            req.status = None
+            kind, req.error = _connection_failure(exc, deadline, config)
+        except requests.RequestException as exc:  # invalid URL and the like: not retryable
+            record.update(status=None, kind="invalid", error=f"{type(exc).__name__}: {exc}",
+                          elapsed_s=round(time.monotonic() - t0, 4))
+            req.attempts.append(record)
+            return Result(False, None, None, record["error"], req.attempts, time.monotonic() - req.t_start, fatal=True)
+        else:
+            finished = self._on_reply(req, record, t0, response, body_bytes, truncated)
+            if finished is not None:
+                return finished
+        finally:
+            deadline.finish()
+            _current.deadline = None
+        record.update(status=req.status, kind=kind, error=req.error, elapsed_s=round(time.monotonic() - t0, 4))
+        if kind in (TIMEOUT, DROPPED):
+            record["may_be_billed"] = True  # the server took the request; it may have charged for it
+        req.attempts.append(record)
+        return None
+
+    def _on_reply(self, req: _Request, record: dict, t0: float, response, body_bytes: bytes,
+                  truncated: bool) -> Optional[Result]:
+        """A reply came: the Result when it ends the request (200, too large, a status not retried), else None
+        with the wait the server asked for in `req.asked` and `record`."""
+        config = self.config
+        status = req.status = response.status_code
+        if truncated:  # not retried: the same request would get the same reply
+            req.error = (f"the reply is larger than the {config.max_reply_bytes}-byte limit (--max-reply-bytes); "
+                         f"the rest was not read")
+            record.update(status=status, kind="http", error=req.error, truncated=True,
+                          elapsed_s=round(time.monotonic() - t0, 4))
+            req.attempts.append(record)
+            return req.result(False, body_text(body_bytes, response)[:KEPT_CHARS], req.error, truncated=True)
+        if status == 200:
+            record.update(status=200, kind="ok", error=None, elapsed_s=round(time.monotonic() - t0, 4))
+            req.attempts.append(record)
+            try:
+                parsed = json.loads(body_bytes)
+            except ValueError:
+                return req.result(False, body_text(body_bytes, response)[:KEPT_CHARS], "the response body is not JSON")
+            return req.result(True, parsed, None)
+        req.last_body = body_text(body_bytes, response)[:KEPT_CHARS]
+        req.error = f"HTTP {status}"
+        if not retryable_status(status):
+            record.update(status=status, kind="http", error=req.error, elapsed_s=round(time.monotonic() - t0, 4))
+            req.attempts.append(record)
+            return req.result(False, req.last_body, req.error, fatal=status in FATAL_STATUS)
+        req.asked, source = server_wait(response.headers, body_text(body_bytes, response), self._now())
+        if req.asked is not None:
+            record["retry_after_s"] = round(req.asked, 4)
+            record["retry_after_from"] = source
+        return None
+
+    def _wait_to_retry(self, req: _Request, record: dict) -> bool:
+        """Wait before the next attempt (the server's asked wait, else the backoff) and note it in `record`;
+        False, with the reason in `req.error`, when the retries or the waits are used up."""
+        config = self.config
+        asked = req.asked
+        if asked is not None:
+            req.asked_retries += 1
+            if req.asked_retries > MAX_ASKED_RETRIES:
+                req.error = f"{req.error}: still asked to wait after {MAX_ASKED_RETRIES} waits"
+                return False
+            wait = asked
+        else:
+            req.retries += 1
+            if req.retries > config.max_retries:
+                return False
+            wait = backoff_s(config, req.key, req.retries - 1)
+        if req.waited + wait > config.max_wait_s:
+            req.error = (f"{req.error}: the server asked to wait {wait:g} s, past what --max-wait "
+                         f"({config.max_wait_s:g} s a request) leaves ({config.max_wait_s - req.waited:g} s)"
                          if asked is not None else
-                         f"{error}: the next retry would wait past --max-wait ({config.max_wait_s:g} s a request)")
-                break
-            if not self._take_run_wait(wait):
-                error = (f"{error}: the run's waits have used up --max-run-wait ({config.max_run_wait_s:g} s for "
-                         f"all requests together); rerun the same command later to resume")
-                break
-            record["wait_s"] = round(wait, 4)
-            waited += wait
-            self._sleep(wait)
-        n = len(attempts)
-        kinds = {a.get("kind") for a in attempts}
-        return done(False, last_body, f"{error} after {n} attempt{'s' if n != 1 else ''}",
-                    unreachable=kinds == {UNREACHABLE})
+                         f"{req.error}: the next retry would wait past --max-wait ({config.max_wait_s:g} s a request)")
+            return False
+        if not self._take_run_wait(wait):
+            req.error = (f"{req.error}: the run's waits have used up --max-run-wait ({config.max_run_wait_s:g} s "
+                         f"for all requests together); rerun the same command later to resume")
+            return False
+        record["wait_s"] = round(wait, 4)
+        req.waited += wait
+        self._sleep(wait)
+        return True
