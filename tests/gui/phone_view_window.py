@@ -18,7 +18,9 @@ sys.path.insert(0, REPO)
 import realitybench_addon  # noqa: E402
 from realitybench_addon.ui import live, phone_view  # noqa: E402
 
-OUT = sys.argv[sys.argv.index("--") + 1]
+ARGS = sys.argv[sys.argv.index("--") + 1:]
+OUT = ARGS[0]
+FRAME_DIR = ARGS[ARGS.index("--frame") + 1] if "--frame" in ARGS else None  # a rendered frame (--extras)
 STATE = {"step": 0, "probe": "thumbnail"}
 
 
@@ -42,6 +44,21 @@ def save(rgb, path, file_format):
     bpy.data.images.remove(image)
 
 
+def crop(png, area, out):
+    """The area's part of a screenshot, saved as `out` (docs/img/phone_view.png comes from here)."""
+    shot = bpy.data.images.load(png)
+    w, h = shot.size
+    pixels = np.empty(w * h * 4, np.float32)
+    shot.pixels.foreach_get(pixels)
+    part = pixels.reshape(h, w, 4)[area.y:area.y + area.height, area.x:area.x + area.width]  # rows bottom-up
+    image = bpy.data.images.new("rb-crop", area.width, area.height, alpha=False)
+    image.pixels.foreach_set(part.ravel())
+    image.filepath_raw, image.file_format = out, "PNG"
+    image.save()
+    bpy.data.images.remove(image)
+    bpy.data.images.remove(shot)
+
+
 def view3d():
     window = bpy.context.window_manager.windows[0]
     return window, max((a for a in window.screen.areas if a.type == "VIEW_3D"), key=lambda a: a.width)
@@ -59,7 +76,26 @@ def f3(window, area, text):
     keys("sleep", "0.8", "key", "Return")
 
 
+def real_frame():
+    """A frame rendered with `frame --extras` (scripts/screenshot_phone_view.sh): its JPEG, its target mask and
+    its failing terms (in-frame, unoccluded and sharpness terms fail on the target)."""
+    import glob
+    import json
+
+    record_path = glob.glob(os.path.join(FRAME_DIR, "*.json"))[0]
+    record = json.load(open(record_path))
+    labels = {t["name"]: t["label"] for t in record["terms"]}
+    failing = [{"name": n, "label": labels[n],
+                "region": "target" if any(k in n for k in ("in_frame", "unoccluded", "sharp")) else None}
+               for n in record["failing_terms"]]
+    mask = os.path.join(FRAME_DIR, "extras", "masks", record["environment"], record["frame_id"] + ".png")
+    phone_view.record_render(record_path[:-5] + ".jpg", mask, failing,
+                             caption=f"{record['frame_id']}: {record['verdict'].upper()}")
+
+
 def first_pictures():
+    if FRAME_DIR:
+        return real_frame()
     frame = np.full((480, 640, 3), 205, np.uint8)  # a light grey wall, a dark grey card (the target)
     frame[160:320, 240:480] = 70
     mask = np.zeros_like(frame)
@@ -114,6 +150,8 @@ def step():
         elif n == 8:
             with bpy.context.temp_override(window=window, area=area):
                 bpy.ops.screen.screenshot(filepath=os.path.join(OUT, "editor.png"))
+            editor = next(a for a in window.screen.areas if a.type == "IMAGE_EDITOR")
+            crop(os.path.join(OUT, "editor.png"), editor, os.path.join(OUT, "phone_view.png"))
             realitybench_addon.unregister()
             bpy.utils.unregister_class(RB_PT_phone_view_probe)
             print("RB-PV-DONE", flush=True)
