@@ -41,6 +41,8 @@ def _hold_camera(camera: dict, render: dict):
             cam[key] = camera[key]
     scene.render.resolution_x, scene.render.resolution_y = render["resolution"]
     scene.render.resolution_percentage = render["percentage"]
+    if render.get("threads"):  # leave the designer's Blender a core: its interface stays responsive
+        scene.render.threads_mode, scene.render.threads = "FIXED", render["threads"]
     bpy.context.view_layer.update()
     return cam
 

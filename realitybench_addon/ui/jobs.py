@@ -8,6 +8,7 @@ interface stays alive, the status bar shows the stage and the seconds, and Esc c
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from . import capabilities, live, results
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # realitybench_addon (or the extension's folder)
 CHECK_SAMPLES, CHECK_SCALE = 8, 0.5  # the quick render of api.check_active's defaults
+RUNNING: set = set()  # the jobs the modal operators are following (one at a time)
 
 
 def job_command(job_path: Path) -> list[str]:
@@ -44,7 +46,8 @@ def describe(settings, kind: str) -> dict:
     return {"kind": kind, "environment": settings.environment, "seed": settings.seed, "index": settings.index,
             "stratum": settings.stratum, "long_side_px": max(render.resolution_x, render.resolution_y),
             "camera": state, "render": {"resolution": [render.resolution_x, render.resolution_y],
-                                        "percentage": render.resolution_percentage},
+                                        "percentage": render.resolution_percentage,
+                                        "threads": max(1, (os.cpu_count() or 2) - 1)},
             "samples": CHECK_SAMPLES, "resolution_scale": CHECK_SCALE, "denoise": capabilities.denoise(settings),
             "device": capabilities.device(settings), "render_check": bool(settings.suggest_render),
             "key": results.key_now(settings)}

@@ -266,14 +266,15 @@ class _BackgroundJob:
         from . import jobs
 
         s = context.window_manager.realitybench
-        if s.job_status:
-            self.report({"ERROR"}, f"{s.job_status} is still running: wait for it or press Esc")
+        if any(job.proc.poll() is None for job in jobs.RUNNING):
+            self.report({"ERROR"}, f"{s.job_status or 'A check'} is still running: wait for it or press Esc")
             return {"CANCELLED"}
         try:
             self._job = jobs.BackgroundJob(jobs.describe(s, self.kind))
         except api.RealityBenchError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
+        jobs.RUNNING.add(self._job)
         s.job_status = self.what
         self._timer = context.window_manager.event_timer_add(0.25, window=context.window)
         context.window_manager.modal_handler_add(self)
@@ -295,6 +296,17 @@ class _BackgroundJob:
         finally:
             self._end(context)
 
+    def _end(self, context):
+        from . import jobs
+
+        try:
+            context.window_manager.event_timer_remove(self._timer)
+            context.workspace.status_text_set(None)
+        finally:
+            context.window_manager.realitybench.job_status = ""
+            jobs.RUNNING.discard(self._job)
+            self._job.close()
+
     def conclude(self, context, outcome: dict) -> set:
         level, message = conclude_job(self.kind, context.window_manager.realitybench, outcome, self._job)
         self.report({level}, message)
@@ -313,11 +325,6 @@ def conclude_job(kind: str, settings, outcome: dict, job) -> tuple[str, str]:
         return "ERROR", outcome["error"]
     return FINISH[kind](settings, outcome["result"], job.job["key"], job)
 
-    def _end(self, context):
-        context.window_manager.event_timer_remove(self._timer)
-        context.workspace.status_text_set(None)
-        context.window_manager.realitybench.job_status = ""
-        self._job.close()
 
 
 def record_phone_view(result: dict, job) -> None:

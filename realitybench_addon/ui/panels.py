@@ -27,7 +27,7 @@ class _Sidebar:
 
 
 PLAIN_UNITS = ("weber", "luminance", "bool", "")
-GRAY_WHY = "unscored, not failing: raters split on values here"
+GRAY_WHY = "unscored: raters split here"
 
 
 def _bound(value: float, unit: str) -> str:
@@ -110,14 +110,15 @@ def draw_terms(layout, terms: list[dict], hints: Optional[dict] = None) -> None:
         row = col.row(align=True)
         row.alert = outcome in ("fail", "not_applicable")
         row.label(text=term["label"], icon=icon)
-        value = "needs a render" if outcome == "needs_render" else _format_value(term)
+        value = "needs render" if outcome == "needs_render" else _format_value(term)
         detail = col.row(align=True)
         detail.alert = row.alert
-        detail.label(text=f"      {value}   (pass {_format_threshold(term)})")
+        detail.label(text=f"    {value}  (pass {_format_threshold(term)})")
         if outcome == "gray" and term.get("gray"):
-            col.label(text=f"      {_format_gray(term)}: {GRAY_WHY}")
+            col.label(text=f"    {_format_gray(term)}:")
+            col.label(text=f"    {GRAY_WHY}")
         if outcome in ("fail", "not_applicable", "gray") and term["name"] in hints:
-            col.label(text=f"      → {hints[term['name']]}", icon="INFO")
+            col.label(text=f"    → {hints[term['name']]}", icon="INFO")
 
 
 def draw_job(layout, settings) -> None:
