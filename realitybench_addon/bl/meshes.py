@@ -1,4 +1,6 @@
-"""Mesh construction from numpy arrays (fast `foreach_set`, no per-vertex Python loops)."""
+"""Mesh construction: from numpy arrays (fast `foreach_set`, no per-vertex Python loops) for the environments,
+and a part at a time (`add_mesh`, `add_rectangle`, `add_box` axis-aligned or turned, `add_wire`, `frame_matrix`)
+for small scenes."""
 from __future__ import annotations
 
 import math
@@ -121,3 +123,62 @@ def textured_quad(name: str, width: float, height: float, collection, material, 
         obj.matrix_world = Matrix(np.asarray(matrix).tolist())
     collection.objects.link(obj)
     return obj
+
+
+# Small scenes and test scenes, built a part at a time (bl/analytic.py, the demo, benchmarks).
+
+def add_mesh(scene, name: str, vertices, faces, matrix=None, materials=(), face_materials=None):
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata([tuple(map(float, v)) for v in vertices], [], [tuple(f) for f in faces])
+    for mat in materials:
+        mesh.materials.append(mat)
+    if face_materials is not None:
+        mesh.polygons.foreach_set("material_index", list(face_materials))
+    mesh.update()
+    obj = bpy.data.objects.new(name, mesh)
+    if matrix is not None:
+        obj.matrix_world = Matrix(np.asarray(matrix).tolist())
+    scene.collection.objects.link(obj)
+    return obj
+
+
+def frame_matrix(origin, normal, x_axis) -> np.ndarray:
+    """Object matrix with local +Z along `normal` and local +X along `x_axis` (made orthogonal)."""
+    z = np.asarray(normal, float)
+    z /= np.linalg.norm(z)
+    x = np.asarray(x_axis, float)
+    x = x - np.dot(x, z) * z
+    x /= np.linalg.norm(x)
+    m = np.eye(4)
+    m[:3, 0], m[:3, 1], m[:3, 2], m[:3, 3] = x, np.cross(z, x), z, origin
+    return m
+
+
+def add_rectangle(scene, name: str, width: float, height: float, matrix=None, material=None, divisions: int = 1):
+    """A width x height rectangle in the local XY plane (normal +Z), centred on the origin."""
+    n = divisions
+    xs = np.linspace(-width / 2, width / 2, n + 1)
+    ys = np.linspace(-height / 2, height / 2, n + 1)
+    verts = [(x, y, 0.0) for y in ys for x in xs]
+    faces = [(j * (n + 1) + i, j * (n + 1) + i + 1, (j + 1) * (n + 1) + i + 1, (j + 1) * (n + 1) + i)
+             for j in range(n) for i in range(n)]
+    return add_mesh(scene, name, verts, faces, matrix, [material] if material else ())
+
+
+def add_box(scene, name: str, size, location=None, material=None, *, matrix=None):
+    """A box of `size` (x, y, z) centred on its origin: at `location` with its sides along the world axes, or
+    placed (turned, tilted) by `matrix`, an object-to-world 4x4 (e.g. `frame_matrix`'s)."""
+    if (location is None) == (matrix is None):
+        raise ValueError(f"box {name!r}: give its location or its matrix, one of them")
+    sx, sy, sz = (s / 2 for s in size)
+    verts = [(x, y, z) for z in (-sz, sz) for y in (-sy, sy) for x in (-sx, sx)]
+    faces = [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5)]
+    if matrix is None:
+        matrix = np.eye(4)
+        matrix[:3, 3] = location
+    return add_mesh(scene, name, verts, faces, matrix, [material] if material else ())
+
+
+def add_wire(scene, name: str, points, radius: float, material=None):
+    """A cable: a poly curve through `points` with a round bevel of `radius`."""
+    return curve_object(name, np.asarray(points, float), radius, scene.collection, material=material)
