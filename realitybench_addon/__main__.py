@@ -44,9 +44,20 @@ def build_parser() -> argparse.ArgumentParser:
                                      description="RealityBench: field-work scenes, phone camera model, acceptability terms.")
     parser.add_argument("--verbose", action="store_true", help="show Blender's own output (on stderr)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
     sub.add_parser("version", help="print the RealityBench, Blender and Python versions")
+    for add in (_add_measure, _add_frame, _add_export, _add_suggest, _add_replay, _add_set_commands):
+        add(sub)
+    from .cli.evaluate import add_parser as add_eval_parser
 
+    add_eval_parser(sub)  # `eval run|rescore|report|baseline`: pure Python, no Blender
+    from .cli.rate import add_parsers as add_rating_parsers
+
+    add_rating_parsers(sub)  # `rate` (the rating page) and `ratings` (agreement, gray ranges): no Blender
+    return parser
+
+
+def _add_measure(sub) -> None:
+    """`measure`: a target in a .blend from a camera."""
     m = sub.add_parser("measure", help="measure a target object from a camera in a .blend file; prints JSON")
     m.add_argument("--blend", required=True, help="the .blend file")
     m.add_argument("--camera", required=True, help="camera object name")
@@ -59,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--render", action="store_true", help="also render and report the image terms")
     m.add_argument("--render-samples", type=ascii_int, default=16, help="Cycles samples with --render (default 16)")
 
+
+def _add_frame(sub) -> None:
+    """`frame`: one frame of an environment, as the export makes it."""
     f = sub.add_parser("frame", help="build, photograph, measure and score one frame of an environment, as the "
                                      "export makes it; write FRAME_ID.jpg + FRAME_ID.json")
     f.add_argument("--env", help="environment, e.g. rail_attachment (with --seed and --index)")
@@ -77,7 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--no-denoise", action="store_true", default=None, help="skip Cycles' denoiser (as export's)")
     f.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None, help="render device (default cpu)")
     f.add_argument("--no-render", action="store_true", help="geometric terms only: no render, no image, JSON record")
+    f.add_argument("--extras", action="store_true", default=None,
+                   help="also write the frame's target mask and debug overlay as export --extras does "
+                        "(OUT/extras/masks/ENV/ID.png, OUT/extras/overlays/ENV/ID.jpg)")
 
+
+def _add_export(sub) -> None:
+    """`export`: a labeled set, resumable, local or on Ray."""
     e = sub.add_parser("export", help="export a labeled set (random + positive strata) as a Hugging Face "
                                       "imagefolder; rerun the same command to resume")
     e.add_argument("--env", required=True, help="ENV[,ENV...] or all")
@@ -109,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--address", default=None, help="Ray cluster address (default: start a local one)")
     e.add_argument("--workers", type=ascii_int, default=2, help="shards to run on Ray (default 2)")
 
+
+def _add_suggest(sub) -> None:
+    """`suggest`: Suggest a Pose headless."""
     sg = sub.add_parser("suggest", help="Suggest a Pose: where to hold the phone so that a failing frame passes; "
                                         "prints the move, a hint per failing term and the terms before and after")
     sg.add_argument("--env", help="environment (with --seed and --index), e.g. tape_gap")
@@ -123,6 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
     sg.add_argument("--no-render", action="store_true", help="geometric terms only: no confirming quick render")
     sg.add_argument("--out", help="save the scene with the camera moved to the suggestion as this .blend")
 
+
+def _add_replay(sub) -> None:
+    """`replay`: the scene and camera of a frame as a .blend."""
     r = sub.add_parser("replay", help="rebuild the scene and camera of any frame from its id, Cycles set up as "
                                       "`frame` renders it; save a .blend")
     r.add_argument("frame_id", help="e.g. tape_gap-random-s0-000002")
@@ -133,6 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--samples", type=ascii_int, default=None, help="Cycles samples (default 16, as export)")
     r.add_argument("--no-denoise", action="store_true", default=None, help="skip Cycles' denoiser")
 
+
+def _add_set_commands(sub) -> None:
+    """`rescore` and `merge` (of sets) and `demo`."""
     rs = sub.add_parser("rescore", help="re-apply presets to a set's stored term values; report verdict flips")
     rs.add_argument("directory", help="an exported set")
     rs.add_argument("--presets", action="append", default=[], help="folder of preset TOML files (repeatable; "
@@ -147,14 +176,6 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=ascii_int, default=0)
     d.add_argument("--long-side", type=ascii_int, default=400, help="frame long side in px (default 400)")
     d.add_argument("--render-samples", type=ascii_int, default=8)
-
-    from .cli.evaluate import add_parser as add_eval_parser
-
-    add_eval_parser(sub)  # `eval run|rescore|report|baseline`: pure Python, no Blender
-    from .cli.rate import add_parsers as add_rating_parsers
-
-    add_rating_parsers(sub)  # `rate` (the rating page) and `ratings` (agreement, gray ranges): no Blender
-    return parser
 
 
 def _run(args) -> dict:
@@ -254,7 +275,7 @@ def _frame_call(args):
                                                     "no_denoise", "device"))
         if args.no_render:
             raise _error("frame --from-set rebuilds the rendered frame; leave out --no-render")
-        return api.frame_from_set, (args.from_set, args.frame_id, args.out), {}
+        return api.frame_from_set, (args.from_set, args.frame_id, args.out), {"extras": bool(args.extras)}
     if args.frame_id is not None:
         if named:
             raise _error(f"frame --id names the frame; leave out {', '.join('--' + o for o in named)}")
@@ -266,7 +287,7 @@ def _frame_call(args):
     return api.frame, (env, seed, index, args.out), {
         "stratum": stratum, "long_side_px": api.parse_resolution(args.resolution or "1600x1200"),
         "samples": 16 if args.samples is None else args.samples, "denoise": not args.no_denoise,
-        "device": args.device or "cpu", "render": not args.no_render}
+        "device": args.device or "cpu", "render": not args.no_render, "extras": bool(args.extras)}
 
 
 def _frame(args) -> dict:

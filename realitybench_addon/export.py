@@ -214,19 +214,29 @@ def _slots(count: int, shard: tuple[int, int]) -> range:
     return range(k, count, n)
 
 
+def stratum_slots(config: ExportConfig, presets: dict, env: str, stratum: str) -> range:
+    """The slots of one environment's stratum this shard fills (empty where the export draws none): THE slot
+    membership, which `planned_work`, `expected_frames` and a repair's check of a row all read."""
+    if env not in config.environments:
+        return range(0)
+    if stratum == "random":
+        return _slots(config.random, config.shard)
+    if stratum == "positive" and wants_positive(presets[env]):
+        return _slots(config.positive, config.shard)
+    return range(0)
+
+
 def planned_work(config: ExportConfig, presets: dict) -> Iterator[tuple[str, str, int]]:
     """Every (environment, stratum, slot) of this shard, in export order, one at a time."""
     for env in config.environments:
-        yield from ((env, "random", s) for s in _slots(config.random, config.shard))
-        if wants_positive(presets[env]):
-            yield from ((env, "positive", s) for s in _slots(config.positive, config.shard))
+        for stratum in ("random", "positive"):
+            yield from ((env, stratum, s) for s in stratum_slots(config, presets, env, stratum))
 
 
 def expected_frames(config: ExportConfig, presets: dict) -> int:
     """How many frames this shard holds when complete (the length of `planned_work`)."""
-    return sum(len(_slots(config.random, config.shard))
-               + (len(_slots(config.positive, config.shard)) if wants_positive(presets[env]) else 0)
-               for env in config.environments)
+    return sum(len(stratum_slots(config, presets, env, stratum))
+               for env in config.environments for stratum in ("random", "positive"))
 
 
 def check_disk_space(config: ExportConfig, presets: dict, out: Path, already: int) -> None:
@@ -349,113 +359,156 @@ def export(config: ExportConfig, out: Path, *, command: str = "", progress: Opti
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     with SetLock(out, "export"):
-        return _export_locked(config, presets, out, command, progress, max_frames, repair)
+        return _export_locked(_open_run(config, presets, out, command=command, repair=repair), progress=progress,
+                              max_frames=max_frames)
 
 
-def _export_locked(config, presets, out, command, progress, max_frames, repair) -> dict:
-    from . import pipeline
-    from .dataset_card import write_dataset_card
+@dataclass
+class _Run:
+    """One export into its folder: what it was asked, what the folder already holds, what it has written since;
+    `save_manifest` writes it all down."""
 
-    config_hash = config.content_hash()
+    config: ExportConfig
+    presets: dict
+    out: Path
+    command: str
+    settings: RenderSettings  # a resumed set keeps the Cycles settings it was started with
+    preset_hashes: dict  # fixed for the export's length
+    stats: SlotStats
+    repairs: list
+    counts: dict = field(default_factory=dict)  # environment -> Counter of frames per stratum
+    done: set = field(default_factory=set)  # (environment, stratum, slot) in the metadata log
+
+    @property
+    def config_hash(self) -> str:
+        return self.config.content_hash()
+
+    @property
+    def expected(self) -> int:
+        return expected_frames(self.config, self.presets)
+
+    def save_manifest(self, complete: bool) -> dict:
+        manifest = {
+            "command": self.command, "config": self.config.identity(), "config_hash": self.config_hash,
+            "complete": complete, "expected_frames": self.expected,
+            "counts": {k: dict(v) for k, v in self.counts.items()},
+            "stats": self.stats.to_dict(self.config.environments),
+            "render_settings": self.settings.to_dict(),
+            "versions": {"realitybench": __version__, "preset_hashes": self.preset_hashes},
+        }
+        notes = stratum_notes(self.config, self.presets)
+        if notes:
+            manifest["notes"] = notes
+        if self.repairs:
+            manifest["repairs"] = self.repairs
+        write_manifest(self.out, manifest)
+        return manifest
+
+
+def _previous_manifest(config: ExportConfig, presets: dict, out: Path, repair: bool) -> Optional[dict]:
+    """The manifest of the set being resumed (None for a new one, or a damaged one being repaired), checked
+    to be of this export's settings and presets."""
     try:
         previous = read_manifest(out)
     except SetError:
         if not repair:
             raise SetError(f"{out / 'manifest.json'} is damaged; rerun the export's own command with --repair "
                            "to rebuild it from the rows") from None
-        previous = None
+        return None
     identity = json.loads(json.dumps(config.identity()))
     if previous is not None and previous.get("config") != identity:
         old = previous.get("config", {})
         differing = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
         raise ExportError(f"{out} holds a set made with different settings ({', '.join(differing)}); "
                           "use another --out or the same settings to resume")
-    preset_hashes = {env: p.content_hash() for env, p in presets.items()}  # fixed for the export's length
     if previous is not None:
         versions = previous.get("versions")
-        check_same_presets(versions.get("preset_hashes") if isinstance(versions, dict) else None, preset_hashes, out)
-    # a resumed set keeps the Cycles settings it was started with, whatever today's defaults are
+        check_same_presets(versions.get("preset_hashes") if isinstance(versions, dict) else None,
+                           {env: p.content_hash() for env, p in presets.items()}, out)
+    return previous
+
+
+def _open_run(config: ExportConfig, presets: dict, out: Path, *, command: str, repair: bool) -> _Run:
+    """The export into `out` as its folder stands: the previous manifest checked, partial files removed, damaged
+    rows dropped (with `repair`), and the slots its rows already fill."""
+    previous = _previous_manifest(config, presets, out, repair)
     settings = config.render_settings() if previous is None else stored_render_settings(previous, config, out)
     remove_partials(out)
-    stats = SlotStats(previous)
-    repairs = list((previous or {}).get("repairs", []))
+    run = _Run(config, presets, out, command, settings, {env: p.content_hash() for env, p in presets.items()},
+               SlotStats(previous), list((previous or {}).get("repairs", [])))
     if repair:
-        dropped = repair_rows(out, config, presets, config_hash)
+        dropped = repair_rows(out, config, presets, run.config_hash)
         for entry in dropped:
             if "slot_key" in entry:
-                stats.forget(entry["slot_key"])
-        repairs.append({"at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "dropped": dropped})
-    counts: dict = {}
-    done = set()
+                run.stats.forget(entry["slot_key"])
+        run.repairs.append({"at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "dropped": dropped})
     for r in read_rows(out, repair=True):
-        check_same_presets({r["environment"]: row_preset_hash(r)}, preset_hashes, out)
-        done.add((r["environment"], r["stratum"], r["slot"]))
-        counts.setdefault(r["environment"], Counter())[r["stratum"]] += 1
-    check_disk_space(config, presets, out, len(done))
-    expected = expected_frames(config, presets)
-    remaining = expected - len(done)
+        check_same_presets({r["environment"]: row_preset_hash(r)}, run.preset_hashes, out)
+        run.done.add((r["environment"], r["stratum"], r["slot"]))
+        run.counts.setdefault(r["environment"], Counter())[r["stratum"]] += 1
+    check_disk_space(config, presets, out, len(run.done))
+    return run
+
+
+def _export_locked(run: _Run, *, progress: Optional[Callable] = None, max_frames: Optional[int] = None) -> dict:
+    """Render the slots the folder lacks (at most `max_frames`), then the contact sheets (with extras) and the
+    dataset card once the set is complete."""
+    from .dataset_card import write_dataset_card
+    from .pipeline import render_session
+
+    remaining = run.expected - len(run.done)
     tracker = Progress(remaining if max_frames is None else min(max_frames, remaining), report=progress)
-
-    notes = stratum_notes(config, presets)
-
-    def save_manifest(complete: bool) -> dict:
-        manifest = {
-            "command": command, "config": config.identity(), "config_hash": config_hash,
-            "complete": complete, "expected_frames": expected, "counts": {k: dict(v) for k, v in counts.items()},
-            "stats": stats.to_dict(config.environments),
-            "render_settings": settings.to_dict(),
-            "versions": {"realitybench": __version__, "preset_hashes": preset_hashes},
-        }
-        if notes:
-            manifest["notes"] = notes
-        if repairs:
-            manifest["repairs"] = repairs
-        write_manifest(out, manifest)
-        return manifest
-
-    save_manifest(complete=remaining == 0)
+    run.save_manifest(complete=remaining == 0)
     new_frames = 0
-    with pipeline.render_session():  # the frames' renders share one compositor set-up (bl.render)
-        for env, stratum, slot in planned_work(config, presets):
-            if (env, stratum, slot) in done:
+    with render_session():  # the frames' renders share one compositor set-up (bl.render)
+        for env, stratum, slot in planned_work(run.config, run.presets):
+            if (env, stratum, slot) in run.done:
                 continue
             if max_frames is not None and new_frames >= max_frames:
                 break
-            preset = presets[env]
-            started = time.perf_counter()
-            discards, search = Counter(), Counter()
-            try:
-                if stratum == "random":
-                    result = _random_frame(pipeline, config, settings, preset, env, slot, discards, stats.timings)
-                else:
-                    result = _positive_frame(pipeline, config, settings, preset, env, slot, discards, search,
-                                             stats.timings)
-            except ExportError:  # a search that ran dry: keep what it tried in the manifest
-                stats.record(env, stratum, slot, discards, search)
-                save_manifest(complete=False)
-                raise
-            fid = result.frame.frame_id
-            row = metadata_row(result.record, slot, config_hash)
-            if config.extras:
-                atomic_write(out / EXTRAS / "masks" / env / f"{fid}.png", debug_images.mask_png(result.mask), root=out)
-                atomic_write(out / EXTRAS / "overlays" / env / f"{fid}.jpg",
-                             debug_images.overlay_jpeg(result.jpeg, result.mask, row), root=out)
-            atomic_write(out / env / f"{fid}.jpg", result.jpeg, root=out)  # no link below out is followed
-            stats.timings["wall_s"] += time.perf_counter() - started
-            # The slot's stats and count before its row, in one manifest write: a kill in between redoes the
-            # slot, which replaces its stats, and a resume counts the frames from the rows.
-            stats.record(env, stratum, slot, discards, search)
-            counts.setdefault(env, Counter())[stratum] += 1
-            save_manifest(complete=False)
-            append_row(out, row)
+            result = _fill_slot(run, _SlotJob(run.config, run.settings, run.presets[env], env, stratum, slot))
             new_frames += 1
             tracker.step(f"{env} {stratum} slot {slot}: {result.frame.verdict.value}")
-    complete = len(done) + new_frames == expected
-    if complete and config.extras:
-        write_contact_sheets(out)
-    manifest = save_manifest(complete=complete)
-    write_dataset_card(out, manifest)  # README.md: the set's Hugging Face card (dataset_card.py)
+    complete = len(run.done) + new_frames == run.expected
+    if complete and run.config.extras:
+        write_contact_sheets(run.out)
+    manifest = run.save_manifest(complete=complete)
+    write_dataset_card(run.out, manifest)  # README.md: the set's Hugging Face card (dataset_card.py)
     return manifest
+
+
+def _fill_slot(run: _Run, job: "_SlotJob"):
+    """Make the slot's frame and write it: its image (and extras), then its stats and count in one manifest
+    write, then its row. A kill in between redoes the slot, which replaces its stats; a resume counts the frames
+    from the rows."""
+    started = time.perf_counter()
+    try:
+        result = _random_frame(job) if job.stratum == "random" else _positive_frame(job)
+    except ExportError:  # a search that ran dry: keep what it tried in the manifest
+        run.stats.record(job.env, job.stratum, job.slot, job.discards, job.search)
+        run.save_manifest(complete=False)
+        raise
+    finally:
+        run.stats.timings.update(job.timings)
+    row = metadata_row(result.record, job.slot, run.config_hash)
+    if run.config.extras:
+        write_extras(run.out, result.jpeg, result.mask, result.record)
+    atomic_write(run.out / job.env / f"{result.frame.frame_id}.jpg", result.jpeg, root=run.out)  # no link followed
+    run.stats.timings["wall_s"] += time.perf_counter() - started
+    run.stats.record(job.env, job.stratum, job.slot, job.discards, job.search)
+    run.counts.setdefault(job.env, Counter())[job.stratum] += 1
+    run.save_manifest(complete=False)
+    append_row(run.out, row)
+    return result
+
+
+def write_extras(out: Path, jpeg: bytes, mask, record: dict) -> None:
+    """A frame's target mask (OUT/extras/masks/ENV/ID.png) and its debug overlay (OUT/extras/overlays/ENV/ID.jpg):
+    what `export --extras` and `frame --extras` write beside the frame."""
+    env, fid = record["environment"], record["frame_id"]
+    atomic_write(out / EXTRAS / "masks" / env / f"{fid}.png", debug_images.mask_png(mask), root=out)
+    atomic_write(out / EXTRAS / "overlays" / env / f"{fid}.jpg", debug_images.overlay_jpeg(jpeg, mask, record),
+                 root=out)
 
 
 def check_same_presets(recorded, preset_hashes: dict, where,
@@ -534,11 +587,7 @@ def repair_rows(out: Path, config: ExportConfig, presets: dict, config_hash: str
 
 
 def _in_plan(config: ExportConfig, presets: dict, env, stratum, slot) -> bool:
-    if env not in config.environments:
-        return False
-    if stratum == "random":
-        return slot in _slots(config.random, config.shard)
-    return stratum == "positive" and wants_positive(presets[env]) and slot in _slots(config.positive, config.shard)
+    return slot in stratum_slots(config, presets, env, stratum)
 
 
 def write_contact_sheets(out: Path) -> None:
@@ -549,50 +598,90 @@ def write_contact_sheets(out: Path) -> None:
         atomic_write(out / EXTRAS / "contact_sheets" / f"{env}.jpg", debug_images.contact_sheet(items), root=out)
 
 
-def _render(pipeline, config, settings, preset, spec, timings):
-    result = pipeline.render_and_measure(spec, settings, long_side_px=config.long_side_px, device=config.device,
-                                         preset=preset, cache=pipeline.SHARED_CACHE)  # as `frame` makes it
-    for key, value in result.timings.items():
-        timings[key] += value
-    return result
+@dataclass
+class _SlotJob:
+    """One slot to fill: the export's settings, the environment's preset, and the slot's counters (render
+    discards, the positive search's tallies, the stages' seconds)."""
+
+    config: ExportConfig
+    settings: RenderSettings
+    preset: object
+    env: str
+    stratum: str
+    slot: int
+    discards: Counter = field(default_factory=Counter)
+    search: Counter = field(default_factory=Counter)
+    timings: Counter = field(default_factory=Counter)
+
+    def render(self, spec):
+        """The frame rendered and measured as `frame` makes it (`pipeline.render_and_measure`)."""
+        from .pipeline import SHARED_CACHE, render_and_measure
+
+        result = render_and_measure(spec, self.settings, long_side_px=self.config.long_side_px,
+                                    device=self.config.device, preset=self.preset, cache=SHARED_CACHE)
+        self.timings.update(result.timings)
+        return result
+
+    def measure(self, spec):
+        """The frame's geometric terms and verdict, no render (the positive funnel's first stage)."""
+        from .pipeline import SHARED_CACHE, run_frame
+
+        result = run_frame(spec, long_side_px=self.config.long_side_px, render=False, preset=self.preset,
+                           cache=SHARED_CACHE)
+        self.timings["geometric_s"] += result.timings["geometric_s"]
+        self.timings["scene_build_s"] += result.timings["scene_build_s"]
+        return result
 
 
-def _random_frame(pipeline, config, settings, preset, env, slot, discards: Counter, timings: Counter):
-    indices = [slot] + [REPLACEMENT_BASE + slot * REPLACEMENTS + k for k in range(REPLACEMENTS)]
+def _random_frame(job: _SlotJob):
+    from .pipeline import plan_frame
+
+    indices = [job.slot] + [REPLACEMENT_BASE + job.slot * REPLACEMENTS + k for k in range(REPLACEMENTS)]
     for index in indices:
-        result = _render(pipeline, config, settings, preset, pipeline.plan_frame(env, config.seed, "random", index),
-                         timings)
+        result = job.render(plan_frame(job.env, job.config.seed, "random", index))
         if result.discard_reason is None:
             return result
-        discards[result.discard_reason] += 1
-    raise ExportError(f"{env} random slot {slot}: {REPLACEMENTS + 1} poses in a row failed the render sanity check "
-                      f"({', '.join(f'{k} {v}' for k, v in discards.items())}); the draws are deterministic, so "
-                      "a rerun fails the same way: use another --seed or check the environment's presets")
+        job.discards[result.discard_reason] += 1
+    raise ExportError(f"{job.env} random slot {job.slot}: {REPLACEMENTS + 1} poses in a row failed the render sanity "
+                      f"check ({', '.join(f'{k} {v}' for k, v in job.discards.items())}); the draws are "
+                      "deterministic, so a rerun fails the same way: use another --seed or check the environment's "
+                      "presets")
 
 
-def _positive_frame(pipeline, config, settings, preset, env, slot, discards: Counter, search: Counter,
-                    timings: Counter):
+def _positive_frame(job: _SlotJob):
+    from .pipeline import plan_frame
+
     failing: Counter = Counter()  # which terms turned candidates away, for the message when none passes
+    search = job.search
     for k in range(POSITIVE_BLOCK):
-        spec = pipeline.plan_frame(env, config.seed, "positive", slot * POSITIVE_BLOCK + k)
+        spec = plan_frame(job.env, job.config.seed, "positive", job.slot * POSITIVE_BLOCK + k)
         search["candidates"] += 1
-        geometric = pipeline.run_frame(spec, long_side_px=config.long_side_px, render=False, preset=preset,
-                                       cache=pipeline.SHARED_CACHE)
-        timings["geometric_s"] += geometric.timings["geometric_s"]
-        timings["scene_build_s"] += geometric.timings["scene_build_s"]
+        geometric = job.measure(spec)
         if geometric.frame.verdict not in (Verdict.ACCEPT, Verdict.PENDING) or geometric.discard_reason:
             search["geometric_rejects"] += 1
             failing.update(geometric.frame.failing_terms + geometric.frame.gray_terms)
             continue
-        result = _render(pipeline, config, settings, preset, spec, timings)
+        result = job.render(spec)
         search["renders"] += 1
         if result.discard_reason is not None:
-            discards[result.discard_reason] += 1
+            job.discards[result.discard_reason] += 1
             continue
         if result.frame.accepted:
             search["accepted"] += 1
             return result
         search["image_rejects"] += 1
         failing.update(result.frame.failing_terms + result.frame.gray_terms)
-    raise ExportError(positive_search_exhausted(env, slot, config.long_side_px, preset, search, failing,
-                                                features=registry.features(env)))
+    raise ExportError(positive_search_exhausted(job.env, job.slot, job.config.long_side_px, job.preset, search,
+                                                failing))
+
+
+def set_progress(out: Path) -> tuple[int, int]:
+    """(frames written, frames expected) of an export in progress, from its manifest; (0, 0) while the manifest
+    is unreadable (the export may be rewriting it; a damaged one is the export's error to report)."""
+    try:
+        manifest = read_manifest(Path(out)) or {}
+    except (SetError, OSError):
+        return 0, 0
+    counts = manifest.get("counts") or {}
+    done = sum(counts.get(env, {}).get(stratum, 0) for env in counts for stratum in ("random", "positive"))
+    return done, manifest.get("expected_frames", 0)

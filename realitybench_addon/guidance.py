@@ -520,3 +520,60 @@ def restore_camera(state: dict) -> None:
         restore_camera_state(bpy.context.scene, state)
     except LookupError as exc:
         raise RealityBenchError(str(exc)) from None
+
+
+def suggest_headless(environment: Optional[str] = None, seed: int = 0, index: int = 0, *, stratum: str = "random",
+                     blend: Optional[str] = None, camera: Optional[str] = None, long_side_px: int = 1600,
+                     render_check: bool = True, out_blend: Optional[str] = None, target=None) -> dict:
+    """`suggest`: for a frame named by (environment, seed, index), or for the camera of a .blend that `replay`
+    (or an export's frame) wrote, whose scene knows its frame id. The scene is rebuilt from the id; the camera's
+    pose, lens and capture are the .blend's (`bl.camera.camera_state`), its frame's long side `long_side_px`.
+    With `out_blend`, the camera is moved to the suggestion and the scene saved there."""
+    from .outputs import check_out_blend, save_blend
+    from .pipeline import SHARED_CACHE, checked_plan, place_camera
+
+    if out_blend is not None:
+        check_out_blend(out_blend)  # before any work
+    held = None
+    if blend is not None:
+        environment, seed, stratum, index, held = _blend_camera(blend, camera)
+    if environment is None:
+        raise RealityBenchError("name the frame: --env, --seed and --index, or --blend")
+    spec = checked_plan(environment, seed, stratum, index)
+    SHARED_CACHE.get(spec)
+    cam, _ = place_camera(spec, long_side_px)
+    if held is not None:  # the .blend's camera as it was held, in the rebuilt scene, at this frame size
+        from .bl.camera import hold_camera
+
+        scale = long_side_px / max(held["resolution"])
+        hold_camera(cam.users_scene[0], cam, {**held, "resolution": [round(v * scale) for v in held["resolution"]]})
+    result = suggest_pose(environment, seed, index, camera=cam.name, stratum=stratum, render_check=render_check,
+                          apply=out_blend is not None, target_objects=list(target) if target else None)
+    if out_blend is not None:
+        save_blend(out_blend)
+        result["blend"] = str(out_blend)
+    return result
+
+
+def _blend_camera(blend, camera: Optional[str]):
+    """(environment, seed, stratum, index, camera_state) of a .blend `replay` wrote: its frame id and how its
+    camera is held."""
+    import bpy
+
+    from .bl.camera import camera_state
+    from .bl.scene_data import scene_and_camera
+    from .core.rng import parse_frame_id
+    from .outputs import open_blend
+    from .pipeline import FRAME_ID_PROPERTY
+
+    open_blend(blend)
+    frame_id = bpy.context.scene.get(FRAME_ID_PROPERTY)
+    if not frame_id:
+        raise RealityBenchError(f"{blend} does not say which RealityBench frame it is (no {FRAME_ID_PROPERTY!r} "
+                                "on its scene; `replay` writes one); give --env, --seed and --index instead")
+    scene, cam = scene_and_camera(camera)
+    try:
+        seed, environment, stratum, index = parse_frame_id(str(frame_id))
+    except ValueError as exc:
+        raise RealityBenchError(f"{blend}: {exc}") from None
+    return environment, seed, stratum, index, camera_state(scene, cam)

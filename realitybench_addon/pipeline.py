@@ -108,7 +108,7 @@ class SceneCache:
         """The built scene of `spec`; with build=False, a LookupError instead of a (re)build."""
         import bpy
 
-        from .bl.analytic import reset_scene
+        from .bl.reset import reset_scene
         from .bl.sky import dress_sky
 
         key = (spec.environment, spec.set_seed, spec.stratum, spec.scene_index)

@@ -175,3 +175,20 @@ def test_replay_of_a_frame_not_in_the_set_is_a_one_line_error(exported, tmp_path
     done = cli("replay", "breaker_label-random-s0-000042", "--from-set", str(out), "--out", str(tmp_path / "x.blend"))
     assert done.returncode == 2 and done.stderr.startswith("error: ") and "is not in" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "x.blend").exists()
+
+
+def test_frame_extras_are_the_exports_extras(tmp_path):
+    """`frame --extras` writes the frame's target mask and debug overlay where and as `export --extras` does:
+    rebuilt from the set, the same files byte for byte."""
+    out = tmp_path / "set"
+    done = cli(*EXPORT, "--extras", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    fid = json.loads((out / "metadata.jsonl").read_text().splitlines()[0])["frame_id"]
+    done = cli("frame", "--id", fid, "--from-set", str(out), "--extras", "--out", str(tmp_path / "frame"))
+    assert done.returncode == 0, done.stderr
+    for kind, suffix in (("masks", "png"), ("overlays", "jpg")):
+        made = tmp_path / "frame" / "extras" / kind / ENV / f"{fid}.{suffix}"
+        assert made.read_bytes() == (out / "extras" / kind / ENV / f"{fid}.{suffix}").read_bytes(), kind
+    assert (tmp_path / "frame" / "extras" / "masks" / ENV / f"{fid}.png").read_bytes()[:4] == b"\x89PNG"
+    refused = cli("frame", "--id", fid, "--no-render", "--extras", "--out", str(tmp_path / "none"))
+    assert refused.returncode == 2 and "--extras" in refused.stderr and "Traceback" not in refused.stderr
