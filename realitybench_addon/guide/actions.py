@@ -273,15 +273,12 @@ def scaled(action: dict, fraction: float) -> dict:
 
 
 def reach_problem(state: WorkerState) -> Optional[str]:
-    """Why no worker can hold the phone so, whatever the scene: past the subject, nearer than a phone focuses,
-    pointed straight up or down."""
+    """Why no worker can hold the phone so, whatever the scene: past the subject, nearer than a phone focuses.
+    (A phone tilted past straight up or down points at MAX_PITCH_DEG: `WorkerState.forward`.)"""
     if state.distance_m < 0:
         return "the worker cannot walk through the subject"
     if float(np.linalg.norm(state.position() - np.asarray(state.centre, float))) < MIN_DISTANCE_M:
         return f"the phone would be nearer the subject than it focuses ({MIN_DISTANCE_M} m)"
-    if abs(math.degrees(_heading_pitch(state.forward())[1])) >= MAX_PITCH_DEG - 1e-9 and \
-            abs(state.pitch_deg) > 1e-9:
-        return "the phone cannot point further up or down"
     return None
 
 
@@ -329,8 +326,15 @@ def apply_actions(state: WorkerState, actions, feasible, phone: Optional[Phone] 
 # ---- the oracle's move as actions -----------------------------------------------------------------------------
 
 def _signed(amount: float, positive: str, negative: str, key: str, digits: int) -> list:
-    value = round(abs(amount), digits)
-    return [{"do": positive if amount > 0 else negative, key: value}] if value > 0 else []
+    """`amount` as actions of the grammar: one, or several of at most the action's largest amount each."""
+    do = positive if amount > 0 else negative
+    value, high = round(abs(amount), digits), MOVES[do][1]
+    out = []
+    while value > 0:
+        part = min(value, high)
+        out.append({"do": do, key: part})
+        value = round(value - part, digits)
+    return out
 
 
 def capture_actions(before: Capture, after: Capture) -> list:

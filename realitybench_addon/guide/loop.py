@@ -36,24 +36,32 @@ SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,120}$")
 
 
 def requirement_parts(episode: dict):
+    """(the frame's prompt parts: worker, work, requirement; its phone)."""
     from ..envs import registry
     from .simulator import frame_spec
 
     spec = frame_spec(episode)
-    return registry.get(spec.environment).prompt_parts_for(spec.plan, spec.target)
+    return registry.get(spec.environment).prompt_parts_for(spec.plan, spec.target), spec.phone
 
 
-def turn_prompt(episode: dict, number: int, turn: int, turns: int, history: list) -> str:
+def phone_words(phone, state: WorkerState) -> str:
+    lenses = ", ".join(k for k in ("main", "ultra_wide", "telephoto") if k == "main" or getattr(phone, k) is not None)
+    c = state.capture
+    return (f"The phone's cameras: {lenses}; digital zoom up to {phone.max_digital_zoom:g}x. Now: the {c.lens} camera "
+            f"at {c.zoom:g}x, held {c.orientation}.")
+
+
+def turn_prompt(episode: dict, number: int, turn: int, turns: int, history: list, state: WorkerState) -> str:
     """What the model reads with the photo: who and what for, the requirement, where the episode is, what the
-    worker did so far (and what was not possible), and the grammar."""
-    parts = requirement_parts(episode)
+    worker did so far (and what was not possible), the phone's cameras, and the grammar."""
+    parts, phone = requirement_parts(episode)
     done = "; ".join(f"turn {h['turn']}: " + ", ".join(_said(r) for r in h["applied"]) for h in history
                      if h.get("applied")) or "nothing yet"
     notes = [r["note"] for r in (history[-1]["applied"] if history else []) if r.get("note")]
     return (f"You are guiding {parts.worker} by phone. The worker is taking a photo as proof of {parts.work}. "
             f"The photo must meet this requirement: {parts.requirement}\n"
             f"Episode {number}, photo {turn} of at most {turns}: the attached photo is what the phone shows now. "
-            f"The worker has done: {done}.\n"
+            f"The worker has done: {done}. {phone_words(phone, state)}\n"
             + (f"Not everything could be done: {' '.join(notes)}\n" if notes else "")
             + "Tell the worker what to do next, or say done if this photo meets the requirement. Reply with exactly "
               "one JSON object and nothing else: no prose, no code fence. Its only key is \"actions\", a list of 1 "
@@ -191,7 +199,7 @@ def _episode(turn_store: TurnStore, policy, episode: dict, number: int, turns: i
             counts["renders"] += 1
             return simulator.render(episode, state, settings, long_side_px, device)
         photo, info = turn_store.photo(episode, turn, state, make)
-        prompt = turn_prompt(episode, number, turn, turns, history)
+        prompt = turn_prompt(episode, number, turn, turns, history, state)
         h = request_hash(policy.provider or "baseline", policy.model or policy.baseline, policy.settings or {},
                          prompt, info["sha256"], blind_item=f"{episode['id']}#{turn}")
         reply = turn_store.store.read_replies().get(h)
