@@ -195,6 +195,22 @@ def test_open_in_image_editor_splits_the_3d_view_once(addon, frame):
         bpy.ops.realitybench.open_phone_view()
 
 
+def test_a_reopened_file_composes_its_phone_view_again(addon, frame, tmp_path):
+    jpeg, mask = frame
+    phone_view.record_render(jpeg, mask, [{"name": "in_frame", "label": "In frame", "region": "target"}],
+                             caption="saved with the file")
+    before = _pixels(phone_view.VIEW_IMAGE)
+    blend = tmp_path / "designer.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    bpy.ops.wm.open_mainfile(filepath=str(blend))  # load_post: composed again from the pictures on disk
+    assert bpy.context.scene.realitybench_phone_view.caption == "saved with the file"
+    assert (_pixels(phone_view.VIEW_IMAGE) == before).all()
+    jpeg.unlink()  # the pictures are gone: the phone view is forgotten, not shown blank
+    bpy.ops.wm.open_mainfile(filepath=str(blend))
+    assert bpy.context.scene.realitybench_phone_view.image_path == ""
+    assert phone_view.VIEW_IMAGE not in bpy.data.images
+
+
 def test_compose_and_thumbnail_are_pure_numpy():
     rgb = np.zeros((9, 12, 3), np.uint8)
     target = np.zeros((9, 12), bool)
@@ -203,4 +219,8 @@ def test_compose_and_thumbnail_are_pure_numpy():
     assert (out[4, 5:7] == np.round(np.array(core.TARGET_COLOR) * core.TARGET_TINT)).all()
     assert (out[3, 4] == core.TARGET_COLOR).all() and (out[0, 0] == 0).all()
     small = core.thumbnail(np.arange(16 * 8 * 3, dtype=np.uint8).reshape(8, 16, 3), 8)
-    assert small.shape == (4, 8, 3)
+    assert small.shape == (4, 8, 3) and small[0, 0, 0] == np.round(np.arange(16 * 8 * 3).reshape(8, 16, 3)[:2, :2, 0].mean())
+    from realitybench_addon.core.postprocess import srgb_encode
+
+    levels = np.arange(256) / 255.0  # what the Image Editor shows is what the phone saved, every 8-bit level
+    assert (np.round(srgb_encode(core.srgb_decode(levels)) * 255) == np.arange(256)).all()
