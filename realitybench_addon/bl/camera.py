@@ -169,7 +169,7 @@ def camera_state(scene, camera_obj) -> dict:
             "lens": [data.lens, data.sensor_width, data.sensor_height, data.dof.aperture_fstop,
                      data.dof.focus_distance], "resolution": [scene.render.resolution_x, scene.render.resolution_y],
             "capture": camera_obj.get(CAPTURE_PROPERTY), "phone": camera_obj.get(PHONE_PROPERTY),
-            "motion_blur": scene.render.use_motion_blur}
+            "motion_blur": scene.render.use_motion_blur, "resolution_percentage": scene.render.resolution_percentage}
 
 
 def restore_camera_state(scene, state: dict) -> None:
@@ -180,6 +180,7 @@ def restore_camera_state(scene, state: dict) -> None:
     if camera_obj is None:
         raise LookupError(f"camera {state['name']!r} is gone")
     matrix = np.asarray(state["matrix"], float)
+    scene_camera = scene.camera  # putting a camera back does not make it the scene's camera
     if state.get("capture") and state.get("phone"):
         from ..core.phone import camera_settings
 
@@ -194,7 +195,10 @@ def restore_camera_state(scene, state: dict) -> None:
     data = camera_obj.data
     data.lens, data.sensor_width, data.sensor_height, data.dof.aperture_fstop, data.dof.focus_distance = state["lens"]
     scene.render.resolution_x, scene.render.resolution_y = state["resolution"]
+    scene.render.resolution_percentage = state.get("resolution_percentage", scene.render.resolution_percentage)
     scene.render.use_motion_blur = state["motion_blur"]
+    if scene_camera is not None:
+        set_scene_camera(scene, scene_camera)
     bpy.context.view_layer.update()
 
 
