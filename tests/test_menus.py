@@ -23,7 +23,9 @@ def _view_menu_draw_funcs() -> list:
 
 
 def _registered_operator_ids() -> set:
-    return {cls.bl_idname for cls in ui.CLASSES if issubclass(cls, bpy.types.Operator) and cls.is_registered}
+    """Every operator the add-on registered but those marked INTERNAL (kept out of search by Blender)."""
+    return {cls.bl_idname for cls in ui.CLASSES if issubclass(cls, bpy.types.Operator) and cls.is_registered
+            and "INTERNAL" not in getattr(cls, "bl_options", ())}
 
 
 def test_the_menu_lists_every_registered_realitybench_operator(addon):
@@ -48,11 +50,23 @@ def test_an_operator_registered_later_appears_without_editing_the_menu(addon):
         def execute(self, context):
             return {"FINISHED"}
 
+    class RB_OT_internal_probe(bpy.types.Operator):
+        bl_idname = "realitybench.internal_probe"
+        bl_label = "Internal Probe"
+        bl_options = {"INTERNAL"}
+
+        def execute(self, context):
+            return {"FINISHED"}
+
     bpy.utils.register_class(RB_OT_probe)
+    bpy.utils.register_class(RB_OT_internal_probe)
     try:
-        assert ("realitybench.menu_probe", "Menu Probe", {}) in menus.entries()
+        listed = menus.entries()
+        assert ("realitybench.menu_probe", "Menu Probe", {}) in listed
+        assert "realitybench.internal_probe" not in {idname for idname, _, _ in listed}
     finally:
         bpy.utils.unregister_class(RB_OT_probe)
+        bpy.utils.unregister_class(RB_OT_internal_probe)
     assert "realitybench.menu_probe" not in {idname for idname, _, _ in menus.entries()}
 
 

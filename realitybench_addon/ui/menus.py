@@ -1,5 +1,5 @@
-"""3D Viewport > View > RealityBench: every RealityBench operator in a menu, so menu search (F3) finds them on
-3.x (which searches menus only) and on 4.x/5.x. The entries are read from Blender's operator registry
+"""3D Viewport > View > RealityBench: every RealityBench operator in a menu (but those marked INTERNAL, which
+Blender keeps out of search), so menu search (F3) finds them on 3.x (which searches menus only) and on 4.x/5.x. The entries are read from Blender's operator registry
 (`bpy.ops.realitybench`), not listed here, so an operator added later appears without touching this file.
 
 An operator whose only option is a choice (Randomize Camera: Pose / Phone) gets one entry per choice; every
@@ -14,9 +14,18 @@ PREFIX = "realitybench"
 _SCALARS = ("BOOLEAN", "INT", "FLOAT", "STRING", "ENUM")
 
 
+def _internal(idname: str) -> bool:
+    """Marked INTERNAL (Blender keeps such operators out of search: a helper other buttons call with their
+    own arguments, such as Show Text)."""
+    module, name = idname.split(".")
+    cls = bpy.types.Operator.bl_rna_get_subclass_py(getattr(getattr(bpy.ops, module), name).idname())
+    return "INTERNAL" in getattr(cls, "bl_options", ())
+
+
 def operator_ids() -> list[str]:
-    """Every registered operator whose bl_idname starts with `realitybench.`."""
-    return [f"{PREFIX}.{name}" for name in dir(getattr(bpy.ops, PREFIX)) if not name.startswith("_")]
+    """Every registered operator whose bl_idname starts with `realitybench.`, but INTERNAL ones."""
+    ids = [f"{PREFIX}.{name}" for name in dir(getattr(bpy.ops, PREFIX)) if not name.startswith("_")]
+    return [idname for idname in ids if not _internal(idname)]
 
 
 def _rna(idname: str):
