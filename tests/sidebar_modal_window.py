@@ -113,11 +113,14 @@ def step():
         elif n == 8:
             print("RB-MODAL-ESC", "stopped" if not settings.job_status else "running",
                   "unchanged" if settings.last_check == STATE["before"] else "changed", flush=True)
+            draw_every_panel(settings)
             with bpy.context.temp_override(window=window, area=area):
                 bpy.ops.screen.screenshot(filepath=os.path.join(os.environ.get("RB_MODAL_OUT", "/tmp"),
                                                                 "sidebar_modal.png"))
         else:
+            print("RB-MODAL-DRAWN", STATE.get("drawn", 0) > 0, flush=True)
             print("RB-MODAL-DONE", flush=True)
+            bpy.utils.unregister_class(RB_PT_every_panel)
             realitybench_addon.unregister()
             bpy.ops.wm.quit_blender()
             return None
@@ -130,5 +133,32 @@ def step():
         return None
 
 
+class RB_PT_every_panel(bpy.types.Panel):
+    """Draws every RealityBench panel's body in the real window, open or not (Blender 3.4 cannot open a
+    closed panel from Python): their draw code runs on a real layout at the default sidebar width."""
+
+    bl_space_type, bl_region_type, bl_category, bl_label = "VIEW_3D", "UI", "RealityBench", "Every panel"
+
+    def draw(self, context):
+        from realitybench_addon.ui import panels
+
+        holder = type("Holder", (), {"layout": self.layout})()
+        for cls in panels.CLASSES:
+            if getattr(cls, "poll", None) is None or cls.poll(context):
+                cls.draw(holder, context)
+        STATE["drawn"] = STATE.get("drawn", 0) + 1
+
+
+def draw_every_panel(settings) -> None:
+    """States for the panels' less common lines: an invalid threshold field, a rescore's flipped frames."""
+    item = next(i for i in settings.terms if i.unit == "m")
+    item.threshold = -3.0
+    settings.last_rescore = json.dumps({"frames": 3, "flipped": 1, "flipped_by_environment": {"wire_adequacy": 1},
+                                        "flips": [{"frame_id": "wire_adequacy-random-s0-000001", "from": "accept",
+                                                   "to": "reject", "failing": [], "gray": []}]})
+    print("RB-MODAL-FIELD-ERROR", item.error, flush=True)
+
+
 realitybench_addon.register()
+bpy.utils.register_class(RB_PT_every_panel)
 bpy.app.timers.register(step, first_interval=2.0)

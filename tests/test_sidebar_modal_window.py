@@ -37,5 +37,8 @@ def test_check_and_suggest_run_modal_in_a_real_window(tmp_path):
     assert "RB-MODAL-SUGGEST-STARTED ['RUNNING_MODAL']" in output
     assert re.search(r"RB-MODAL-SUGGEST \w+ True", output)  # the suggested camera is shown
     assert "RB-MODAL-ESC stopped unchanged" in output
+    assert re.search(r"RB-MODAL-FIELD-ERROR .+ threshold: -3 is out of range; a threshold in m must lie in "
+                     r"\[0, 1000\]", output)
+    assert "RB-MODAL-DRAWN True" in output  # every panel's draw code ran on a real layout, without an error
     ticks = float(re.search(r"RB-MODAL-CHECK-SECONDS [\d.]+ ticks per s ([\d.]+)", output).group(1))
     assert ticks > 0  # the window's timers ran while the check rendered (before, the window froze throughout)
