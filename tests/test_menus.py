@@ -71,7 +71,8 @@ def test_an_operator_registered_later_appears_without_editing_the_menu(addon):
 
 
 def test_an_operator_whose_only_option_is_a_choice_gets_an_entry_per_choice(addon):
-    randomize = [(text, chosen) for idname, text, chosen in menus.entries() if idname == "realitybench.randomize_camera"]
+    randomize = [(text, chosen) for idname, text, chosen in menus.entries()
+                 if idname == "realitybench.randomize_camera"]
     assert sorted(randomize) == [("Randomize Camera: Phone", {"what": "PHONE"}),
                                  ("Randomize Camera: Pose", {"what": "POSE"})]
 

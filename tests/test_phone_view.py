@@ -219,7 +219,8 @@ def test_compose_and_thumbnail_are_pure_numpy():
     assert (out[4, 5:7] == np.round(np.array(core.TARGET_COLOR) * core.TARGET_TINT)).all()
     assert (out[3, 4] == core.TARGET_COLOR).all() and (out[0, 0] == 0).all()
     small = core.thumbnail(np.arange(16 * 8 * 3, dtype=np.uint8).reshape(8, 16, 3), 8)
-    assert small.shape == (4, 8, 3) and small[0, 0, 0] == np.round(np.arange(16 * 8 * 3).reshape(8, 16, 3)[:2, :2, 0].mean())
+    block = np.arange(16 * 8 * 3).reshape(8, 16, 3)[:2, :2, 0]  # the first thumbnail pixel covers 2 x 2
+    assert small.shape == (4, 8, 3) and small[0, 0, 0] == np.round(block.mean())
     from realitybench_addon.core.postprocess import srgb_encode
 
     levels = np.arange(256) / 255.0  # what the Image Editor shows is what the phone saved, every 8-bit level

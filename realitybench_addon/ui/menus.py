@@ -1,10 +1,11 @@
 """3D Viewport > View > RealityBench: every RealityBench operator in a menu (but those marked INTERNAL, which
-Blender keeps out of search), so menu search (F3) finds them on 3.x (which searches menus only) and on 4.x/5.x. The entries are read from Blender's operator registry
-(`bpy.ops.realitybench`), not listed here, so an operator added later appears without touching this file.
+Blender keeps out of search), so menu search (F3) finds them on 3.x (which searches menus only) and on
+4.x/5.x. The entries are read from Blender's operator registry (`bpy.ops.realitybench`), not listed here, so
+an operator added later appears without touching this file.
 
 An operator whose only option is a choice (Randomize Camera: Pose / Phone) gets one entry per choice; every
-other option takes the sidebar's value of the same name (`<operator>_<option>` first: the Export entry
-exports what the sidebar's Export panel shows), as the sidebar's own buttons pass them.
+other option takes the sidebar's value of the same name (`<operator>_<option>` first: the Export entry exports
+what the sidebar's Export panel shows), as the sidebar's own buttons pass them.
 """
 from __future__ import annotations
 

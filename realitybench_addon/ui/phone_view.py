@@ -13,9 +13,9 @@ Public interface (the sidebar's operators and panels call these):
   Image Editor" (`realitybench.open_phone_view`).
 - `draw_set_thumbnail(layout, context, jpeg_path)` / `load_thumbnail(jpeg_path)`: an exported JPEG's thumbnail.
 
-The pictures are made by `api.phone_view` and `api.picture_preview`. Previews are made there, not by Blender's preview job, so they exist at once,
-also headless, and follow pixels written from Python. Draw code never loads or writes data: a thumbnail not
-loaded yet is loaded by a one-shot timer.
+The pictures are made by `api.phone_view` and `api.picture_preview`. Previews are made there, not by Blender's
+preview job, so they exist at once, also headless, and follow pixels written from Python. Draw code never
+loads or writes data: a thumbnail not loaded yet is loaded by a one-shot timer.
 """
 from __future__ import annotations
 
