@@ -141,6 +141,186 @@ def estimated_tokens(prompt: str, image: Optional[dict], settings: Settings) -> 
     return (len(prompt) + 3) // 4 + images.estimate_tokens(image) + settings.max_tokens
 
 
+def _run_config(set_dir, ask_items: list, drawn, *, provider: Provider, model: str, base_url: str,
+                settings: Settings, transport: TransportConfig, auth: str, label: Optional[str],
+                profile: Optional[dict], variant: str, include_gray: bool,
+                max_tokens_field_from: Optional[str]) -> dict:
+    """The run's run.json: what is asked, how, and of which set."""
+    default_label = model + (" (blind)" if settings.blind else "") + \
+        ("" if variant == DEFAULT_VARIANT else f" ({variant.replace('-', ' ')})")
+    return {"kind": "model", "label": label or default_label,
+            "provider": provider.name, "model": model, "base_url": base_url, "settings": settings.to_dict(),
+            "variant": variant, "profile": profile, "baseline": None, "transport": transport.to_dict(), "auth": auth,
+            "max_tokens_field": ({"field": settings.max_tokens_field, "chosen_by": max_tokens_field_from
+                                  or "the settings given"} if provider.name == "openai" else None),
+            "set": str(Path(set_dir).resolve()), "items": len(ask_items), "include_gray": include_gray,
+            "subset": drawn,
+            "created": now_iso(), "package_version": package_version()}
+
+
+def _request_hashes(provider: Provider, model: str, settings: Settings, variant: str, ask_items: list) -> list[str]:
+    settings_dict = settings.to_dict()
+    return [request_hash(provider.name, model, settings_dict, a.prompt,
+                         None if settings.blind else a.item.image_sha256,
+                         blind_item=a.item.frame_id if settings.blind else None, variant=variant)
+            for a in ask_items]
+
+
+def _still_to_ask(ask_items: list, hashes: list[str], done: set) -> dict:
+    """Request hash -> item, for every request without an ok reply yet (each request once)."""
+    todo: dict[str, AskItem] = {}
+    for a, h in zip(ask_items, hashes):
+        if h not in done and h not in todo:
+            todo[h] = a
+    return todo
+
+
+def _new_record(h: str, a: AskItem, provider: Provider, model: str, result, raw, sent, started: str) -> dict:
+    """A reply's record before the reply is read: the request, its attempts and what they may have cost."""
+    return {"request_hash": h, "frame_id": a.item.frame_id, "provider": provider.name, "model": model,
+            "status": "ok" if result.ok else "error", "error": result.error, "http_status": result.status,
+            "reply_text": None, "finish_reason": None, "usage_raw": None, "usage": None,
+            "thinking_from": None, "raw_response": raw, "truncated": result.truncated,
+            "attempts": result.attempts, "image_sent": sent,
+            "billing": {"attempts": len(result.attempts), "timeouts": result.timeouts,
+                        "may_be_billed_unpriced": sum(1 for x in result.attempts if x.get("may_be_billed")),
+                        "usage": []},
+            "started_at": started, "elapsed_s": round(result.elapsed_s, 4)}
+
+
+def _read_reply(record: dict, provider: Provider, model: str, body) -> None:
+    """Fill `record` from an ok reply's body: the text, finish reason and usage; or an error for a body of
+    another shape (whose usage, where it has one, is still billed)."""
+    try:
+        text, finish, usage_raw = provider.parse(body)
+    except ResponseShapeError as exc:
+        record.update(status="error", error=f"unexpected response shape: {exc}")
+        usage_raw = body.get("usage") if isinstance(body, dict) else None
+        if isinstance(usage_raw, dict):  # a reply the run cannot read may still be billed
+            record["billing"]["usage"].append(provider.usage(usage_raw).to_dict())
+        return
+    usage = provider.usage(usage_raw)
+    thinking, source = provider.thinking(body, usage, text, model)
+    usage = type(usage)(usage.input_tokens, usage.output_tokens, thinking)
+    record.update(reply_text=text, finish_reason=finish, usage_raw=usage_raw, usage=usage.to_dict(),
+                  thinking_from=source)
+    record["billing"]["usage"].append(usage.to_dict())
+
+
+def _progress_line(n: int, total: int, a: AskItem, record: dict, result, sent, provider: Provider,
+                   settings: Settings, raw, secrets) -> str:
+    """One finished item's progress line: ok (or cut by the output cap) or why it failed, its attempts and waits."""
+    if record["status"] == "ok":
+        said = "ok" + (f", cut by the output cap (finish reason {record['finish_reason']}; --max-tokens "
+                       f"{settings.max_tokens})" if cut_by_output_cap(provider.name, record["finish_reason"])
+                       else "")
+    else:
+        why = detail(raw, secrets, PROGRESS_DETAIL_CHARS)
+        said = f"failed: {record['error']}" + (f": {why}" if why else "")
+    waits = sum(x.get("wait_s", 0) for x in result.attempts)
+    return (f"[{n}/{total}] {a.item.frame_id}: {said} ({len(result.attempts)} attempt"
+            f"{'s' if len(result.attempts) != 1 else ''}"
+            + (f", {result.timeouts} timed out" if result.timeouts else "")
+            + (f", waited {waits:.1f} s" if waits else "")
+            + (", image re-encoded" if sent and sent.get("re_encoded") else "")
+            + f", {result.elapsed_s:.2f} s)")
+
+
+class _Asker:
+    """Asks items from a pool of threads: sends each, stores its reply, counts, says how it went, and sets
+    `stop` (with what stopped it in `fatal`) on a fatal status, an unreachable server or a refusing provider."""
+
+    def __init__(self, set_dir, store: RunStore, client: Transport, headers: dict, *, provider: Provider, model: str,
+                 base_url: str, settings: Settings, progress: Optional[TextIO], total: int):
+        self.set_dir, self.store, self.client, self.headers = set_dir, store, client, headers
+        self.provider, self.model, self.base_url, self.settings = provider, model, base_url, settings
+        self.progress, self.total = progress, total
+        self.stop = threading.Event()
+        self.fatal: list[dict] = []
+        self.counter = {"finished": 0, "ok": 0, "failed": 0, "attempts": 0, "timeouts": 0, "re_encoded": 0}
+        self.opening: list[Optional[int]] = []  # the HTTP status of each of the first requests to finish (None: ok)
+        self.lock = threading.Lock()
+
+    def say(self, line: str) -> None:
+        if self.progress is not None:
+            self.progress.write(scrub(line, self.store.secrets) + "\n")
+            self.progress.flush()
+
+    def _image(self, a: AskItem) -> tuple[Optional[str], str, Optional[dict]]:
+        """(the image as base64, its media type, what was sent) for the item; no image when blind."""
+        if self.settings.blind:
+            return None, a.media_type, None
+        data = read_image(self.set_dir, a.image_path)
+        if sha256_bytes(data) != a.item.image_sha256:
+            raise EvalError(f"frame {a.item.frame_id}: {a.image_path} changed while the run was asking")
+        try:
+            data, media_type, sent = images.prepare(data, a.media_type, self.provider.name,
+                                                    len(a.prompt.encode("utf-8")))
+        except EvalError as exc:
+            raise EvalError(f"frame {a.item.frame_id}: {a.image_path}: {exc}") from None
+        return images.encode(data), media_type, sent
+
+    def ask_one(self, h: str, a: AskItem) -> None:
+        if self.stop.is_set():
+            return
+        image_b64, media_type, sent = self._image(a)
+        url, body = self.provider.request(self.base_url, self.model, a.prompt, image_b64, self.settings, media_type)
+        started = now_iso()
+        result = self.client.post_json(url, self.headers, body, h,
+                                       tokens=estimated_tokens(a.prompt, sent, self.settings))
+        raw = result.body
+        if isinstance(raw, str):  # scrubbed before it is cut to length: a cut never leaves part of a key
+            raw = scrub(raw, self.store.secrets)[:BODY_KEEP]
+        record = _new_record(h, a, self.provider, self.model, result, raw, sent, started)
+        if result.ok:
+            _read_reply(record, self.provider, self.model, result.body)
+        self.store.append_reply(record)
+        ok = record["status"] == "ok"
+        n, refused = self._count(result, ok, sent)
+        self._stop_if_fatal(a, result, url, raw, refused)
+        self.say(_progress_line(n, self.total, a, record, result, sent, self.provider, self.settings, raw,
+                                self.store.secrets))
+
+    def _count(self, result, ok: bool, sent) -> tuple[int, bool]:
+        """Count the finished item; returns (how many have finished, whether the opening requests all failed
+        with one 4xx status)."""
+        counter, opening = self.counter, self.opening
+        with self.lock:
+            counter["finished"] += 1
+            counter["attempts"] += len(result.attempts)
+            counter["timeouts"] += result.timeouts
+            counter["re_encoded"] += bool(sent and sent.get("re_encoded"))
+            counter["ok" if ok else "failed"] += 1
+            n = counter["finished"]
+            refused = False
+            if len(opening) < FAIL_FAST_ITEMS:
+                opening.append(None if ok else result.status)
+                refused = len(opening) == FAIL_FAST_ITEMS and len(set(opening)) == 1 and \
+                    opening[0] is not None and 400 <= opening[0] <= 499
+        return n, refused
+
+    def _stop_if_fatal(self, a: AskItem, result, url: str, raw, refused: bool) -> None:
+        unreachable = result.unreachable and not self.counter["ok"]  # no connection, and never an answer yet
+        if result.fatal or unreachable or refused:
+            self.stop.set()
+            self.fatal.append({"frame_id": a.item.frame_id, "error": result.error, "url": url, "body": raw,
+                               "status": result.status, "unreachable": unreachable and not result.fatal,
+                               "refused": refused and not result.fatal})
+
+    def ask_all(self, todo: dict, concurrency: int) -> None:
+        """Ask every item of `todo` from `concurrency` threads; an error (or Ctrl-C) stops the rest."""
+        pool = ThreadPoolExecutor(max_workers=concurrency)
+        try:
+            futures = [pool.submit(self.ask_one, h, a) for h, a in todo.items()]
+            for f in as_completed(futures):
+                f.result()
+        except BaseException:
+            self.stop.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+
+
 def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optional[str], settings: Settings,
             transport: TransportConfig, api_key_env: Optional[str] = None, no_api_key: bool = False,
             label: Optional[str] = None, profile: Optional[dict] = None, variant: str = DEFAULT_VARIANT,
@@ -163,138 +343,25 @@ def ask_set(set_dir, out_dir, *, provider: Provider, model: str, base_url: Optio
         from .subsets import draw
         ask_items, drawn = draw(ask_items, subset, subset_seed)
     base_url = (base_url or provider.default_base_url).rstrip("/")
-    default_label = model + (" (blind)" if settings.blind else "") + \
-        ("" if variant == DEFAULT_VARIANT else f" ({variant.replace('-', ' ')})")
-    config = {"kind": "model", "label": label or default_label,
-              "provider": provider.name, "model": model, "base_url": base_url, "settings": settings.to_dict(),
-              "variant": variant, "profile": profile, "baseline": None, "transport": transport.to_dict(), "auth": auth,
-              "max_tokens_field": ({"field": settings.max_tokens_field, "chosen_by": max_tokens_field_from
-                                    or "the settings given"} if provider.name == "openai" else None),
-              "set": str(Path(set_dir).resolve()), "items": len(ask_items), "include_gray": include_gray,
-              "subset": drawn,
-              "created": now_iso(), "package_version": package_version()}
+    config = _run_config(set_dir, ask_items, drawn, provider=provider, model=model, base_url=base_url,
+                         settings=settings, transport=transport, auth=auth, label=label, profile=profile,
+                         variant=variant, include_gray=include_gray, max_tokens_field_from=max_tokens_field_from)
     store = RunStore(out_dir, secrets=[key] if key else [])
     store.open(config)
-    settings_dict = settings.to_dict()
-    hashes = [request_hash(provider.name, model, settings_dict, a.prompt,
-                           None if settings.blind else a.item.image_sha256,
-                           blind_item=a.item.frame_id if settings.blind else None, variant=variant)
-              for a in ask_items]
+    hashes = _request_hashes(provider, model, settings, variant, ask_items)
     store.write_items([a.item for a in ask_items], hashes)
     done = {h for h, r in store.read_replies().items() if r.get("status") == "ok"}
-    todo: dict[str, AskItem] = {}
-    for a, h in zip(ask_items, hashes):
-        if h not in done and h not in todo:
-            todo[h] = a
-    headers = provider.auth_headers(key)
-    client = Transport(transport, sleep=sleep, clock=clock)
-    stop = threading.Event()
-    fatal: list[dict] = []
-    counter = {"finished": 0, "ok": 0, "failed": 0, "attempts": 0, "timeouts": 0, "re_encoded": 0}
-    opening: list[Optional[int]] = []  # the HTTP status of each of the first requests to finish (None: ok)
-    lock = threading.Lock()
-
-    def say(line: str) -> None:
-        if progress is not None:
-            progress.write(scrub(line, store.secrets) + "\n")
-            progress.flush()
-
-    def ask_one(h: str, a: AskItem) -> None:
-        if stop.is_set():
-            return
-        image_b64, sent = None, None
-        if not settings.blind:
-            data = read_image(set_dir, a.image_path)
-            if sha256_bytes(data) != a.item.image_sha256:
-                raise EvalError(f"frame {a.item.frame_id}: {a.image_path} changed while the run was asking")
-            try:
-                data, media_type, sent = images.prepare(data, a.media_type, provider.name,
-                                                        len(a.prompt.encode("utf-8")))
-            except EvalError as exc:
-                raise EvalError(f"frame {a.item.frame_id}: {a.image_path}: {exc}") from None
-            image_b64 = images.encode(data)
-        else:
-            media_type = a.media_type
-        url, body = provider.request(base_url, model, a.prompt, image_b64, settings, media_type)
-        started = now_iso()
-        result = client.post_json(url, headers, body, h, tokens=estimated_tokens(a.prompt, sent, settings))
-        raw = result.body
-        if isinstance(raw, str):  # scrubbed before it is cut to length: a cut never leaves part of a key
-            raw = scrub(raw, store.secrets)[:BODY_KEEP]
-        record = {"request_hash": h, "frame_id": a.item.frame_id, "provider": provider.name, "model": model,
-                  "status": "ok" if result.ok else "error", "error": result.error, "http_status": result.status,
-                  "reply_text": None, "finish_reason": None, "usage_raw": None, "usage": None,
-                  "thinking_from": None, "raw_response": raw, "truncated": result.truncated,
-                  "attempts": result.attempts, "image_sent": sent,
-                  "billing": {"attempts": len(result.attempts), "timeouts": result.timeouts,
-                              "may_be_billed_unpriced": sum(1 for x in result.attempts if x.get("may_be_billed")),
-                              "usage": []},
-                  "started_at": started, "elapsed_s": round(result.elapsed_s, 4)}
-        if result.ok:
-            try:
-                text, finish, usage_raw = provider.parse(result.body)
-            except ResponseShapeError as exc:
-                record.update(status="error", error=f"unexpected response shape: {exc}")
-                usage_raw = result.body.get("usage") if isinstance(result.body, dict) else None
-                if isinstance(usage_raw, dict):  # a reply the run cannot read may still be billed
-                    record["billing"]["usage"].append(provider.usage(usage_raw).to_dict())
-            else:
-                usage = provider.usage(usage_raw)
-                thinking, source = provider.thinking(result.body, usage, text, model)
-                usage = type(usage)(usage.input_tokens, usage.output_tokens, thinking)
-                record.update(reply_text=text, finish_reason=finish, usage_raw=usage_raw, usage=usage.to_dict(),
-                              thinking_from=source)
-                record["billing"]["usage"].append(usage.to_dict())
-        store.append_reply(record)
-        ok = record["status"] == "ok"
-        with lock:
-            counter["finished"] += 1
-            counter["attempts"] += len(result.attempts)
-            counter["timeouts"] += result.timeouts
-            counter["re_encoded"] += bool(sent and sent.get("re_encoded"))
-            counter["ok" if ok else "failed"] += 1
-            n = counter["finished"]
-            refused = False
-            if len(opening) < FAIL_FAST_ITEMS:
-                opening.append(None if ok else result.status)
-                refused = len(opening) == FAIL_FAST_ITEMS and len(set(opening)) == 1 and \
-                    opening[0] is not None and 400 <= opening[0] <= 499
-        unreachable = result.unreachable and not counter["ok"]  # no connection, and never an answer yet
-        if result.fatal or unreachable or refused:
-            stop.set()
-            fatal.append({"frame_id": a.item.frame_id, "error": result.error, "url": url, "body": raw,
-                          "status": result.status, "unreachable": unreachable and not result.fatal,
-                          "refused": refused and not result.fatal})
-        if ok:
-            said = "ok" + (f", cut by the output cap (finish reason {record['finish_reason']}; --max-tokens "
-                           f"{settings.max_tokens})" if cut_by_output_cap(provider.name, record["finish_reason"])
-                           else "")
-        else:
-            why = detail(raw, store.secrets, PROGRESS_DETAIL_CHARS)
-            said = f"failed: {record['error']}" + (f": {why}" if why else "")
-        waits = sum(x.get("wait_s", 0) for x in result.attempts)
-        say(f"[{n}/{len(todo)}] {a.item.frame_id}: {said} ({len(result.attempts)} attempt"
-            f"{'s' if len(result.attempts) != 1 else ''}"
-            + (f", {result.timeouts} timed out" if result.timeouts else "")
-            + (f", waited {waits:.1f} s" if waits else "")
-            + (", image re-encoded" if sent and sent.get("re_encoded") else "")
-            + f", {result.elapsed_s:.2f} s)")
-
-    say(f"{len(ask_items)} items, {sum(h in done for h in hashes)} already answered, asking {len(todo)} "
-        f"({provider.name} {model} at {base_url})")
+    todo = _still_to_ask(ask_items, hashes, done)
+    asker = _Asker(set_dir, store, Transport(transport, sleep=sleep, clock=clock), provider.auth_headers(key),
+                   provider=provider, model=model, base_url=base_url, settings=settings, progress=progress,
+                   total=len(todo))
+    asker.say(f"{len(ask_items)} items, {sum(h in done for h in hashes)} already answered, asking {len(todo)} "
+              f"({provider.name} {model} at {base_url})")
     t0 = time.monotonic()
-    pool = ThreadPoolExecutor(max_workers=transport.concurrency)
-    try:
-        futures = [pool.submit(ask_one, h, a) for h, a in todo.items()]
-        for f in as_completed(futures):
-            f.result()
-    except BaseException:
-        stop.set()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-    if fatal:
-        raise EvalError(stopped_line(fatal[0], store.secrets))
+    asker.ask_all(todo, transport.concurrency)
+    if asker.fatal:
+        raise EvalError(stopped_line(asker.fatal[0], store.secrets))
+    counter = asker.counter
     return {"run": str(Path(out_dir)), "items": len(ask_items), "already_answered": sum(h in done for h in hashes),
             "asked": counter["finished"], "ok": counter["ok"], "failed": counter["failed"],
             "requests": counter["attempts"], "retries": counter["attempts"] - counter["finished"],
