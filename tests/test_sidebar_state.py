@@ -176,3 +176,22 @@ def test_device_offers_a_gpu_only_where_one_is_found(addon):
     finally:
         capabilities.Forced.gpu_backends = None
     assert capabilities.has_denoiser() == bool(getattr(bpy.app.build_options, "openimagedenoise", True))
+
+
+def test_build_and_randomize_look_through_the_phone_when_asked(addon):
+    views = [a.spaces.active.region_3d for w in bpy.context.window_manager.windows for a in w.screen.areas
+             if a.type == "VIEW_3D"]
+    if not views:
+        pytest.skip("this bpy has no 3D view to look through")
+    for view in views:
+        view.view_perspective = "PERSP"
+    addon.look_through = False
+    build(addon, "rail_attachment", 0, 0)
+    assert {v.view_perspective for v in views} == {"PERSP"}
+    addon.look_through = True
+    assert bpy.ops.realitybench.randomize_scene() == {"FINISHED"}
+    assert {v.view_perspective for v in views} == {"CAMERA"}
+    for view in views:
+        view.view_perspective = "PERSP"
+    assert bpy.ops.realitybench.randomize_camera(what="POSE") == {"FINISHED"}
+    assert {v.view_perspective for v in views} == {"CAMERA"}

@@ -249,6 +249,8 @@ class RB_OT_randomize_camera(bpy.types.Operator):
             return {"CANCELLED"}
         live.bind(s.environment, s.seed, s.index, s.stratum)
         live.refresh()
+        if s.look_through:
+            look_through_phone(context)
         self.report({"INFO"}, f"{self.what.lower()} redrawn: {placed['pose']['posture']}, "
                               f"{placed['capture']['lens']} lens, {placed['capture']['mode']}")
         return {"FINISHED"}
