@@ -41,14 +41,8 @@ INCLUDE_GRAY_HELP = ("also ask (and score) the set's gray frames, for a study of
                      "left out, as in the paper (recorded in run.json as include_gray)")
 
 
-def add_parser(sub) -> None:
-    ev = sub.add_parser("eval", help="ask vision-language models about an exported set, score them, report "
-                                     "(see docs/evaluation.md)")
-    es = ev.add_subparsers(dest="eval_command", required=True, metavar="EVAL_COMMAND")
-
-    r = es.add_parser("run", help="ask a model about every frame of a set; rerun the same command to resume")
-    r.add_argument("set", help="an exported set (folder with metadata.jsonl), or a folder of real photographs "
-                               "labelled for the documentation questions (docs/evaluation.md, \"Real photographs\")")
+def _add_run_endpoint_args(r) -> None:
+    """eval run: the provider, model, server and key."""
     r.add_argument("--provider", required=True, choices=("openai", "anthropic", "gemini"),
                    help="openai: any OpenAI-compatible chat-completions server (OpenAI, vLLM, llama.cpp, Ollama, "
                         "LM Studio, SGLang); anthropic: the Messages API; gemini: generateContent")
@@ -60,6 +54,10 @@ def add_parser(sub) -> None:
                    help="environment variable holding the API key (default OPENAI_API_KEY, ANTHROPIC_API_KEY or "
                         "GEMINI_API_KEY); the key itself is never written anywhere")
     r.add_argument("--no-api-key", action="store_true", help="send no key (a local server that needs none)")
+
+
+def _add_run_settings_args(r) -> None:
+    """eval run: the generation settings (a profile, and the flags that override it)."""
     r.add_argument("--profile", default=profiles.DEFAULT, choices=tuple(profiles.PROFILES),
                    help="generation settings: paper (default: the provider's own temperature and image detail, "
                         "a 16384-token cap for thinking models) or deterministic (temperature 0, 1024 tokens, "
@@ -80,6 +78,10 @@ def add_parser(sub) -> None:
                    help="a JSON object deep-merged into every request body, e.g. '{\"reasoning_effort\": \"low\"}' "
                         "or '{\"thinking\": {\"type\": \"enabled\", \"budget_tokens\": 8192}}' (anthropic: "
                         "budget_tokens at least 1024 and below --max-tokens, no --temperature) (recorded)")
+
+
+def _add_run_prompt_args(r) -> None:
+    """eval run: what is asked (with or without the image, gray frames, prompt variant, subset)."""
     r.add_argument("--blind", action="store_true", help="send the prompt without the image (what priors alone give)")
     r.add_argument("--include-gray", action="store_true", help=INCLUDE_GRAY_HELP)
     r.add_argument("--variant", default=DEFAULT_VARIANT, choices=VARIANTS,
@@ -91,6 +93,10 @@ def add_parser(sub) -> None:
                         "frames from each of tape_gap, slope_gauge and rail_attachment) (recorded in run.json)")
     r.add_argument("--subset-seed", type=ascii_int, default=0, metavar="N",
                    help="the seed of the --subset draw (default 0): the same seed draws the same frames")
+
+
+def _add_run_transport_args(r) -> None:
+    """eval run: pacing, timeouts, retries and waits."""
     r.add_argument("--concurrency", type=ascii_int, default=4, help="requests in flight at once (default 4)")
     r.add_argument("--rpm", type=ascii_float, default=None, help="requests per minute, retries included (default: no limit)")
     r.add_argument("--tpm", type=ascii_float, default=None,
@@ -114,15 +120,32 @@ def add_parser(sub) -> None:
     r.add_argument("--max-run-wait", type=ascii_float, default=None, metavar="S",
                    help="the longest all the run's requests wait together between attempts (default 21600, 6 h); "
                         "once spent, an item that would wait more fails at once and a rerun resumes it")
+
+
+def _add_run_parser(es) -> None:
+    """eval run: ask a model about every frame of a set."""
+    r = es.add_parser("run", help="ask a model about every frame of a set; rerun the same command to resume")
+    r.add_argument("set", help="an exported set (folder with metadata.jsonl), or a folder of real photographs "
+                               "labelled for the documentation questions (docs/evaluation.md, \"Real photographs\")")
+    _add_run_endpoint_args(r)
+    _add_run_settings_args(r)
+    _add_run_prompt_args(r)
+    _add_run_transport_args(r)
     r.add_argument("--label", default=None, help="the run's name in reports (default: the model, '(blind)' added)")
     r.add_argument("--out", required=True, help="the run folder (created, or resumed)")
 
+
+def _add_rescore_parser(es) -> None:
+    """eval rescore: recompute a run's scores from its stored replies."""
     rs = es.add_parser("rescore", help="recompute a run's scores from its stored replies (asks nothing)")
     rs.add_argument("run", help="a run folder")
     rs.add_argument("--prices", default=None, help="a dated price file (TOML or JSON) for the cost")
     rs.add_argument("--documentation-frames", default=counting.DEFAULT, choices=counting.RULES,
                     help=DOCUMENTATION_FRAMES_HELP)
 
+
+def _add_report_parser(es) -> None:
+    """eval report: the tables and plots of one or more runs of one set."""
     rp = es.add_parser("report", help="Markdown and CSV tables (and plots) from one or more runs of one set")
     rp.add_argument("runs", nargs="+", help="run folders (model runs, blind runs, baselines)")
     rp.add_argument("--out", required=True, help="the report folder")
@@ -147,11 +170,25 @@ def add_parser(sub) -> None:
     rp.add_argument("--guide", nargs="+", default=[], metavar="GUIDE_RUN",
                     help="guide runs (`eval guide`): their closed-loop guidance table is added to the report")
 
+
+def _add_baseline_parser(es) -> None:
+    """eval baseline: a run that needs no model."""
     b = es.add_parser("baseline", help="a run that needs no model: always accept or always reject")
     b.add_argument("set", help="an exported set")
     b.add_argument("--kind", required=True, choices=("always-accept", "always-reject"))
     b.add_argument("--out", required=True, help="the run folder")
     b.add_argument("--include-gray", action="store_true", help=INCLUDE_GRAY_HELP)
+
+
+def add_parser(sub) -> None:
+    """The `eval` command and its subcommands (run, rescore, report, baseline, and the guide's)."""
+    ev = sub.add_parser("eval", help="ask vision-language models about an exported set, score them, report "
+                                     "(see docs/evaluation.md)")
+    es = ev.add_subparsers(dest="eval_command", required=True, metavar="EVAL_COMMAND")
+    _add_run_parser(es)
+    _add_rescore_parser(es)
+    _add_report_parser(es)
+    _add_baseline_parser(es)
     from ..guide.cli import add_parsers as add_guide_parsers  # eval guide-episodes, guide, guide-report
 
     add_guide_parsers(es)
