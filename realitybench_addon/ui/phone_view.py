@@ -102,7 +102,7 @@ def _icon_scale(context) -> float:
     region = getattr(context, "region", None)
     ui_scale = getattr(getattr(context, "preferences", None), "view", None)
     ui_scale = ui_scale.ui_scale if ui_scale is not None else 1.0
-    width = (region.width if region is not None else 300) - 30
+    width = (region.width if region is not None else 300) - 44  # the panel's and a box's margins
     return max(3.0, width / (20.0 * ui_scale))
 
 
