@@ -315,7 +315,7 @@ def run_command(args) -> dict:
     if args.eval_command.startswith("guide"):
         from ..guide.cli import run_command as guide_command
 
-        return guide_command(args)
+        return guide_command(args, settings_overrides(args), _extra(args.extra), _label(args.label))
     if args.eval_command == "run":
         from ..evaluation import providers
         from ..evaluation.ask import ask_set

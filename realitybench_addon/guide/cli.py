@@ -70,9 +70,14 @@ def add_parsers(es) -> None:
     r.add_argument("--out", required=True, help="the report folder (guide.md, guide.csv)")
     r.add_argument("--prices", default=None, help="a dated price file (TOML or JSON)")
     r.add_argument("--seed", type=ascii_int, default=None, help="bootstrap seed")
+    for p in (e, r):  # cli/evaluate.py reads eval run's settings flags of every guide command; these take none
+        p.set_defaults(max_tokens=None, max_tokens_field=None, temperature=None, image_detail=None, extra=None,
+                       label=None)
 
 
-def _policy(args):
+def _policy(args, overrides: dict, extra: dict, label):
+    """The baseline, or the model with `eval run`'s settings: `overrides` (the flags given over the profile),
+    `extra` (--extra) and `label` as cli/evaluate.py reads them."""
     from .baselines import BaselinePolicy, ModelPolicy
 
     if args.baseline is not None:
@@ -84,11 +89,9 @@ def _policy(args):
     from ..evaluation import providers
     from ..evaluation.transport import (DEFAULT_DEADLINE_S, DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_RUN_WAIT_S,
                                         DEFAULT_MAX_WAIT_S, TransportConfig)
-    from ..cli.evaluate import _extra, _label, settings_overrides
 
     provider = providers.get(args.provider)
-    overrides = settings_overrides(args)
-    settings = profiles.resolve(args.profile, provider.name, args.model, overrides, extra=_extra(args.extra))
+    settings = profiles.resolve(args.profile, provider.name, args.model, overrides, extra=extra)
     if provider.name == "openai" and args.max_tokens_field is None:
         field, _ = providers.default_max_tokens_field(args.base_url, args.model)
         settings = dataclasses.replace(settings, max_tokens_field=field)
@@ -98,18 +101,18 @@ def _policy(args):
         max_retries=args.retries, concurrency=1, rpm=args.rpm, tpm=args.tpm,
         max_wait_s=args.max_wait or DEFAULT_MAX_WAIT_S, max_run_wait_s=args.max_run_wait or DEFAULT_MAX_RUN_WAIT_S)
     return ModelPolicy(provider, args.model, args.base_url, settings, transport, api_key_env=args.api_key_env,
-                       no_api_key=args.no_api_key, label=_label(args.label),
+                       no_api_key=args.no_api_key, label=label,
                        profile={"name": args.profile, "overrides": overrides})
 
 
-def _guide(args) -> dict:
+def _guide(args, overrides: dict, extra: dict, label) -> dict:
     from ..core.render_settings import RenderSettings
     from .episodes import load_episodes
     from .loop import run_episodes
     from .report import guide_report
 
     episodes, sha = load_episodes(args.episodes)
-    policy = _policy(args)
+    policy = _policy(args, overrides, extra, label)
     if args.samples is not None and args.samples < 1:
         raise EvalError(f"--samples must be at least 1, got {args.samples}")
     settings = RenderSettings().with_(**({"samples": args.samples} if args.samples else {}),
@@ -122,7 +125,8 @@ def _guide(args) -> dict:
     return {"guided": counts, **summary}
 
 
-def run_command(args) -> dict:
+def run_command(args, overrides: dict, extra: dict, label=None) -> dict:
+    """The guide commands; `overrides`, `extra`, `label`: `eval run`'s settings flags as cli/evaluate.py reads them."""
     from ..answers.stats import DEFAULT_SEED
 
     if args.eval_command == "guide-episodes":
@@ -135,7 +139,7 @@ def run_command(args) -> dict:
                              render_check=not args.no_render_check)
         return write_episodes(data, args.out)
     if args.eval_command == "guide":
-        return _guide(args)
+        return _guide(args, overrides, extra, label)
     if args.eval_command == "guide-report":
         from ..evaluation.pricing import load_prices
         from .report import guide_report
