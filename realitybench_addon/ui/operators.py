@@ -336,7 +336,11 @@ def record_phone_view(result: dict, job) -> None:
     if not result.get("image_path"):
         return
     keep = job.keep_files()
-    image, mask = keep / "phone.jpg", keep / "mask.png"
+    pictures = sorted(keep.glob("check-*"), key=lambda p: p.stat().st_mtime)
+    for old in pictures[:-4]:  # the last two checks' pictures stay (the phone view may still read them)
+        old.unlink(missing_ok=True)
+    stamp = f"check-{job.folder.name}"  # a new name each time: Blender never shows a cached picture
+    image, mask = keep / f"{stamp}.jpg", keep / f"{stamp}-mask.png"
     shutil.copyfile(result["image_path"], image)
     shutil.copyfile(result["mask_path"], mask)
     result["image_path"], result["mask_path"] = str(image), str(mask)
