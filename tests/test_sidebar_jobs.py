@@ -57,6 +57,10 @@ def test_background_check_equals_the_in_process_check_for_a_hand_moved_camera(ad
     with Image.open(shown["mask_path"]) as mask:
         assert mask.size == im.size and mask.getextrema()[1] == 255  # the target is in the picture
     assert shown["key"]["scene"] == ["wire_adequacy", 0, 1, "random"]
+    phone_view = getattr(bpy.context.scene, "realitybench_phone_view", None)  # handed to the phone view
+    if phone_view is not None:
+        assert phone_view.image_path == shown["image_path"] and phone_view.mask_path == shown["mask_path"]
+        assert shown["verdict"].upper() in phone_view.caption
 
 
 def test_background_suggestion_equals_the_in_process_one(addon):
