@@ -161,6 +161,15 @@ def test_scripted_models_against_the_baselines_and_a_hand_computation(episodes, 
     n_solved = sum(solved)
     assert replay_all["cost_per_solved"] == (pytest.approx(cost / n_solved) if n_solved else None)
     assert "| replay (K=4) | all | 2 |" in (tmp_path / "report" / "guide.md").read_text()
+    # a rerun that would mix two protocols in one folder is refused before anything is rendered or asked
+    from realitybench_addon.evaluation.errors import EvalError
+
+    with pytest.raises(EvalError, match="another guide .turns: run has 4, now 3"):
+        main("eval", "guide", path, "--baseline", "oracle", "--turns", 3, *RENDER, "--out", tmp_path / "oracle")
+    with pytest.raises(EvalError, match="another policy"):
+        main("eval", "guide", path, "--baseline", "random-walk", *RENDER, "--out", tmp_path / "oracle")
+    assert main("eval", "guide", path, "--baseline", "oracle", *RENDER, "--out", tmp_path / "oracle")["guided"][
+        "already_ended"] == 2  # the same command again asks and renders nothing
 
 
 def test_a_kill_mid_turn_resumes_without_a_lost_or_doubled_turn(episodes, tmp_path):
