@@ -452,19 +452,9 @@ def _difficulty_plot(plt, out: Path, rows: list[dict]) -> str:
     return "difficulty.png"
 
 
-def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(), skills: dict | None = None,
-                sim_to_real: dict | None = None, cost_figure: dict | None = None,
-                difficulty: dict | None = None) -> dict:
-    """`cost_figure` (cost_figure.py): the frontier, the unpriced runs, the human pass on the cost plots;
-    `difficulty` (difficulty.py): the drivers' heat map."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return {"written": [], "skipped": "matplotlib is not installed (pip install 'realitybench[plots]')"}
-    written, notes = [], []
+def _cost_plots(plt, out: Path, labels: list[str], summaries: list[dict], ensembles, cost_figure: dict | None,
+                written: list, notes: list) -> None:
+    """A cost plot per metric with a priced run to show (appended to `written`; why not, to `notes`)."""
     for metric, name in COST_METRICS:
         runs = cost_plot_runs(labels, summaries, metric)
         points = runs["points"]
@@ -478,41 +468,70 @@ def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(
                      "band": cost_figure["human_pass"], "rater": cost_figure[metric]["rater"]}
         written.append(_cost_plot(plt, out, metric, name, runs, ensemble_points(ensembles, metric)["points"],
                                   _currency(summaries), extra))
+
+
+def _heatmap_grid(rows: list, answering: list):
+    """Field x (mean over models, each answering run): the documentation scores, NaN where there is none."""
+    import numpy as np
+
+    grid = np.full((len(rows), len(answering) + 1), np.nan)  # column 0: the mean over models
+    for i, (f, _, mean) in enumerate(rows):
+        grid[i, 0] = mean if _finite(mean) else np.nan
+        for j, (_, s) in enumerate(answering, 1):
+            v = s["metrics"]["fields"].get(f, {}).get("value")
+            if _finite(v):
+                grid[i, j] = v
+    return grid
+
+
+def _fields_heatmap(plt, out: Path, rows: list, answering: list) -> str:
+    """The per-field heat map, fields grouped by skill, runs by documentation score."""
+    import numpy as np
+
+    grid = _heatmap_grid(rows, answering)
+    fig, ax = plt.subplots(figsize=(5.8 + 1.0 * len(answering), 1.6 + 0.35 * len(rows)))
+    image = ax.imshow(np.ma.masked_invalid(grid), vmin=0, vmax=1, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(answering) + 1), ["mean over models", *[label for label, _ in answering]],
+                  rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(len(rows)), [f"{group}: {f}" if group else f for f, group, _ in rows], fontsize=8)
+    ax.set_xlabel("model runs, best documentation score first", fontsize=9)
+    ax.set_ylabel("skill: field", fontsize=9)
+    ax.axvline(0.5, color="white", linewidth=2)
+    for i in range(1, len(rows)):  # a line between skill groups
+        if rows[i][1] != rows[i - 1][1]:
+            ax.axhline(i - 0.5, color="white", linewidth=2)
+    ax.set_facecolor("#d9d9d9")  # a field a run has no score for: gray, marked n/a
+    for i in range(len(rows)):
+        for j in range(len(answering) + 1):
+            if math.isfinite(grid[i, j]):
+                ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=7,
+                        color="white" if grid[i, j] < 0.5 else "black")
+            else:
+                ax.text(j, i, "n/a", ha="center", va="center", fontsize=7, color="dimgray")
+    fig.colorbar(image, ax=ax, label="documentation score")
+    fig.tight_layout()
+    _save(fig, out / "fields_heatmap.png")
+    plt.close(fig)
+    return "fields_heatmap.png"
+
+
+def write_plots(out: Path, labels: list[str], summaries: list[dict], ensembles=(), skills: dict | None = None,
+                sim_to_real: dict | None = None, cost_figure: dict | None = None,
+                difficulty: dict | None = None) -> dict:
+    """`cost_figure` (cost_figure.py): the frontier, the unpriced runs, the human pass on the cost plots;
+    `difficulty` (difficulty.py): the drivers' heat map."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return {"written": [], "skipped": "matplotlib is not installed (pip install 'realitybench[plots]')"}
+    written, notes = [], []
+    _cost_plots(plt, out, labels, summaries, ensembles, cost_figure, written, notes)
     rows, answering = _heatmap_order(labels, summaries, skills)
     if rows and answering:
-        import numpy as np
-
-        grid = np.full((len(rows), len(answering) + 1), np.nan)  # column 0: the mean over models
-        for i, (f, _, mean) in enumerate(rows):
-            grid[i, 0] = mean if _finite(mean) else np.nan
-            for j, (_, s) in enumerate(answering, 1):
-                v = s["metrics"]["fields"].get(f, {}).get("value")
-                if _finite(v):
-                    grid[i, j] = v
-        fig, ax = plt.subplots(figsize=(5.8 + 1.0 * len(answering), 1.6 + 0.35 * len(rows)))
-        image = ax.imshow(np.ma.masked_invalid(grid), vmin=0, vmax=1, cmap="viridis", aspect="auto")
-        ax.set_xticks(range(len(answering) + 1), ["mean over models", *[label for label, _ in answering]],
-                      rotation=30, ha="right", fontsize=8)
-        ax.set_yticks(range(len(rows)), [f"{group}: {f}" if group else f for f, group, _ in rows], fontsize=8)
-        ax.set_xlabel("model runs, best documentation score first", fontsize=9)
-        ax.set_ylabel("skill: field", fontsize=9)
-        ax.axvline(0.5, color="white", linewidth=2)
-        for i in range(1, len(rows)):  # a line between skill groups
-            if rows[i][1] != rows[i - 1][1]:
-                ax.axhline(i - 0.5, color="white", linewidth=2)
-        ax.set_facecolor("#d9d9d9")  # a field a run has no score for: gray, marked n/a
-        for i in range(len(rows)):
-            for j in range(len(answering) + 1):
-                if math.isfinite(grid[i, j]):
-                    ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=7,
-                            color="white" if grid[i, j] < 0.5 else "black")
-                else:
-                    ax.text(j, i, "n/a", ha="center", va="center", fontsize=7, color="dimgray")
-        fig.colorbar(image, ax=ax, label="documentation score")
-        fig.tight_layout()
-        _save(fig, out / "fields_heatmap.png")
-        plt.close(fig)
-        written.append("fields_heatmap.png")
+        written.append(_fields_heatmap(plt, out, rows, answering))
     if difficulty and difficulty.get("rows"):
         written.append(_difficulty_plot(plt, out, difficulty["rows"]))
     for q in (sim_to_real or {}).get("questions", []):
