@@ -29,8 +29,8 @@ class ScriptedModel:
     """An OpenAI-shaped chat server: `reply(episode number, photo number) -> text`; `hold` seconds of wait for
     the photos numbered in `slow` (to be killed there)."""
 
-    def __init__(self, reply, slow=(), hold=0.0):
-        self.reply, self.slow, self.hold, self.log = reply, set(slow), hold, []
+    def __init__(self, reply, slow=(), hold=0.0, status=200):
+        self.reply, self.slow, self.hold, self.log, self.status = reply, set(slow), hold, [], status
         model = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -51,8 +51,9 @@ class ScriptedModel:
                     time.sleep(model.hold)
                 data = json.dumps({"choices": [{"index": 0, "finish_reason": "stop", "message": {
                     "role": "assistant", "content": model.reply(number, photo)}}],
-                    "usage": {"prompt_tokens": USAGE[0], "completion_tokens": USAGE[1]}}).encode()
-                self.send_response(200)
+                    "usage": {"prompt_tokens": USAGE[0], "completion_tokens": USAGE[1]}} if model.status == 200 else
+                    {"error": {"message": f"refused, you sent {self.headers.get('Authorization')}"}}).encode()
+                self.send_response(model.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -198,3 +199,15 @@ def test_a_kill_mid_turn_resumes_without_a_lost_or_doubled_turn(episodes, tmp_pa
                                                                         (ids[1], 2)]
     # the rerun asked only what had no stored reply: episode 1's photo 2, then episode 2
     assert [(r["episode"], r["photo"]) for r in model.log] == [(1, 2), (2, 1), (2, 2)]
+
+
+def test_a_refused_key_stops_the_run_in_one_line_and_is_written_nowhere(episodes, tmp_path):
+    from realitybench_addon.evaluation.errors import EvalError
+
+    path, _, _ = episodes
+    model = ScriptedModel(lambda n, t: "", status=401)
+    with model as url, pytest.raises(EvalError, match="stopped: HTTP 401") as caught:
+        guided(path, tmp_path / "refused", url)
+    assert KEY not in str(caught.value) and len(model.log) == 1  # fatal: not retried, nothing else asked
+    assert not (tmp_path / "refused" / "turns.jsonl").exists()
+    assert KEY not in "".join(p.read_text(errors="replace") for p in (tmp_path / "refused").rglob("*.json*"))

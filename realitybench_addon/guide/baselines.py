@@ -80,7 +80,7 @@ class ModelPolicy:
     def __init__(self, provider, model: str, base_url: Optional[str], settings, transport, *,
                  api_key_env: Optional[str] = None, no_api_key: bool = False, label: Optional[str] = None,
                  profile: Optional[dict] = None):
-        from ..evaluation.ask import check_transport, clean_base_url, resolve_key
+        from ..evaluation.ask import FAIL_FAST_ITEMS, check_transport, clean_base_url, resolve_key
         from ..evaluation.providers import check_extra
         from ..evaluation.transport import Transport
 
@@ -97,6 +97,8 @@ class ModelPolicy:
         self.secrets = (key,) if key else ()
         self._headers = provider.auth_headers(key)
         self._client = Transport(transport)
+        self._opening: list = []  # the HTTP status of each of the first replies (None: ok), as `eval run` keeps
+        self._fail_fast = FAIL_FAST_ITEMS
 
     def identity(self) -> dict:
         return {"provider": self.provider, "model": self.model, "base_url": self.base_url, "settings": self.settings,
@@ -113,7 +115,10 @@ class ModelPolicy:
         started = now_iso()
         result = self._client.post_json(url, self._headers, body, h,
                                         tokens=estimated_tokens(prompt, sent, self._settings))
-        return self._record(episode, turn, h, url, result, sent, started)
+        record = self._record(episode, turn, h, url, result, sent, started)
+        if len(self._opening) < self._fail_fast:
+            self._opening.append(None if record["status"] == "ok" else result.status)
+        return record
 
     def _record(self, episode, turn, h, url, result, sent, started) -> dict:
         from ..evaluation.providers import ResponseShapeError
@@ -146,11 +151,15 @@ class ModelPolicy:
         return record
 
     def check_fatal(self, reply: dict) -> None:
-        """A 401, 403 or 404, or a server never reached, stops the run as `eval run` stops (one line)."""
+        """A 401, 403 or 404, a server never reached, or the first FAIL_FAST_ITEMS replies all refused with one 4xx
+        status stop the run as `eval run` stops (one line; what finished is kept for a rerun)."""
         from ..evaluation.ask import stopped_line
 
-        if reply.get("fatal"):
+        opening = self._opening
+        refused = len(opening) == self._fail_fast and len(set(opening)) == 1 and opening[0] is not None and \
+            400 <= opening[0] <= 499  # a provider refusing everything (a setting it rejects, no credit left)
+        if reply.get("fatal") or refused:
             raise EvalError(stopped_line({"frame_id": reply["frame_id"], "error": reply["error"], "url": reply["url"],
                                           "body": reply.get("raw_response"), "status": reply.get("http_status"),
-                                          "unreachable": reply.get("http_status") is None, "refused": False},
-                                         self.secrets))
+                                          "unreachable": reply.get("http_status") is None and not refused,
+                                          "refused": refused and not reply.get("fatal")}, self.secrets))
