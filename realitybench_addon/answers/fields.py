@@ -23,8 +23,6 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..core.doc_fields import FieldRule
 
-__all__ = ["FIELD_RULES", "FieldRule", "rule", "all_frames", "score_field"]
-
 
 @lru_cache(maxsize=1)
 def field_rules() -> dict[tuple[str, str], FieldRule]:
