@@ -70,6 +70,9 @@ def test_a_moved_camera_or_edited_threshold_marks_the_check_stale(addon):
     item = next(i for i in addon.terms if i.name == "camera_distance")
     item.threshold += 0.5
     assert results.stale_reason(stored, results.key_now(addon)) == "the thresholds changed since"
+    item.threshold -= 0.5  # edited back by hand: the same thresholds, the check holds
+    assert results.stale_reason(stored, results.key_now(addon)) == ""
+    item.threshold += 0.5
     bpy.ops.realitybench.preset(action="REVERT")
     assert results.stale_reason(stored, results.key_now(addon)) == ""
     build(addon, "rail_attachment", 1, 1)  # another frame: the check is gone

@@ -1,7 +1,7 @@
 """What a Check result or a suggestion was computed for, and whether it still holds.
 
 Each stored result carries a key: the frame (environment, seed, index, stratum), the camera as it was held
-(pose matrix, lens, sensor, focus) and the thresholds (the edited preset's hash, or "shipped"). The panels
+(pose matrix, lens, sensor, focus) and the thresholds (the edited preset's content hash, else the shipped one's). The panels
 compare it with the key of now: a result made for another frame, another camera or other thresholds is
 marked stale with what changed, and Apply refuses a suggestion made for another frame.
 """
@@ -42,8 +42,22 @@ def same_camera(a: Optional[list], b: Optional[list]) -> bool:
     return len(a) == len(b) and all(abs(x - y) <= TOLERANCE for x, y in zip(a, b))
 
 
-def preset_tag(preset) -> str:
-    return "shipped" if preset is None else preset.content_hash()
+_SHIPPED_HASHES: dict = {}  # environment -> the shipped preset's hash (read once: panels draw often)
+
+
+def preset_tag(preset, environment: str) -> str:
+    """The thresholds' content hash: the shipped preset's when none is edited, so an edit made and undone
+    by hand leaves a result standing."""
+    if preset is not None:
+        return preset.content_hash()
+    if environment not in _SHIPPED_HASHES:
+        from .. import api
+
+        try:
+            _SHIPPED_HASHES[environment] = api.shipped_preset(environment).content_hash()
+        except api.RealityBenchError:
+            return "shipped"
+    return _SHIPPED_HASHES[environment]
 
 
 def key_now(settings, camera=None) -> dict:
@@ -52,7 +66,7 @@ def key_now(settings, camera=None) -> dict:
 
     cam = camera or bpy.context.scene.camera
     return {"scene": [settings.environment, settings.seed, settings.index, settings.stratum],
-            "camera": camera_fingerprint(cam), "preset": preset_tag(live.STATE.preset)}
+            "camera": camera_fingerprint(cam), "preset": preset_tag(live.STATE.preset, settings.environment)}
 
 
 def scene_words(scene: list) -> str:

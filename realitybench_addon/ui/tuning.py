@@ -74,9 +74,17 @@ def allowed_range(preset, term) -> tuple[float, float]:
     return float("-inf"), float("inf")
 
 
+def _typed(value: float) -> float:
+    """A field's value as typed: Blender keeps floats in 32 bits (0.65 reads back 0.6499999762), which six
+    significant digits undo, so an unchanged field leaves the preset (and its hash) as it was."""
+    return float(f"{value:.6g}")
+
+
 def _item_changes(item) -> dict:
-    threshold = (item.threshold, item.threshold_hi) if item.comparator == "between" else item.threshold
-    return {"threshold": threshold, "gray": (item.gray_lo, item.gray_hi) if item.has_gray else None}
+    threshold = ((_typed(item.threshold), _typed(item.threshold_hi)) if item.comparator == "between"
+                 else _typed(item.threshold))
+    return {"threshold": threshold,
+            "gray": (_typed(item.gray_lo), _typed(item.gray_hi)) if item.has_gray else None}
 
 
 def field_message(item, exc) -> str:
