@@ -162,6 +162,15 @@ def test_scripted_models_against_the_baselines_and_a_hand_computation(episodes, 
     n_solved = sum(solved)
     assert replay_all["cost_per_solved"] == (pytest.approx(cost / n_solved) if n_solved else None)
     assert "| replay (K=4) | all | 2 |" in (tmp_path / "report" / "guide.md").read_text()
+    # `eval report --guide` adds the same section to report.md
+    from eval_support import make_set, standard_frames
+
+    set_dir = make_set(tmp_path / "set", standard_frames())
+    main("eval", "baseline", set_dir, "--kind", "always-accept", "--out", tmp_path / "accept")
+    made = main("eval", "report", tmp_path / "accept", "--no-plots", "--prices", prices, "--guide", tmp_path / "replay",
+                "--out", tmp_path / "full")
+    assert made["guide"][0]["rows"]["all"] == replay_all
+    assert "## Closed-loop guidance" in (tmp_path / "full" / "report.md").read_text()
     # a rerun that would mix two protocols in one folder is refused before anything is rendered or asked
     from realitybench_addon.evaluation.errors import EvalError
 
