@@ -69,17 +69,15 @@ def export(environments, *, out, command: str = "", progress=None, max_frames: O
     (`export_config`'s), or the environments with `export_config`'s options as keywords; the defaults reproduce
     the paper's set shape. With `repair`, damaged rows of the folder's metadata log are dropped (and listed in
     the manifest) and their frames rendered again; every good row stays as it was."""
-    from .export import ExportConfig, export as run_export
-    from .frames import check_can_render
+    from .export import ExportConfig, export as run_export, validate
 
     if isinstance(environments, ExportConfig):
         if options:
             raise RealityBenchError(f"export: the config already says {', '.join(sorted(options))}")
         config = environments
+        validate(config)
     else:
-        config = export_config(environments, **options)  # validated before anything touches the disk
-    if config.device == "gpu":
-        check_can_render(config.render_settings().with_(denoise=False), "gpu")
+        config = export_config(environments, **options)  # validated (GPU included) before the disk is touched
     out = ensure_writable_dir(out)
     return run_export(config, out, command=command, progress=progress, max_frames=max_frames, repair=repair)
 

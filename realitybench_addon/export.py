@@ -162,15 +162,24 @@ def validate(config: ExportConfig) -> dict:
             config.positive > 0 and wants_positive(preset)) else None
         if problem:
             raise ExportError(problem)
-    if config.denoise and (config.random > 0 or config.positive > 0):
-        try:
-            from .bl.render import denoise_problem
-        except ImportError:  # no bpy in this process (a Ray driver): each worker checks again
-            denoise_problem = None
-        problem = denoise_problem(True) if denoise_problem is not None else None
-        if problem:
-            raise ExportError(problem)
+    _check_renderer(config)
     return presets
+
+
+def _check_renderer(config: ExportConfig) -> None:
+    """This Blender can render the set as asked: a denoiser where it denoises, a GPU where it asks for one."""
+    try:
+        from .bl.render import cycles_device, denoise_problem
+    except ImportError:  # no bpy in this process (a Ray driver): each worker checks again
+        return
+    problem = denoise_problem(True) if config.denoise and (config.random > 0 or config.positive > 0) else None
+    if problem:
+        raise ExportError(problem)
+    if config.device == "gpu":
+        try:
+            cycles_device("gpu")
+        except RuntimeError as exc:
+            raise ExportError(str(exc)) from None
 
 
 def wants_positive(preset) -> bool:
