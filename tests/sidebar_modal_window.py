@@ -6,7 +6,8 @@ tests/test_sidebar_modal_window.py in Debian's Blender 3.4.1 under Xvfb, which h
 From a timer (the window draws between steps): build wire_adequacy with the sidebar open (the view then looks
 through the phone), start Check Acceptability as a click does (INVOKE_DEFAULT: RUNNING_MODAL at once, the
 interface alive while it renders), wait for its result, start Suggest a Pose with its confirming render and
-wait for the suggestion, start a Check and press Esc (xdotool), take a screenshot (into $RB_MODAL_OUT), quit. Prints RB-MODAL-* lines;
+wait for the suggestion, start a Check and press Esc (xdotool), take a screenshot (into $RB_MODAL_OUT), Apply
+the suggestion and press Ctrl+Z (the sidebar's Undo is then not offered), quit. Prints RB-MODAL-* lines;
 any Python error prints RB-MODAL-FAILED.
 """
 import json
@@ -117,6 +118,25 @@ def step():
             with bpy.context.temp_override(window=window, area=area):
                 bpy.ops.screen.screenshot(filepath=os.path.join(os.environ.get("RB_MODAL_OUT", "/tmp"),
                                                                 "sidebar_modal.png"))
+        elif n == 9:  # Apply, then Edit > Undo by its key: the sidebar's Undo is no longer offered
+            from realitybench_addon.ui import operators
+
+            matrix = [tuple(r) for r in bpy.context.scene.camera.matrix_world]
+            with bpy.context.temp_override(window=window, area=area):
+                bpy.ops.ed.undo_push(message="before Apply")
+                assert bpy.ops.realitybench.apply_suggestion() == {"FINISHED"}
+                bpy.ops.ed.undo_push(message="Apply")  # operators called from Python push no undo step
+            STATE["held"] = matrix
+            print("RB-MODAL-APPLIED offered" if operators.undo_offered(bpy.context) else "RB-MODAL-APPLIED no-offer",
+                  flush=True)
+            subprocess.run(["xdotool", "key", "ctrl+z"], check=True)
+        elif n == 10:
+            from realitybench_addon.ui import operators
+
+            now = [tuple(r) for r in bpy.data.objects["RB_Phone"].matrix_world]
+            back = all(abs(x - y) < 1e-5 for a, b in zip(now, STATE["held"]) for x, y in zip(a, b))
+            print("RB-MODAL-EDIT-UNDO", "restored" if back else "not-restored",
+                  "offered" if operators.undo_offered(bpy.context) else "no-offer", flush=True)
         else:
             print("RB-MODAL-DRAWN", STATE.get("drawn", 0) > 0, flush=True)
             print("RB-MODAL-DONE", flush=True)

@@ -1,7 +1,8 @@
 """Check and Suggest a Pose as modal background jobs in a real window of Debian's Blender 3.4.1 (no
 OpenImageDenoise) under Xvfb, driven by tests/sidebar_modal_window.py: a click's INVOKE_DEFAULT returns
 RUNNING_MODAL at once, the window's timers keep running while the job works, the result arrives, Esc stops a
-running job and leaves the last result as it was; after Build Scene the view looks through the phone."""
+running job and leaves the last result as it was; after Build Scene the view looks through the phone; after
+Apply and Ctrl+Z the sidebar no longer offers its Undo."""
 import re
 import shutil
 import subprocess
@@ -39,6 +40,7 @@ def test_check_and_suggest_run_modal_in_a_real_window(tmp_path):
     assert "RB-MODAL-ESC stopped unchanged" in output
     assert re.search(r"RB-MODAL-FIELD-ERROR .+ threshold: -3 is out of range; a threshold in m must lie in "
                      r"\[0, 1000\]", output)
+    assert "RB-MODAL-APPLIED offered" in output and "RB-MODAL-EDIT-UNDO restored no-offer" in output  # Ctrl+Z
     assert "RB-MODAL-DRAWN True" in output  # every panel's draw code ran on a real layout, without an error
     ticks = float(re.search(r"RB-MODAL-CHECK-SECONDS [\d.]+ ticks per s ([\d.]+)", output).group(1))
     assert ticks > 0  # the window's timers ran while the check rendered (before, the window froze throughout)
