@@ -31,7 +31,7 @@ from .version import __version__
 from .core import debug_images
 from .core.errors import RealityBenchError
 from .core.feasibility import check_positive_feasible, positive_search_exhausted
-from .core.presets import PresetError, load_environment_preset
+from .core.presets import PresetError, load_environment_preset, shipped_presets_dir
 from .core.render_settings import RenderSettings, RenderSettingsError
 from .core.terms import Verdict
 from .envs import registry
@@ -193,8 +193,19 @@ def stratum_notes(config: ExportConfig, presets: dict) -> list[str]:
     if config.positive <= 0:
         return []
     return [f"{env}: --positive {config.positive} asked, but its preset draws no positive stratum "
-            f"(positive_stratum = false in {preset.source}); random frames only"
+            f"(positive_stratum = false in {_preset_file(preset)}); random frames only"
             for env, preset in presets.items() if not wants_positive(preset)]
+
+
+def _preset_file(preset) -> str:
+    """A preset's file as a note names it: within its presets folder, never the checkout's absolute path (two
+    checkouts exporting one set write the same manifest)."""
+    source = Path(preset.source)
+    try:
+        shipped = source.resolve().parent == shipped_presets_dir().resolve()
+    except OSError:
+        shipped = False
+    return f"the shipped presets/{source.name}" if shipped else f"{source.name} of --presets"
 
 
 @dataclass

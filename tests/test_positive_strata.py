@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from realitybench_addon.core.presets import (PresetError, load_environment_preset, preset_from_dict, preset_to_toml,
-                                             save_preset, shipped_environments)
+                                             save_preset, shipped_environments, shipped_presets_dir)
 from realitybench_addon.export import ExportConfig, expected_frames, planned_work, stratum_notes, wants_positive
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,6 +68,9 @@ def test_a_positive_count_where_no_stratum_is_drawn_is_said():
     presets = {env: load_environment_preset(env) for env in ("tape_gap", "car_view")}
     notes = stratum_notes(ExportConfig(environments=("tape_gap", "car_view"), positive=3), presets)
     assert len(notes) == 1 and notes[0].startswith("car_view: --positive 3 asked, but its preset draws no positive")
+    # the preset named within its folder, not by this checkout's path: two checkouts write one manifest
+    assert "(positive_stratum = false in the shipped presets/car_view.toml)" in notes[0]
+    assert str(shipped_presets_dir().parent) not in notes[0]
     assert stratum_notes(ExportConfig(environments=("tape_gap", "car_view"), positive=0), presets) == []
 
 
@@ -93,6 +96,8 @@ def test_a_new_environment_without_the_switch_gets_the_message_not_silence(tmp_p
     assert manifest["expected_frames"] == 1
     assert manifest["notes"] == [line.removeprefix("note: ") for line in result.stderr.splitlines()
                                  if line.startswith("note: tape_gap")]
+    assert "(positive_stratum = false in tape_gap.toml of --presets)" in manifest["notes"][0]
+    assert str(tmp_path) not in json.dumps(manifest["notes"])
 
 
 @pytest.fixture(scope="module")
