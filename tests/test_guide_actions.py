@@ -151,3 +151,15 @@ def test_report_numbers_by_hand():
     assert g["walked_m"]["value"] == pytest.approx(0.75)
     # stratified by environment, "b" (one episode) is always drawn once: solved ranges over {0, 1/3, 2/3}
     assert 0.0 <= g["solved"]["lo"] <= 1 / 3 <= g["solved"]["hi"] <= 2 / 3
+
+
+def test_a_reply_whose_end_a_worker_can_reach_is_done_in_full():
+    # past the wall and back: the end (x = 2.2) is a place a worker can be, so both moves are done in full
+    s = state(distance=1.0, azimuth=0.0)  # at x = 2.0
+    wall = lambda p: "inside the building" if p[0] > 2.5 else None  # noqa: E731
+    end, records, walked = A.apply_actions(s, [{"do": "step_back", "m": 1.0}, {"do": "step_closer", "m": 0.8}], wall)
+    assert end.position()[0] == pytest.approx(2.2) and [r["done_share"] for r in records] == [1.0, 1.0]
+    assert walked == pytest.approx(1.8)
+    # ending in the wall: each move in turn as far as it goes (back to the wall at 2.5, then 0.8 closer)
+    end, records, _ = A.apply_actions(s, [{"do": "step_back", "m": 1.0}, {"do": "step_closer", "m": 0.2}], wall)
+    assert end.position()[0] == pytest.approx(2.3, abs=1e-3) and records[0]["done_share"] == pytest.approx(0.5, abs=1e-3)

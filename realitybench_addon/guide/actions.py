@@ -314,8 +314,18 @@ def apply_clamped(state: WorkerState, action: dict, feasible: Callable[[np.ndarr
 
 
 def apply_actions(state: WorkerState, actions, feasible, phone: Optional[Phone] = None):
-    """Every action of a reply in order (`done` does nothing). Returns the end state, each action's record and
-    the metres walked."""
+    """Every action of a reply in order (`done` does nothing). The reply is where to go: when its end is a place a
+    worker can be, every action is done in full (the worker finds the way there: a ladder to the ridge, around a
+    car); otherwise each is done in turn as far as the worker can (`apply_clamped`). Returns the end state, each
+    action's record and the metres walked."""
+    end, records = state, []
+    for action in actions:
+        after, note = apply_action(end, action, phone)
+        records.append({"action": action, "done_share": 1.0, "note": note, "walked_m": walked_m(end, after)})
+        end = after
+    walks = any(a["do"] in WALKS for a in actions)
+    if reach_problem(end) is None and not (walks and feasible(end.position()) is not None):
+        return end, records, sum(r["walked_m"] for r in records)
     records = []
     for action in actions:
         state, record = apply_clamped(state, action, feasible, phone)
