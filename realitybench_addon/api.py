@@ -124,12 +124,12 @@ def merge(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> di
 def check_active(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,
                  stratum: str = "random", render: bool = True, samples: int = 8, resolution_scale: float = 0.5,
                  preset=None, build: bool = True, settings=None, denoise: Optional[bool] = None,
-                 device: str = "cpu") -> dict:
+                 device: str = "cpu", keep_pictures: Optional[str | os.PathLike] = None) -> dict:
     """Score the built scene of (environment, seed, index) from `camera` (default: the scene camera, which
     may have been moved or made by hand). A quick render (default 50% resolution, `samples` samples, denoised
     where this Blender can unless `denoise` says: `pipeline.quick_settings`) gives the image terms, made and read
     as a frame's (`pipeline.measure_view`); `settings` (a RenderSettings) and resolution_scale=1 check at the
-    export's."""
+    export's. `keep_pictures` (a folder) keeps the render's JPEG and target mask (`image_path`, `mask_path`)."""
     from .bl.scene_data import scene_and_camera
     from .frames import check_can_render
     from .pipeline import SHARED_CACHE, check_camera, checked_plan, quick_settings
@@ -142,7 +142,7 @@ def check_active(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
         check_can_render(settings, device)
     try:
         return check_camera(spec, cam, settings=settings if render else None, resolution_scale=resolution_scale,
-                            preset=preset, cache=SHARED_CACHE, build=build, device=device)
+                            preset=preset, cache=SHARED_CACHE, build=build, device=device, keep_pictures=keep_pictures)
     except LookupError as exc:
         raise RealityBenchError(str(exc)) from None
 
@@ -150,15 +150,17 @@ def check_active(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
 def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,
                  stratum: str = "random", render_check: bool = True, apply: bool = False, preset=None,
                  target_objects: Optional[Sequence[str]] = None, samples: Optional[int] = None,
-                 denoise: Optional[bool] = None, device: str = "cpu") -> dict:
+                 denoise: Optional[bool] = None, device: str = "cpu",
+                 keep_pictures: Optional[str | os.PathLike] = None) -> dict:
     """Suggest a Pose for the built frame's camera (guidance.py): the nearest pose whose terms pass, the move
     in a worker's words, a hint per failing term, and what no move fixes. The camera moves only with `apply`
     (or later, `apply_suggestion`); `target_objects` photographs those objects instead of the frame's target;
-    `samples`, `denoise` and `device` are the confirming quick render's."""
+    `samples`, `denoise` and `device` are the confirming quick render's, whose JPEG and mask at the suggested
+    pose `keep_pictures` (a folder) keeps as check_active's."""
     from .guidance import IMAGE_SAMPLES, suggest_pose as search
 
     return search(environment, seed, index, camera=camera, stratum=stratum, render_check=render_check,
-                  apply=apply, preset=preset, target_objects=target_objects,
+                  apply=apply, preset=preset, target_objects=target_objects, keep_pictures=keep_pictures,
                   samples=IMAGE_SAMPLES if samples is None else samples, denoise=denoise, device=device)
 
 

@@ -188,6 +188,7 @@ class _Probe:
 
     def __init__(self, frame: _Frame, moving: _MovingCamera):
         self.frame, self.moving, self._draws = frame, moving, None
+        self.renders: list = []  # (pose, pipeline.RenderedImage) of each confirming render
 
     def measure(self, pose) -> dict:
         self.moving.place(pose)
@@ -235,8 +236,20 @@ class _Probe:
 
         self.moving.place(pose)
         frame = self.frame
-        return measure_view(frame.context(pose), frame.spec, frame.preset, check.render_settings(),
-                            device=check.device, scale=frame.env.quick_render_scale).measurements
+        view = measure_view(frame.context(pose), frame.spec, frame.preset, check.render_settings(),
+                            device=check.device, scale=frame.env.quick_render_scale)
+        self.renders.append((pose, view.image))
+        return view.measurements
+
+    def pictures(self, pose, folder) -> dict:
+        """The confirming render's JPEG and target mask at `pose` written into `folder` (`pipeline.write_pictures`);
+        {} where it was not rendered."""
+        from .pipeline import write_pictures
+
+        image = next((image for rendered, image in self.renders if rendered is pose), None)
+        if image is None or not folder:
+            return {}
+        return write_pictures(image, folder, f"{self.frame.spec.frame_id}-suggested")
 
 
 @dataclass
@@ -255,14 +268,16 @@ class _Found:
 def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Optional[str] = None,
                  stratum: str = "random", budget: int = BUDGET, render_check: bool = True, apply: bool = False,
                  preset=None, target_objects=None, samples: int = IMAGE_SAMPLES, denoise: Optional[bool] = None,
-                 device: str = "cpu") -> dict:
+                 device: str = "cpu", keep_pictures=None) -> dict:
     """Search for the pose nearest the camera's whose terms pass, for the frame's built scene.
 
     Returns the move in a worker's words (`hints`), a hint per failing term (`term_hints`), the terms before
     and after, the capture fixes, what no move fixes (`unfixable`, with why), and the suggested pose. The
     camera moves there only with `apply`; otherwise it is left exactly as it was. `target_objects` (names) puts the
     photo's subject at their bounding box's centre instead of the environment's target (`suggest --target`).
-    The confirming render uses `samples`, `denoise` (default: as `pipeline.quick_settings`) and `device`."""
+    The confirming render uses `samples`, `denoise` (default: as `pipeline.quick_settings`) and `device`; with
+    `keep_pictures` (a folder) its JPEG and target mask at the suggested pose are written there (`image_path`,
+    `mask_path`)."""
     from .bl.raycast import geometry_frozen
 
     t0 = time.perf_counter()
@@ -278,7 +293,7 @@ def suggest_pose(environment: str, seed: int = 0, index: int = 0, *, camera: Opt
                 found.image_check, found.after = _confirm(probe, found.result, ImageCheck(samples, denoise, device))
         finally:
             moving.restore()
-    suggestion = _suggestion(frame, found, t0)
+    suggestion = {**_suggestion(frame, found, t0), **probe.pictures(found.after.pose, keep_pictures)}
     if apply:
         apply_suggestion(suggestion, camera=frame.cam.name)
     return suggestion

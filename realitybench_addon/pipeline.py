@@ -22,6 +22,7 @@ import functools
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
@@ -29,6 +30,7 @@ import numpy as np
 from .version import __version__
 from .core import postprocess
 from .core.phone import Capture, Phone, camera_settings, draw_capture, draw_phone
+from .core.capture_terms import target_capture_terms
 from .core.errors import RealityBenchError
 from .core.presets import Preset, load_environment_preset
 from .core.prompt import build_prompt
@@ -271,6 +273,19 @@ def measure_view(ctx: FrameContext, spec: FrameSpec, preset: Preset, settings: O
     return ViewMeasurement(measurements, image)
 
 
+def write_pictures(image: RenderedImage, folder, name: str) -> dict:
+    """Write a render's phone JPEG (its bytes, as the export writes a frame's) and its target mask (the PNG of
+    `export --extras`) into `folder` as `name`.jpg and `name`-mask.png; their paths, for the phone view."""
+    from .core.debug_images import mask_png
+    from .setio import atomic_write
+
+    folder = Path(folder)
+    paths = {"image_path": folder / f"{name}.jpg", "mask_path": folder / f"{name}-mask.png"}
+    atomic_write(paths["image_path"], image.jpeg)
+    atomic_write(paths["mask_path"], mask_png(image.mask))
+    return {key: str(path) for key, path in paths.items()}
+
+
 def quick_settings(samples: int) -> RenderSettings:
     """The settings of a quick render (the sidebar's Check, Suggest a Pose's confirming render): the export's
     defaults with fewer samples, denoised as a default export is wherever this Blender can denoise (a build
@@ -363,14 +378,17 @@ def run_frame(spec: FrameSpec, *, long_side_px: int = DEFAULT_LONG_SIDE, render:
 
 def check_camera(spec: FrameSpec, camera, *, settings: Optional[RenderSettings] = None,
                  resolution_scale: float = 1.0, preset: Optional[Preset] = None, cache: SceneCache,
-                 build: bool = True, device: str = "cpu") -> dict:
+                 build: bool = True, device: str = "cpu", keep_pictures: Optional[Path] = None) -> dict:
     """Every term, the verdict, the ground truth and the prompt of `spec`'s scene seen by `camera`,
-    any camera, hand-placed included (the sidebar's readouts and "Check acceptability").
+    any camera, hand-placed included (the sidebar's readouts and "Check acceptability"), and which of the terms
+    are the target's standard capture terms (`target_terms`: sharp, in frame, unoccluded).
 
     With `settings` (a RenderSettings: `quick_settings(samples)` for a quick check), a render at
     `resolution_scale` of the scene's resolution gives the image terms (`measure_view`), as a frame's do (pixel
     counts scaled back up to the scene's size); geometric terms are always read at the full resolution. At
-    scale 1 with the export's settings, the frame's own camera gives the exported frame's terms.
+    scale 1 with the export's settings, the frame's own camera gives the exported frame's terms. With
+    `keep_pictures` (a folder), a render's JPEG and target mask are written there (`write_pictures`) and
+    their paths returned as `image_path` and `mask_path` (the sidebar's phone view shows them).
     """
     import bpy
 
@@ -382,8 +400,10 @@ def check_camera(spec: FrameSpec, camera, *, settings: Optional[RenderSettings] 
     measurements, discard, render = view.measurements, view.discard_reason, settings is not None
     scored = score(env, ctx, spec, preset, measurements)
     verdict = scored.verdict
+    kept = write_pictures(view.image, keep_pictures, spec.frame_id) if keep_pictures and render else {}
     return {"frame_id": spec.frame_id, "camera": camera.name, "terms": [r.to_dict() for r in scored.terms],
             "measurements": measurements, "verdict": verdict.verdict.value, "failing_terms": list(verdict.failing),
             "gray_terms": list(verdict.gray), "pending_terms": list(verdict.pending),
             "unscored_reason": verdict.unscored_reason, "ground_truth": scored.ground_truth,
-            "prompt": scored.prompt, "rendered": render, "discard_reason": discard, "targets": env.mask_targets(ctx)}
+            "prompt": scored.prompt, "rendered": render, "discard_reason": discard, "targets": env.mask_targets(ctx),
+            "target_terms": list(target_capture_terms(r.name for r in scored.terms)), **kept}

@@ -26,3 +26,13 @@ def capture_values(target: str, blur_px: float, in_frame=None, unoccluded=None) 
     if unoccluded is not None:
         values[seen] = unoccluded
     return values
+
+
+def target_capture_terms(names) -> tuple[str, ...]:
+    """The standard capture terms of the target among term `names`, in their order: `sharp_at_target`, and each
+    `<t>_in_frame` whose `<t>_unoccluded` is there too (the pair `capture_term_names(t)` makes). An in-frame term
+    of something else (`neighbour_panel_in_frame`, `module_glass_in_frame`) has no such pair and is left out."""
+    names = list(names)
+    targets = {name[: -len("_in_frame")] for name in names if name.endswith("_in_frame")}
+    pairs = {n for t in targets if capture_term_names(t)[2] in names for n in capture_term_names(t)[1:]}
+    return tuple(n for n in names if n == SHARP_TERM or n in pairs)
