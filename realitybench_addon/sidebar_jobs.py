@@ -4,7 +4,8 @@ The sidebar (ui/jobs.py) writes a job file (the frame's id, the camera as it is 
 the edited preset) and starts this module's `main` in a background Blender (or this Python, where Blender is
 the bpy module), as its Export does. The process rebuilds the frame's scene from its id, puts the camera as
 the designer held it, runs the check or the search, and writes `progress.json` while it works and
-`result.json` at the end (with the phone's JPEG and the target mask for a Check). The interface stays alive
+`result.json` at the end (with the phone's JPEG and the target mask of a Check's render, or of Suggest's
+confirming render at the suggested pose, written by the API: `keep_pictures`). The interface stays alive
 and Esc kills the process; nothing here touches the designer's scene.
 """
 from __future__ import annotations
@@ -54,36 +55,18 @@ def _preset(job: dict):
 
 
 def _check(job: dict, cam, preset, folder: Path) -> dict:
-    """The sidebar's Check with a render (`pipeline.check_camera`'s steps, keeping the JPEG and the mask)."""
-    import bpy
+    """The sidebar's Check with a render (`api.check_active`, as in the designer's Blender), keeping the phone's
+    JPEG and the target mask in the job's folder."""
+    return api.check_active(job["environment"], job["seed"], job["index"], camera=cam.name, stratum=job["stratum"],
+                            samples=job["samples"], resolution_scale=job["resolution_scale"], preset=preset,
+                            build=False, denoise=job["denoise"], device=job["device"], keep_pictures=folder)
 
-    from . import pipeline
-    from .core.debug_images import mask_png
-    from .core.presets import load_environment_preset
-    from .envs import registry
-    from .envs.base import FrameContext
 
-    spec = pipeline.plan_frame(job["environment"], job["seed"], job["stratum"], job["index"])
-    env = registry.get(spec.environment)
-    preset = preset or load_environment_preset(spec.environment)
-    built = pipeline.SHARED_CACHE.get(spec, build=False)
-    ctx = FrameContext(bpy.context.scene, cam, built, spec.plan, spec.target, spec.pose)
-    measurements = env.measure(ctx)
-    settings = pipeline.quick_settings(job["samples"]).with_(denoise=job["denoise"])
-    image = pipeline.render_image(ctx, spec, settings, device=job["device"], scale=job["resolution_scale"],
-                                  preset=preset)
-    measurements.update(image.measurements)
-    scored = pipeline.score(env, ctx, spec, preset, measurements)
-    verdict = scored.verdict
-    atomic_write(folder / "phone.jpg", image.jpeg)
-    atomic_write(folder / "mask.png", mask_png(image.mask))
-    return {"frame_id": spec.frame_id, "camera": cam.name, "terms": [r.to_dict() for r in scored.terms],
-            "measurements": measurements, "verdict": verdict.verdict.value, "failing_terms": list(verdict.failing),
-            "gray_terms": list(verdict.gray), "pending_terms": list(verdict.pending),
-            "unscored_reason": verdict.unscored_reason, "ground_truth": scored.ground_truth,
-            "prompt": scored.prompt, "rendered": True, "discard_reason": image.discard_reason,
-            "targets": env.mask_targets(ctx), "image_path": str(folder / "phone.jpg"),
-            "mask_path": str(folder / "mask.png")}
+def _suggest(job: dict, cam, preset, folder: Path) -> dict:
+    """Suggest a Pose (`api.suggest_pose`), keeping its confirming render's JPEG and mask at the suggested pose."""
+    return api.suggest_pose(job["environment"], job["seed"], job["index"], camera=cam.name, stratum=job["stratum"],
+                            render_check=job["render_check"], preset=preset, denoise=job["denoise"],
+                            device=job["device"], keep_pictures=folder)
 
 
 def run(job_path: str | Path) -> dict:
@@ -104,8 +87,7 @@ def run(job_path: str | Path) -> dict:
             result = _check(job, cam, preset, folder)
         else:
             _progress(folder, "searching poses" + (" and rendering" if job["render_check"] else ""), started)
-            result = api.suggest_pose(job["environment"], job["seed"], job["index"], camera=cam.name,
-                                      stratum=job["stratum"], render_check=job["render_check"], preset=preset)
+            result = _suggest(job, cam, preset, folder)
         out = {"ok": True, "result": api.jsonable(result)}
     except api.RealityBenchError as exc:
         out = {"ok": False, "error": str(exc)}

@@ -23,19 +23,31 @@ def addon():
     realitybench_addon.unregister()
 
 
+def run_tiny(addon, kind: str) -> tuple[str, str]:
+    """Run a background job of `kind` on the scene as it is, with tiny quick renders (12% of the frame's size),
+    to the end, and conclude it as the modal operator does; (report level, message)."""
+    scene = bpy.context.scene
+    scene.render.resolution_percentage = 12
+    try:
+        job = jobs.BackgroundJob(jobs.describe(addon, kind))
+        outcome = job.wait()
+        assert outcome["ok"], outcome
+        concluded = operators.conclude_job(kind, addon, outcome, job)
+        job.close()
+    finally:
+        scene.render.resolution_percentage = 100
+    return concluded
+
+
 def test_background_check_equals_the_in_process_check_for_a_hand_moved_camera(addon):
     addon.environment, addon.seed, addon.index = "wire_adequacy", 0, 1
     bpy.ops.realitybench.build_scene()
     scene = bpy.context.scene
-    scene.camera.location.z += 0.03  # a hand move the background process must reproduce
+    scene.camera.location.z += 0.3  # a hand move the background process must reproduce: the wire hidden
     bpy.context.view_layer.update()
-    scene.render.resolution_percentage = 12  # tiny quick renders
+    level, message = run_tiny(addon, "check")
+    scene.render.resolution_percentage = 12
     try:
-        job = jobs.BackgroundJob(jobs.describe(addon, "check"))
-        outcome = job.wait()
-        assert outcome["ok"], outcome
-        level, message = operators.conclude_job("check", addon, outcome, job)
-        job.close()
         direct = api.check_active("wire_adequacy", 0, 1, render=True, settings=api.frame_settings(8, False))
     finally:
         scene.render.resolution_percentage = 100
@@ -61,6 +73,12 @@ def test_background_check_equals_the_in_process_check_for_a_hand_moved_camera(ad
     if phone_view is not None:
         assert phone_view.image_path == shown["image_path"] and phone_view.mask_path == shown["mask_path"]
         assert shown["verdict"].upper() in phone_view.caption
+        drawn = {item["name"]: item["region"] for item in json.loads(phone_view.failing)}
+        assert list(drawn) == shown["failing_terms"]
+        kinds = {t["name"]: t["kind"] for t in shown["terms"]}
+        for name, region in drawn.items():  # the target's capture terms and image terms drawn on the target
+            assert (region == "target") == (name in shown["target_terms"] or kinds[name] == "image"), name
+        assert drawn["wire_unoccluded"] == "target" and drawn["wire_low_point_visible"] is None
 
 
 def test_background_suggestion_equals_the_in_process_one(addon):
@@ -124,3 +142,65 @@ def test_a_job_that_fails_reports_one_line(addon):
     assert outcome["ok"] is False and outcome["error"].startswith("seed and index must be non-negative")
     assert "\n" not in outcome["error"] and "Traceback" not in outcome["error"]
     assert operators.conclude_job("check", addon, outcome, job) == ("ERROR", outcome["error"])
+
+
+def test_a_kept_check_picture_is_the_exported_frames_jpeg_and_mask(addon, tmp_path):
+    """`check_active(keep_pictures=...)` at the frame's size and settings, on the frame's own camera, writes the
+    JPEG the export writes for the frame, byte for byte, and the target mask `--extras` writes."""
+    record = api.frame("tape_gap", 0, 2, tmp_path / "frame", long_side_px=160, samples=2, denoise=False,
+                       extras=True)
+    check = api.check_active("tape_gap", 0, 2, resolution_scale=1.0, settings=api.frame_settings(2, False),
+                             keep_pictures=tmp_path / "kept")
+    fid = record["frame_id"]
+    assert Path(check["image_path"]) == tmp_path / "kept" / f"{fid}.jpg"
+    assert Path(check["image_path"]).read_bytes() == (tmp_path / "frame" / record["file_name"]).read_bytes()
+    masks = tmp_path / "frame" / "extras" / "masks" / "tape_gap"
+    assert Path(check["mask_path"]).read_bytes() == (masks / f"{fid}.png").read_bytes()
+    assert check["target_terms"] == ["sharp_at_target", "crossing_in_frame", "crossing_unoccluded"]
+    unrendered = api.check_active("tape_gap", 0, 2, render=False, keep_pictures=tmp_path / "none")
+    assert "image_path" not in unrendered and not (tmp_path / "none").exists()
+
+
+def test_the_target_capture_terms_are_drawn_on_the_target_in_the_phone_view():
+    """A failing in-frame, unoccluded or sharp term of the target is drawn over the target's mask (as the image
+    terms are); an in-frame term of something else, and any other geometric term, is listed as not shown."""
+    from realitybench_addon.core.capture_terms import target_capture_terms
+    from realitybench_addon.ui import phone_link
+
+    names = ["sharp_at_target", "damage_in_frame", "damage_unoccluded", "neighbour_panel_in_frame", "view_angle",
+             "damage_contrast"]
+    assert target_capture_terms(names) == ("sharp_at_target", "damage_in_frame", "damage_unoccluded")
+    assert target_capture_terms(["attachment_in_frame", "bolt_spot_unoccluded"]) == ()
+    terms = [{"name": n, "label": n.replace("_", " ").capitalize(), "kind": "image" if n == "damage_contrast"
+              else "geometric"} for n in names]
+    regions = phone_link.failing_regions(terms, names, target_capture_terms(names))
+    assert [(r["name"], r["region"]) for r in regions] == [
+        ("sharp_at_target", "target"), ("damage_in_frame", "target"), ("damage_unoccluded", "target"),
+        ("neighbour_panel_in_frame", None), ("view_angle", None), ("damage_contrast", "target")]
+    assert regions[1]["label"] == "Damage in frame"
+
+
+def test_a_background_suggestion_shows_its_confirming_render_in_the_phone_view(addon):
+    """Suggest a Pose with its confirming render: the JPEG and mask at the suggested pose reach the phone view,
+    the size of the environment's quick render."""
+    addon.environment, addon.seed, addon.index = "wire_adequacy", 0, 1
+    bpy.ops.realitybench.build_scene()
+    scene = bpy.context.scene
+    addon.suggest_render = True
+    level, message = run_tiny(addon, "suggest")
+    suggestion = json.loads(addon.suggestion)
+    assert suggestion["image_check"] is not None and suggestion["image_check"]["rendered"] >= 1, suggestion
+    assert "phone view" not in message
+    from PIL import Image
+
+    with Image.open(suggestion["image_path"]) as im:
+        assert im.format == "JPEG" and max(im.size) == round(max(scene.render.resolution_x,
+                                                                   scene.render.resolution_y) * 0.12 * 0.5)
+    with Image.open(suggestion["mask_path"]) as mask:
+        assert mask.size == im.size and mask.getextrema()[1] == 255
+    phone_view = bpy.context.scene.realitybench_phone_view
+    assert phone_view.image_path == suggestion["image_path"] and phone_view.mask_path == suggestion["mask_path"]
+    assert phone_view.caption == f"{suggestion['frame_id']}: suggested pose, " + (
+        "passes" if suggestion["fixed"] else "still fails")
+    assert [item["name"] for item in json.loads(phone_view.failing)] == suggestion["failing_after"]
+    bpy.ops.realitybench.dismiss_suggestion()

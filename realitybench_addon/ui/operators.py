@@ -328,30 +328,6 @@ def conclude_job(kind: str, settings, outcome: dict, job) -> tuple[str, str]:
     return FINISH[kind](settings, outcome["result"], job.job["key"], job)
 
 
-
-def record_phone_view(result: dict, job) -> None:
-    """Hand the Check's JPEG (as the phone saves it) and target mask to the phone view, when it is there."""
-    import shutil
-
-    if not result.get("image_path"):
-        return
-    keep = job.keep_files()
-    pictures = sorted(keep.glob("check-*"), key=lambda p: p.stat().st_mtime)
-    for old in pictures[:-4]:  # the last two checks' pictures stay (the phone view may still read them)
-        old.unlink(missing_ok=True)
-    stamp = f"check-{job.folder.name}"  # a new name each time: Blender never shows a cached picture
-    image, mask = keep / f"{stamp}.jpg", keep / f"{stamp}-mask.png"
-    shutil.copyfile(result["image_path"], image)
-    shutil.copyfile(result["mask_path"], mask)
-    result["image_path"], result["mask_path"] = str(image), str(mask)
-    kinds = {t["name"]: t for t in result["terms"]}
-    failing = [{"name": name, "label": kinds.get(name, {}).get("label", name),
-                "region": "target" if kinds.get(name, {}).get("kind") == "image" else None}
-               for name in result["failing_terms"]]
-    phone_link.record_render(str(image), str(mask), failing,
-                             caption=f"{result['frame_id']}: {result['verdict'].upper()}")
-
-
 class RB_OT_check(_BackgroundJob, bpy.types.Operator):
     """Every term for the active camera, image terms from a quick render (50% resolution, 8 samples, otherwise
     the export's settings, made and read as an exported frame's; pixel counts at the frame's size):
@@ -391,7 +367,9 @@ def finish_check(s, result: dict, key: dict, job) -> tuple[str, str]:
     note = ""
     if job is not None:
         try:
-            record_phone_view(result, job)
+            phone_link.show_job_render(result, job, phone_link.failing_regions(
+                result["terms"], result["failing_terms"], result.get("target_terms", ())),
+                caption=f"{result['frame_id']}: {result['verdict'].upper()}")
         except api.RealityBenchError as exc:  # the check stands without its picture
             level, note = "WARNING", f" (phone view: {exc})"
     s.last_check = _json({**result, "key": key})
@@ -448,16 +426,36 @@ def finish_suggest(s, result: dict, key: dict, job) -> tuple[str, str]:
         api.preview_suggestion(result)
     except api.RealityBenchError as exc:
         return "ERROR", str(exc)
-    s.suggestion = _json({**result, "key": key})
     live.refresh()
     shown = live.STATE.result["terms"] if live.STATE.result else []
+    note = _show_suggested_render(result, job, shown)
+    s.suggestion = _json({**result, "key": key})
     said = "; ".join(result["hints"]) or "no move needed"
     if result["fixed"]:
-        return "INFO", f"Passes if you {said}"
+        return ("WARNING" if note else "INFO"), f"Passes if you {said}{note}"
     if result["unfixable"]:
         term, why = next(iter(result["unfixable"].items()))
-        return "WARNING", f"No move fixes {', '.join(labels_of(shown, [term]))}: {why}"
-    return "WARNING", f"Nearest pose found still fails {', '.join(labels_of(shown, result['failing_after']))}: {said}"
+        return "WARNING", f"No move fixes {', '.join(labels_of(shown, [term]))}: {why}{note}"
+    return "WARNING", (f"Nearest pose found still fails {', '.join(labels_of(shown, result['failing_after']))}: "
+                       f"{said}{note}")
+
+
+def _show_suggested_render(result: dict, job, shown: list) -> str:
+    """A background suggestion's confirming render at the suggested pose in the phone view, its failing terms
+    drawn as a Check's; a note for the report where the picture could not be shown."""
+    from . import live
+
+    if job is None:
+        return ""
+    target_terms = (live.STATE.result or {}).get("target_terms", ())
+    verdict = "passes" if result["fixed"] else "still fails"
+    try:
+        phone_link.show_job_render(result, job, phone_link.failing_regions(shown, result["failing_after"],
+                                                                           target_terms),
+                                   caption=f"{result['frame_id']}: suggested pose, {verdict}")
+    except api.RealityBenchError as exc:  # the suggestion stands without its picture
+        return f" (phone view: {exc})"
+    return ""
 
 
 FINISH = {"check": finish_check, "suggest": finish_suggest}
