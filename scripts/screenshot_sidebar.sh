@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Regenerate docs/img/sidebar.png: the sidebar in Debian's Blender 3.4.1 under Xvfb.
+# The designer's flow in the sidebar of Debian's Blender 3.4.1 under Xvfb (tests/gui/sidebar_screenshot.py),
+# by real clicks and keys; its screenshots go to OUT_DIR (default docs/img): sidebar.png, sidebar_build.png,
+# sidebar_suggest.png, sidebar_thresholds.png, sidebar_browse.png.
+#     bash scripts/screenshot_sidebar.sh [OUT_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=$(realpath -m "${1:-docs/img/sidebar.png}")
+out=$(realpath -m "${1:-docs/img}")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # an empty file to open: Blender skips its splash screen when started with a file
