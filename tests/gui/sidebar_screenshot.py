@@ -221,7 +221,6 @@ def export(d):
     s = settings()
     say("DENOISE", "offered" if capabilities.has_denoiser() else "not-available",
         "on" if capabilities.denoise(s) else "off")
-    yield from d.home()
     for field, value in (("export_environments", "tape_gap"), ("export_random", "2"), ("export_positive", "0"),
                          ("export_resolution", "96x72"), ("export_samples", "1"), ("export_out", SET_DIR)):
         yield from d.type_into(f"realitybench.{field}", value)
