@@ -175,17 +175,22 @@ def test_denoise_probe_matches_the_build():
             "denoise; use --no-denoise (denoise=False from Python or the export operator)")
 
 
-def test_export_without_the_denoiser_stops_before_any_work(addon, tmp_path):
-    """The export operator on a build without OpenImageDenoise: one error naming the option, no folder."""
+def test_export_without_the_denoiser_exports_undenoised(addon, tmp_path):
+    """The export operator on a build without OpenImageDenoise, asked to denoise (its default): a click cannot
+    avoid what the build lacks, so it exports without denoising, says so, and the set records it."""
+    import json
+
     import _cycles
 
     if _cycles.with_openimagedenoise:
         pytest.skip("this build has OpenImageDenoise")
     out = tmp_path / "set"
-    with pytest.raises(RuntimeError, match=r"built without OpenImageDenoise.*use --no-denoise \(denoise=False"):
-        bpy.ops.realitybench.export(environments="tape_gap", random=1, positive=0, resolution="64x48", samples=1,
-                                    out=str(out))
-    assert not out.exists()
+    result = bpy.ops.realitybench.export(environments="tape_gap", random=1, positive=0, resolution="64x48",
+                                         samples=1, out=str(out), denoise=True)
+    assert result == {"FINISHED"}
+    rows = [json.loads(line) for line in (out / "metadata.jsonl").read_text().splitlines() if line.strip()]
+    assert len(rows) == 1 and (out / rows[0]["file_name"]).is_file()
+    assert json.loads((out / "manifest.json").read_text())["config"]["denoise"] is False
 
 
 def test_reset_scene_keeps_addon_enabled(addon):
