@@ -73,21 +73,28 @@ def term_labels(terms: list, names) -> str:
     return ", ".join(labels.get(name, name) for name in names)
 
 
+# What a line of the sidebar loses to margins: the panel's and a box's padding (px), and an icon (chars).
+MARGIN_PX = 36
+ICON_CHARS = 4
+
+
 def wrap(text: str, context, indent: int = 0) -> list:
-    """`text` as lines that fit the region's width (the sidebar is narrow; a label is cut, not wrapped)."""
+    """`text` as lines that fit the region's width (the sidebar is narrow; a label is cut, not wrapped). Sized
+    for a label inside a box, the deepest the panels draw text, at 7 px a character at UI scale 1."""
     import textwrap
 
     region = getattr(context, "region", None)
     width = getattr(region, "width", 0) or 300
     view = getattr(getattr(context, "preferences", None), "view", None)
     scale = getattr(view, "ui_scale", 1.0) or 1.0
-    chars = max(16, int((width - 20) / (6.5 * scale)) - indent)
+    chars = max(16, int((width - MARGIN_PX * scale) / (7.0 * scale)) - indent)
     return [line for para in text.splitlines() for line in (textwrap.wrap(para, chars) or [""])]
 
 
 def wrapped_label(layout, context, text: str, *, max_lines: int = 0, indent: int = 0, icon: str = "NONE") -> None:
-    """`text` wrapped to the width; at most `max_lines` lines (then a Show button gives the whole text)."""
-    lines = wrap(text, context, indent)
+    """`text` wrapped to the width (an icon's room kept on every line); at most `max_lines` lines (then a Show
+    button gives the whole text)."""
+    lines = wrap(text, context, indent + (ICON_CHARS if icon != "NONE" else 0))
     col = layout.column(align=True)
     for k, line in enumerate(lines[:max_lines] if max_lines else lines):
         col.label(text=" " * indent + line, icon=icon if k == 0 else "NONE")
@@ -219,7 +226,7 @@ class RB_PT_readouts(_Sidebar, bpy.types.Panel):
         suggestion = json.loads(s.suggestion) if s.suggestion else None
         stale = results.stale_reason(suggestion.get("key"), results.key_now(s)) if suggestion else ""
         draw_terms(layout, STATE.result["terms"], suggestion["term_hints"] if suggestion and not stale else None)
-        layout.label(text=f"Geometric verdict: {STATE.result['verdict']}  ({STATE.compute_s * 1000:.0f} ms)")
+        layout.label(text=f"Geometric: {STATE.result['verdict']}  ({STATE.compute_s * 1000:.0f} ms)")
         col = layout.column(align=True)
         col.operator("realitybench.check", icon="RENDER_STILL")
         col.operator("realitybench.suggest_pose", icon="VIEW_CAMERA")
@@ -229,7 +236,7 @@ class RB_PT_readouts(_Sidebar, bpy.types.Panel):
             draw_suggestion(layout, context, suggestion, stale, STATE.result["terms"])
         elif operators.undo_offered(context):
             layout.operator("realitybench.undo_suggestion", text="Undo the suggested move", icon="LOOP_BACK")
-        layout.prop(s, "show_overlay", text="Outline targets in the viewport")
+        layout.prop(s, "show_overlay", text="Outline targets")
 
 
 class RB_PT_check(_Sidebar, bpy.types.Panel):
@@ -296,12 +303,15 @@ def draw_term_setting(layout, context, item) -> None:
     unit = "" if item.unit in PLAIN_UNITS else item.unit
     box.label(text=item.label)
     col = box.column(align=True)
+    # the field's label on its own row: beside a number it is cut at the default sidebar width
+    col.label(text=f"{what.capitalize()}{f' ({unit})' if unit else ''}:")
     if item.fixed:
-        col.enabled = False
-        col.prop(item, "threshold", text=f"{what.capitalize()} ({unit})")
+        field = col.row()
+        field.enabled = False
+        field.prop(item, "threshold", text="")
         wrapped_label(box, context, f"Fixed: {item.fixed}", icon="LOCKED")
         return
-    col.prop(item, "threshold", text=f"{what.capitalize()}{f' ({unit})' if unit else ''}")
+    col.prop(item, "threshold", text="")
     if item.comparator == "between":
         col.prop(item, "threshold_hi", text="and")
     if item.unit == "fraction":
@@ -317,7 +327,7 @@ def draw_term_setting(layout, context, item) -> None:
         err = box.column(align=True)
         err.alert = True
         wrapped_label(err, context, item.error, icon="ERROR")
-        err.label(text="The readouts keep the last valid value")
+        wrapped_label(err, context, "The readouts keep the last valid value")
 
 
 class RB_PT_tuning(_Sidebar, bpy.types.Panel):
