@@ -692,7 +692,7 @@ def _positive_frame(job: _SlotJob):
         search["image_rejects"] += 1
         failing.update(result.frame.failing_terms + result.frame.gray_terms)
     raise ExportError(positive_search_exhausted(job.env, job.slot, job.config.long_side_px, job.preset, search,
-                                                failing))
+                                                failing, features=registry.features(job.env)))
 
 
 def set_progress(out: Path) -> tuple[int, int]:
