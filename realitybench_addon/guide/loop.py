@@ -100,11 +100,9 @@ class TurnStore:
         (the simulator's render) and kept, the JPEG first and then its record (so a record means a whole JPEG)."""
         folder = self.dir / RENDERS / episode["id"]
         jpg, meta = folder / f"photo-{turn}.jpg", folder / f"photo-{turn}.json"
-        if meta.is_file() and jpg.is_file():
-            info = json.loads(meta.read_text())
-            data = jpg.read_bytes()
-            if info.get("state") == state.to_dict() and _sha(data) == info.get("sha256"):
-                return data, info
+        kept = _kept_photo(jpg, meta)
+        if kept is not None and kept[1].get("state") == state.to_dict() and _sha(kept[0]) == kept[1].get("sha256"):
+            return kept
         shot = make()
         folder.mkdir(parents=True, exist_ok=True)
         atomic_write(jpg, shot["jpeg"])
@@ -112,6 +110,21 @@ class TurnStore:
         info.update(state=state.to_dict(), file=f"{RENDERS}/{episode['id']}/photo-{turn}.jpg")
         atomic_write(meta, (json.dumps(info, sort_keys=True) + "\n").encode())
         return shot["jpeg"], info
+
+
+def _kept_photo(jpg: Path, meta: Path) -> Optional[tuple[bytes, dict]]:
+    """A kept photo and its record, read through the guarded file and JSON layer; None when either is missing,
+    damaged or not a record (a run folder may come from elsewhere): the turn then renders it again."""
+    from ..core import safefs
+    from ..core.errors import RealityBenchError
+    from ..core.safe_parse import loads_json
+
+    try:
+        info = loads_json(safefs.read_path(meta, "json"), max_bytes=safefs.CAPS["json"])
+        data = safefs.read_path(jpg, "image")
+    except (OSError, RealityBenchError):
+        return None
+    return (data, info) if isinstance(info, dict) else None
 
 
 def _sha(data: bytes) -> str:
