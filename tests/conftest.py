@@ -24,6 +24,21 @@ def _drop_bpy_colour_config(event: str, _args) -> None:
 sys.addaudithook(_drop_bpy_colour_config)
 
 
+def _hypothesis_runs_the_same_cases_everywhere() -> None:
+    """Every property test draws the same cases on every machine: derandomized, no example database (a database
+    left by an earlier local run would replay cases CI never sees, and CI's fresh one would differ again).
+    A test's own settings(...) inherit this profile and override only what they name."""
+    try:
+        from hypothesis import settings
+    except ImportError:  # the Debian Blender's test modules run without Hypothesis
+        return
+    settings.register_profile("realitybench", derandomize=True, database=None, deadline=None, print_blob=True)
+    settings.load_profile("realitybench")
+
+
+_hypothesis_runs_the_same_cases_everywhere()
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "every_environment: a test of every registered environment (envs/registry.py); "

@@ -83,7 +83,7 @@ _run_json = st.one_of(
     st.builds(lambda text: b"\xef\xbb\xbf" + text.encode(), st.text(max_size=40)))
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_run_json)
 def test_any_run_json_is_read_or_refused_in_one_line(tmp_path, data):
     run = tmp_path / "run"

@@ -8,7 +8,7 @@ from realitybench_addon.core.safe_parse import MAX_DEPTH, nesting_depth
 from realitybench_addon.evaluation.grammar import parse_reply
 
 KEYS = [("leaning", "boolean"), ("crossing_inches", "number")]
-BUDGET = settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+BUDGET = settings(max_examples=300, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def test_a_deep_reply_is_a_failed_item_with_its_reason():
