@@ -1,12 +1,17 @@
 """The phone's image pipeline after the render (numpy + pillow).
 
 From Cycles' linear RGB to the JPEG a phone would save:
-white balance -> auto exposure -> vignetting -> chromatic aberration -> sensor noise
--> tone mapping -> sRGB encoding -> JPEG re-encode.
+white balance -> auto exposure -> veiling glare and a lens-flare ghost (the lens) -> vignetting
+-> chromatic aberration -> sensor noise -> the phone's denoise (luma and chroma) -> local tone
+mapping (a base-detail split that holds bright skies) -> tone mapping -> sRGB encoding
+-> unsharp-mask sharpening -> JPEG re-encode.
 
 All parameters are drawn from one generator into a `PostParams` that is recorded with
-the frame; `apply` is a pure function of (image, params), noise included (its seed is
-one of the params), so any frame's post-processing can be repeated exactly.
+the frame; `develop` is a pure function of (image, params), noise included (its seed is
+one of the params), so any frame's post-processing can be repeated exactly. The phone-look
+stages (glare, flare, denoise, local tone mapping, sharpening) are drawn from their own child
+stream (`draw_phone_look`), so adding them shifted no earlier draw; their defaults are "off",
+so a record written before them (`PostParams.from_dict`) develops as it did.
 """
 from __future__ import annotations
 
@@ -16,7 +21,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from . import phone_look
 from .image_terms import REC709
+from .rng import stage_rng
 
 
 @dataclass(frozen=True)
@@ -32,6 +39,14 @@ class PostParams:
     noise_seed: int = 0
     tone_white: float = 4.0  # linear level mapped to display white by the tone curve
     jpeg_quality: int = 90
+    # The phone look (all 0: off, as in records written before these stages existed).
+    glare: float = 0.0  # share of the frame's wide-blurred light scattered back over it (veiling glare)
+    flare: float = 0.0  # a compact bright source's ghost, relative to the source's light
+    luma_denoise: float = 0.0  # how much of the luminance noise the phone's denoise removes (0..1)
+    chroma_denoise: float = 0.0  # the same for the colour noise (a phone removes more of it)
+    local_tone: float = 0.0  # compression of the base layer's highlights above the knee (0..1)
+    sharpen: float = 0.0  # unsharp-mask amount on display luminance
+    sharpen_sigma: float = 1.2  # its blur's standard deviation, px
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -40,7 +55,7 @@ class PostParams:
     def from_dict(data: dict) -> "PostParams":
         data = dict(data)
         data["wb_gains"] = tuple(float(v) for v in data.get("wb_gains", (1.0, 1.0, 1.0)))
-        return PostParams(**data)
+        return PostParams(**data)  # a field an older record lacks keeps its default ("off")
 
 
 # The render as Blender produced it: no exposure change, no noise, no lens effects.
@@ -60,7 +75,20 @@ def draw_post_params(rng: np.random.Generator) -> PostParams:
         noise_seed=int(rng.integers(0, 2**63 - 1)),
         tone_white=float(rng.uniform(2.5, 6.0)),
         jpeg_quality=int(rng.integers(80, 96)),
+        **draw_phone_look(stage_rng(rng, "phone_look")),
     )
+
+
+def draw_phone_look(rng: np.random.Generator) -> dict:
+    """The phone-look stages' parameters, from the post stream's own child (`stage_rng(post, "phone_look")`,
+    which consumes no draw of its parent): mild, so the image terms read on the final image barely move."""
+    return {"glare": float(rng.uniform(0.015, 0.05)),
+            "flare": float(rng.uniform(0.02, 0.06)),
+            "luma_denoise": float(rng.uniform(0.5, 0.8)),
+            "chroma_denoise": float(rng.uniform(0.85, 0.97)),
+            "local_tone": float(rng.uniform(0.25, 0.55)),
+            "sharpen": float(rng.uniform(0.35, 0.75)),
+            "sharpen_sigma": float(rng.uniform(0.9, 1.5))}
 
 
 def exposure_gain(linear_rgb: np.ndarray, params: PostParams) -> float:
@@ -124,13 +152,17 @@ def develop(linear_rgb: np.ndarray, params: PostParams) -> np.ndarray:
     img = np.asarray(linear_rgb, np.float64)[..., :3] * np.asarray(params.wb_gains)
     if params.auto_exposure:
         img = img * exposure_gain(img, params)
+    img = phone_look.lens_flare(phone_look.veiling_glare(img, params.glare), params.flare)
     img = vignette(img, params.vignetting)
     img = chromatic_aberration(img, params.chromatic_aberration)
     if params.shot_noise or params.read_noise:
         noise_rng = np.random.default_rng(params.noise_seed)
         sigma = np.sqrt(params.shot_noise * np.maximum(img, 0) + params.read_noise**2)
         img = img + noise_rng.standard_normal(img.shape) * sigma
-    return srgb_encode(tone_map(img, params.tone_white))
+    img = phone_look.denoise(img, params.luma_denoise, params.chroma_denoise, params.shot_noise, params.read_noise)
+    img = phone_look.local_tone_map(img, params.local_tone, params.tone_white)
+    display = srgb_encode(tone_map(img, params.tone_white))
+    return phone_look.sharpen(display, params.sharpen, params.sharpen_sigma)
 
 
 def to_uint8(display: np.ndarray) -> np.ndarray:
