@@ -165,7 +165,11 @@ def build_surroundings(scene, plan: SurroundingsPlan, rng: np.random.Generator |
     materials = _materials(plan)
     for part in surroundings_parts(plan):
         attrs = {"tree_shade": part.face_shade} if part.face_shade is not None else None
-        mesh_object(part.name, part.vertices, part.triangles, col, materials=[materials[part.material]],
-                    face_attributes=attrs, smooth=part.kind in ("crown", "terrain"))
+        obj = mesh_object(part.name, part.vertices, part.triangles, col, materials=[materials[part.material]],
+                          face_attributes=attrs, smooth=part.kind in ("crown", "terrain"))
         built.objects.append(part.name)
+        if part.kind == "crown":  # measured as built; the render shows leaf cards inside (`bl.vegetation`)
+            built.objects += vegetation.dress_surroundings_crowns(col, obj, part.vertices, part.triangles,
+                                                                  part.face_shade, part.material,
+                                                                  materials[part.material])
     return built

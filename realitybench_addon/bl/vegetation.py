@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import math
 
+import bpy
 import numpy as np
 
+from ..core import leaf_texture
+from ..core import vegetation as cv
 from . import compat
 from . import materials as mats
 from .meshes import mesh_object
@@ -161,15 +164,185 @@ def lawn_material(name: str, color, *, stripe_azimuth_deg: float = 0.0, stripe_w
 
 def add_plants(collection, name: str, plants: dict, leaf_mat, bark_mat) -> list[str]:
     """Objects f"{name}_Leaves" (smooth, with the "leaf_shade" face attribute) and f"{name}_Wood" from a
-    `core.vegetation` plant dict (one plant or `merge_plants` of many). Returns the names made."""
+    `core.vegetation` plant dict (one plant or `merge_plants` of many). The leaves are the measured crown (ray
+    casts see it); the render shows leaf cards inside it instead (`dress_crown`). Returns the names made."""
     names = []
     lv, lt = plants["leaves"]
     if len(lt):
-        mesh_object(f"{name}_Leaves", lv, lt, collection, materials=[leaf_mat],
-                    face_attributes={"leaf_shade": plants["leaf_shade"]}, smooth=True)
+        hull = mesh_object(f"{name}_Leaves", lv, lt, collection, materials=[leaf_mat],
+                           face_attributes={"leaf_shade": plants["leaf_shade"]}, smooth=True)
         names.append(f"{name}_Leaves")
+        kinds = plants.get("leaf_kind", np.zeros(len(lt), int))
+        for k, kind in enumerate(cv.LEAF_KINDS):
+            chosen = np.flatnonzero(kinds == k)
+            if len(chosen):
+                names += dress_crown(collection, f"{name}_{kind.title()}", hull, lv, lt[chosen], kind,
+                                     card_m=PLANT_CARD_M[kind])
     wv, wt = plants["wood"]
     if len(wt):
         mesh_object(f"{name}_Wood", wv, wt, collection, materials=[bark_mat], smooth=True)
         names.append(f"{name}_Wood")
     return names
+
+
+# -- leaf cards -----------------------------------------------------------------------------------------------
+
+PLANT_CARD_M = {"broadleaf": 0.3, "needle": 0.32}  # half the side of a full-size card, metres
+CARD_TAG = "rb_leaf_cards"  # a custom property on every card instancer and card
+RAYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_transmission", "visible_volume_scatter",
+        "visible_shadow")
+
+
+def hide_from_render(obj) -> None:
+    """Leave `obj` in the scene and in every measurement (its triangles, the ray casts' BVH), but let no render
+    ray see it: its leaf cards stand in for it."""
+    for ray in RAYS:
+        if hasattr(obj, ray):
+            setattr(obj, ray, False)
+
+
+def _atlas_images(kind: str):
+    rgb, alpha = leaf_texture.leaf_atlas(kind)
+    color = mats.packed_image(f"RB_{kind.title()}CardColor", rgb)
+    # the image reads as sRGB (changing a drawn image's colour space drops its pixels): store the coverage
+    # sRGB-encoded, so that the texture's linear output is the coverage itself
+    a = alpha / 255.0
+    encoded = np.where(a <= 0.0031308, 12.92 * a, 1.055 * a ** (1 / 2.4) - 0.055)
+    cover = mats.packed_image(f"RB_{kind.title()}CardAlpha",
+                              np.repeat((encoded * 255).round().astype(np.uint8)[..., None], 3, axis=2))
+    return color, cover
+
+
+def card_material(name: str, kind: str):
+    """Leaf cards: the atlas cell the instance's random picks (`core.leaf_texture`), its colour varied from
+    tree to tree (noise over the instance's location) and spray to spray, a little translucent so back-lit
+    leaves glow, and transparent outside the drawn leaves (the atlas's alpha)."""
+    mat = bpy.data.materials.get(name)
+    if mat is not None and mat.get(CARD_TAG) == kind:  # one per scene: every tree's cards share it
+        return mat
+    mat, nodes, links, bsdf = mats.new_material(name)
+    mat[CARD_TAG] = kind
+    color_image, alpha_image = _atlas_images(kind)
+    info = nodes.new("ShaderNodeObjectInfo")
+    local = nodes.new("ShaderNodeTexCoord").outputs["UV"]  # the card's own square, [0, 1]^2
+    cell = mats.math_node(nodes, links, "FLOOR", mats.math_node(nodes, links, "MULTIPLY", info.outputs["Random"], 4.0))
+    col = mats.math_node(nodes, links, "MODULO", cell, 2.0)
+    row = mats.math_node(nodes, links, "FLOOR", mats.math_node(nodes, links, "MULTIPLY", cell, 0.5))
+    xyz = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(local, xyz.inputs[0])
+    uv = nodes.new("ShaderNodeCombineXYZ")
+    for axis, offset in (("X", col), ("Y", row)):
+        inside = mats.math_node(nodes, links, "MULTIPLY_ADD", xyz.outputs[axis], 0.996, 0.002)
+        links.new(mats.math_node(nodes, links, "MULTIPLY", mats.math_node(nodes, links, "ADD", inside, offset), 0.5),
+                  uv.inputs[axis])
+    textures = []
+    for image in (color_image, alpha_image):
+        tex = nodes.new("ShaderNodeTexImage")
+        tex.image, tex.interpolation, tex.extension = image, "Linear", "EXTEND"
+        links.new(uv.outputs[0], tex.inputs["Vector"])
+        textures.append(tex)
+    trees = mats.noise_fac(nodes, links, info.outputs["Location"], 0.06, 1.0)
+    vary = mats.weighted_sum(nodes, links, trees, info.outputs["Random"], 0.7)
+    tint = mats.color_ramp(nodes, links, vary, [(0.25, (0.62, 0.62, 0.7)), (0.5, (0.9, 0.95, 0.9)),
+                                                 (0.75, (1.25, 1.15, 0.8))]).outputs["Color"]
+    base = mats.mix_rgb(nodes, links, 1.0, textures[0].outputs["Color"], tint, blend="MULTIPLY")
+    links.new(base, compat.principled_input(bsdf, "Base Color"))
+    compat.principled_input(bsdf, "Roughness").default_value = 0.62
+    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.35
+    translucent = nodes.new("ShaderNodeBsdfTranslucent")
+    links.new(base, translucent.inputs["Color"])
+    leaf = nodes.new("ShaderNodeMixShader")
+    leaf.inputs["Fac"].default_value = 0.2
+    links.new(bsdf.outputs["BSDF"], leaf.inputs[1])
+    links.new(translucent.outputs["BSDF"], leaf.inputs[2])
+    cut = nodes.new("ShaderNodeMixShader")
+    links.new(textures[1].outputs["Color"], cut.inputs["Fac"])
+    links.new(nodes.new("ShaderNodeBsdfTransparent").outputs["BSDF"], cut.inputs[1])
+    links.new(leaf.outputs["Shader"], cut.inputs[2])
+    links.new(cut.outputs["Shader"], nodes.get("Material Output").inputs["Surface"])
+    mat.diffuse_color = (0.05, 0.09, 0.03, 1.0)
+    return mat
+
+
+def add_cards(collection, name: str, cards: dict, material) -> list[str]:
+    """An instancer f"{name}" of one triangle per card (`core.vegetation.card_instancer`), hidden in renders,
+    and its child f"{name}_Card" (the folded card), face-instanced on every triangle. Neither is measured
+    (`bl.raycast` skips instancers and what they instance): every card lies inside its measured crown."""
+    if not len(cards["scales"]):
+        return []
+    iv, it = cv.card_instancer(cards)
+    parent = mesh_object(name, iv, it, collection)
+    parent.instance_type = "FACES"
+    parent.use_instance_faces_scale = True
+    parent.instance_faces_scale = 1.0
+    parent.show_instancer_for_render = False
+    parent.show_instancer_for_viewport = False
+    child = mesh_object(f"{name}_Card", cv.CARD_VERTS, cv.CARD_QUADS, collection, materials=[material])
+    uv = child.data.uv_layers.new(name="UVMap")
+    uv.data.foreach_set("uv", ((cv.CARD_VERTS[cv.CARD_QUADS.ravel(), :2] + 1) / 2).astype(np.float32).ravel())
+    child.parent = parent
+    for ray in ("visible_diffuse", "visible_glossy", "visible_transmission", "visible_volume_scatter"):
+        if hasattr(child, ray):  # camera and shadows only: bounced light need not search the cards
+            setattr(child, ray, False)
+    for obj in (parent, child):
+        obj[CARD_TAG] = True
+    return [parent.name, child.name]
+
+
+def dress_crown(collection, name: str, hull, verts, tris, kind: str, *, card_m: float, dress=None) -> list[str]:
+    """Hide the measured crown `hull` from render rays and fill its pieces (`dress`: which, all by default)
+    with leaf cards of `kind`, seeded by the crown's own vertices. Returns the names made."""
+    hide_from_render(hull)
+    cards = cv.foliage_cards(verts, tris, kind, cv.mesh_seed(verts), card_m=card_m, dress=dress)
+    return add_cards(collection, f"{name}Cards", cards, card_material(f"RB_{kind.title()}Cards", kind))
+
+
+SURROUNDINGS_CARDS = ((0.0, 45.0, 0.3), (45.0, 100.0, 0.55))  # (from, to metres from the house, card size)
+SURROUNDINGS_KIND = {"deciduous": "broadleaf", "conifer": "needle"}
+
+
+def dress_surroundings_crowns(collection, hull, verts, tris, shade, crown_kind: str, hull_mat) -> list[str]:
+    """The surroundings' merged crowns of one kind (`core.surroundings_meshes`), measured as they are: the
+    pieces of trees within the last SURROUNDINGS_CARDS distance get leaf cards, the larger the further; the
+    rest render as the crowns they are, through an instanced copy that no ray cast sees (so `hull` can be
+    hidden from render rays whole, and the measured triangles stay one object). Returns the names made."""
+    verts, tris = np.asarray(verts, float), np.asarray(tris, int)
+    label = cv.mesh_pieces(tris, len(verts))
+    pieces = np.unique(label)
+    reach = np.array([np.hypot(*verts[tris[label == p]].reshape(-1, 3)[:, :2].mean(0)) for p in pieces])
+    kind = SURROUNDINGS_KIND[crown_kind]
+    names = []
+    for k, (near, far, card_m) in enumerate(SURROUNDINGS_CARDS):
+        dress = (reach >= near) & (reach < far)
+        if dress.any():
+            hide_from_render(hull)
+            cards = cv.foliage_cards(verts, tris, kind, cv.mesh_seed(verts) + k, card_m=card_m, dress=dress)
+            names += add_cards(collection, f"{hull.name}Cards{k}", cards, card_material(f"RB_{kind.title()}Cards",
+                                                                                       kind))
+    bare = np.isin(label, pieces[reach >= SURROUNDINGS_CARDS[-1][1]])
+    if names and bare.any():
+        names += _render_copy(collection, f"{hull.name}Far", verts, tris[bare], shade[bare], hull_mat)
+    return names
+
+
+def _render_copy(collection, name: str, verts, tris, shade, material) -> list[str]:
+    """What only the render sees of a measured mesh: the same triangles, instanced once at the origin by a
+    hidden instancer (a triangle with its centroid there, first edge along +X, facing up, area 1)."""
+    r = 1 / math.sqrt(3 * math.sqrt(3) / 4)
+    ang = np.radians([-150.0, -30.0, 90.0])
+    parent = mesh_object(name, np.column_stack([r * np.cos(ang), r * np.sin(ang), np.zeros(3)]), [[0, 1, 2]],
+                         collection)
+    parent.instance_type = "FACES"
+    parent.use_instance_faces_scale = True
+    parent.instance_faces_scale = 1.0
+    parent.show_instancer_for_render = False
+    parent.show_instancer_for_viewport = False
+    used = np.unique(tris)
+    index = np.zeros(len(verts), int)
+    index[used] = np.arange(len(used))
+    child = mesh_object(f"{name}_Crowns", verts[used], index[tris], collection, materials=[material],
+                        face_attributes={"tree_shade": shade}, smooth=True)
+    child.parent = parent
+    for obj in (parent, child):
+        obj[CARD_TAG] = True
+    return [parent.name, child.name]

@@ -7,6 +7,7 @@ plus "leaf_shade": one value in [0, 1] per leaf triangle (a per-cluster shade fo
 """
 from __future__ import annotations
 
+import hashlib
 import math
 from functools import lru_cache
 
@@ -99,7 +100,13 @@ def deciduous_tree(x: float, y: float, z: float, height: float, crown_radius: fl
         end = fork + (c - fork) * 0.8
         if np.linalg.norm(end - start) > 0.2:
             wood.append(tapered_tube(start, end, r_trunk * 0.45, r_trunk * 0.15, 4))
-    return {"wood": merge_meshes(wood), "leaves": merge_meshes(leaves), "leaf_shade": np.concatenate(shade)}
+    return _plant(wood, leaves, shade, 0)
+
+
+def _plant(wood, leaves, shade, kind: int) -> dict:
+    leaves = merge_meshes(leaves)
+    return {"wood": merge_meshes(wood), "leaves": leaves, "leaf_shade": np.concatenate(shade),
+            "leaf_kind": np.full(len(leaves[1]), kind)}
 
 
 def conifer_tree(x: float, y: float, z: float, height: float, crown_radius: float, crown_base: float,
@@ -127,7 +134,7 @@ def conifer_tree(x: float, y: float, z: float, height: float, crown_radius: floa
         tris = np.concatenate([np.stack([j, j1, np.full(m, m)], -1), np.stack([j1, j, np.full(m, m + 1)], -1)])
         leaves.append((verts, tris))
         shade.append(np.full(len(tris), np.clip(tree_shade + rng.normal(0, 0.08), 0, 1)))
-    return {"wood": merge_meshes(wood), "leaves": merge_meshes(leaves), "leaf_shade": np.concatenate(shade)}
+    return _plant(wood, leaves, shade, 1)
 
 
 def shrub(x: float, y: float, z: float, radius: float, height: float, seed: int) -> dict:
@@ -143,12 +150,194 @@ def shrub(x: float, y: float, z: float, radius: float, height: float, seed: int)
         c = [x + off * math.cos(ang), y + off * math.sin(ang), z + rc * sq * rng.uniform(0.55, 0.9)]
         leaves.append(lumpy_cluster(c, rc, sq, rng))
         shade.append(np.full(len(_CLUSTER_TRIS), np.clip(base_shade + rng.normal(0, 0.1), 0, 1)))
-    return {"wood": (np.zeros((0, 3)), np.zeros((0, 3), int)), "leaves": merge_meshes(leaves),
-            "leaf_shade": np.concatenate(shade)}
+    return _plant([], leaves, shade, 0)
 
 
 def merge_plants(plants) -> dict:
     """Several trees/shrubs merged: one wood and one leaves mesh, and the leaf shades in order."""
     plants = list(plants)
+    kinds = [p.get("leaf_kind", np.zeros(len(p["leaves"][1]), int)) for p in plants]
     return {"wood": merge_meshes([p["wood"] for p in plants]), "leaves": merge_meshes([p["leaves"] for p in plants]),
-            "leaf_shade": np.concatenate([p["leaf_shade"] for p in plants]) if plants else np.zeros(0)}
+            "leaf_shade": np.concatenate([p["leaf_shade"] for p in plants]) if plants else np.zeros(0),
+            "leaf_kind": np.concatenate(kinds) if plants else np.zeros(0, int)}
+
+
+# -- leaf cards inside the measured crowns -----------------------------------------------------------------------
+#
+# A crown's triangles (the "leaves" of a plant, a surroundings crown) stay what is measured: the ray casts and the
+# analytic skyline see them. The render instead shows leaf cards (`core.leaf_texture` sprays with alpha), and every
+# card lies inside the crown: its centre has a non-zero winding number and is further from every crown triangle
+# than the card's circumradius, so the ball around it that holds the whole card meets no triangle and keeps that
+# winding number. A line of sight from outside (winding 0) to any point of a card must therefore cross a crown
+# triangle: whatever the render shows as foliage, the measurement sees as crown (never the reverse of a leaf
+# hiding what it calls visible, nor a rendered leaf above the analytic skyline).
+
+CARD_FOLD = 0.15  # the card's halves rise by this (local units) towards its long edges: a shallow trough
+CARD_VERTS = np.array([[-1, -1, CARD_FOLD], [1, -1, CARD_FOLD], [1, 0, 0], [-1, 0, 0], [-1, 1, CARD_FOLD],
+                       [1, 1, CARD_FOLD]], float)
+CARD_QUADS = np.array([[0, 1, 2, 3], [3, 2, 5, 4]])
+CARD_RADIUS = float(np.linalg.norm(CARD_VERTS, axis=1).max())  # a card of scale s lies within s * this of its centre
+LEAF_KINDS = ("broadleaf", "needle")
+CARD_DENSITY = {"broadleaf": 2.0, "needle": 6.0}  # candidate cards per card area of crown surface
+_PAIRS = 150_000  # point-triangle pairs per chunk
+
+
+def _chunks(n_points: int, n_tris: int):
+    step = max(1, _PAIRS // max(n_tris, 1))
+    return [slice(i, min(i + step, n_points)) for i in range(0, n_points, step)]
+
+
+def winding_numbers(points, verts, tris) -> np.ndarray:
+    """The generalized winding number of each point about the closed mesh (1 inside an outward piece)."""
+    points = np.asarray(points, float)
+    corners = np.asarray(verts, float)[np.asarray(tris)]
+    out = np.zeros(len(points))
+    for s in _chunks(len(points), len(corners)):
+        a, b, c = (corners[None, :, k] - points[s, None] for k in range(3))
+        la, lb, lc = (np.linalg.norm(v, axis=-1) for v in (a, b, c))
+        num = np.einsum("...i,...i", a, np.cross(b, c))
+        den = la * lb * lc + np.einsum("...i,...i", a, b) * lc + np.einsum("...i,...i", a, c) * lb \
+            + np.einsum("...i,...i", b, c) * la
+        out[s] = 2 * np.arctan2(num, den).sum(1) / (4 * np.pi)
+    return out
+
+
+def _segment_distance(p, a, b):
+    ab = b - a
+    t = np.clip(np.einsum("...i,...i", p - a, ab) / np.maximum(np.einsum("...i,...i", ab, ab), 1e-18), 0, 1)
+    return np.linalg.norm(p - a - t[..., None] * ab, axis=-1)
+
+
+def surface_distance(points, verts, tris) -> tuple[np.ndarray, np.ndarray]:
+    """Each point's exact distance to the nearest triangle of the mesh, and that triangle's index."""
+    points = np.asarray(points, float)
+    corners = np.asarray(verts, float)[np.asarray(tris)]
+    a, b, c = corners[:, 0], corners[:, 1], corners[:, 2]
+    n = np.cross(b - a, c - a)
+    n /= np.maximum(np.linalg.norm(n, axis=1), 1e-18)[:, None]
+    dist, nearest = np.zeros(len(points)), np.zeros(len(points), int)
+    for s in _chunks(len(points), len(corners)):
+        p = points[s, None]
+        h = np.einsum("...i,...i", p - a, n)
+        q = p - h[..., None] * n
+        inside = np.ones(h.shape, bool)
+        for u, v in ((a, b), (b, c), (c, a)):
+            inside &= np.einsum("...i,...i", np.cross(v - u, q - u), n) >= 0
+        edge = np.minimum(np.minimum(_segment_distance(p, a, b), _segment_distance(p, b, c)), _segment_distance(p, c, a))
+        d = np.where(inside, np.abs(h), edge)
+        nearest[s] = d.argmin(1)
+        dist[s] = d.min(1)
+    return dist, nearest
+
+
+def mesh_seed(verts) -> int:
+    """A seed drawn from a mesh's own vertices (to the millimetre): the same crown always gets the same cards."""
+    q = np.round(np.asarray(verts, float) * 1000).astype(np.int64).tobytes()
+    return int.from_bytes(hashlib.blake2b(q, digest_size=8).digest(), "little") >> 1
+
+
+def mesh_pieces(tris, n_verts: int) -> np.ndarray:
+    """The connected piece (a label per triangle) of each triangle: trees' clusters, blobs and skirts."""
+    tris = np.asarray(tris)
+    label = np.arange(n_verts)
+    while True:
+        low = label[tris].min(1)
+        new = label.copy()
+        np.minimum.at(new, tris, low[:, None])
+        new = new[new]
+        if np.array_equal(new, label):
+            return label[tris[:, 0]]
+        label = new
+
+
+def _card_frames(kind: str, outward: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Unit normals and tangents (the twig, base to tip) of cards whose nearest crown face points `outward`:
+    broadleaf sprays face out and up, twigs reaching out and a little down; needle sprays lie nearly flat,
+    reaching out from the trunk and drooping."""
+    n = len(outward)
+    up = np.array([0.0, 0.0, 1.0])
+    radial = outward * [1.0, 1.0, 0.0]
+    radial /= np.maximum(np.linalg.norm(radial, axis=1), 1e-9)[:, None]
+    if kind == "needle":
+        tangent = radial + [0.0, 0.0, -1.0] * rng.uniform(0.15, 0.6, (n, 1)) + rng.normal(0, 0.15, (n, 3))
+        normal = up + 0.6 * rng.normal(0, 1, (n, 3))
+    else:
+        tangent = 0.8 * outward + [0.0, 0.0, -0.3] + rng.normal(0, 0.55, (n, 3))
+        normal = outward + 0.4 * up + 0.9 * rng.normal(0, 1, (n, 3))
+    tangent /= np.linalg.norm(tangent, axis=1)[:, None]
+    normal -= np.einsum("ij,ij->i", normal, tangent)[:, None] * tangent
+    bad = np.linalg.norm(normal, axis=1) < 1e-6
+    normal[bad] = np.cross(tangent[bad], [0.0, 1.0, 0.0]) + [1e-3, 0, 0]
+    normal /= np.linalg.norm(normal, axis=1)[:, None]
+    return normal, tangent
+
+
+def _piece_cards(verts, tris, own, kind: str, card_m: float, density: float, rng) -> dict:
+    """Cards inside one closed piece (triangle indices `own`) of a crown: candidates just under its surface,
+    kept where the proof of the section's comment holds for the piece alone (inside it is inside the crown)."""
+    corners = verts[tris[own]]
+    cross = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    area = 0.5 * np.linalg.norm(cross, axis=1)
+    count = rng.poisson(density * area / (4 * card_m ** 2))
+    if count.sum() == 0:
+        return {}
+    tri = np.repeat(np.arange(len(own)), count)
+    u, v = rng.random(len(tri)), rng.random(len(tri))
+    flip = u + v > 1
+    u[flip], v[flip] = 1 - u[flip], 1 - v[flip]
+    c = corners[tri]
+    on = c[:, 0] + u[:, None] * (c[:, 1] - c[:, 0]) + v[:, None] * (c[:, 2] - c[:, 0])
+    inward = -cross[tri] / np.maximum(2 * area[tri], 1e-12)[:, None]
+    deepest = 2.2 if kind == "broadleaf" else 1.0  # a conifer's skirts are thin: candidates stay near the top
+    points = on + inward * (CARD_RADIUS * card_m * rng.uniform(0.3, deepest, len(tri)))[:, None]
+    dist, nearest = surface_distance(points, verts, tris[own])
+    keep = (winding_numbers(points, verts, tris[own]) > 0.5) & (dist > 0.25 * CARD_RADIUS * card_m)
+    if not keep.any():
+        return {}
+    points, dist = points[keep], dist[keep]
+    nc = verts[tris[own][nearest[keep]]]
+    outward = np.cross(nc[:, 1] - nc[:, 0], nc[:, 2] - nc[:, 0])
+    outward /= np.maximum(np.linalg.norm(outward, axis=1), 1e-12)[:, None]
+    normal, tangent = _card_frames(kind, outward, rng)
+    scale = np.minimum(card_m, 0.98 * dist / CARD_RADIUS)  # the ball of radius dist holds the whole card
+    return {"centers": points, "normals": normal, "tangents": tangent, "scales": scale}
+
+
+def foliage_cards(verts, tris, kind: str, seed: int, *, card_m: float = 0.35, density: float | None = None,
+                  dress=None) -> dict:
+    """Leaf cards (centres, unit normals and tangents, scales: a card spans [-1, 1]^2 * scale in its frame)
+    inside the closed, outward-facing crown mesh (verts, tris), each provably inside it (module comment).
+    `density`: cards per card area of crown surface; `dress`: a bool per connected piece, False leaves a piece
+    bare (pieces are numbered as `mesh_pieces` labels, sorted). Deterministic in `seed`."""
+    if kind not in LEAF_KINDS:
+        raise ValueError(f"leaf kind must be one of {LEAF_KINDS}, got {kind!r}")
+    density = density or CARD_DENSITY[kind]
+    verts, tris = np.asarray(verts, float), np.asarray(tris, int)
+    empty = {k: np.zeros((0, 3)) for k in ("centers", "normals", "tangents")} | {"scales": np.zeros(0)}
+    if len(tris) == 0:
+        return empty
+    label = mesh_pieces(tris, len(verts))
+    out = []
+    for i, p in enumerate(np.unique(label)):
+        if dress is not None and not dress[i]:
+            continue
+        cards = _piece_cards(verts, tris, np.flatnonzero(label == p), kind, card_m, density,
+                             np.random.default_rng([abs(int(seed)), i]))
+        if cards:
+            out.append(cards)
+    if not out:
+        return empty
+    return {k: np.concatenate([c[k] for c in out]) for k in empty}
+
+
+def card_instancer(cards: dict) -> tuple[np.ndarray, np.ndarray]:
+    """One triangle per card for face instancing (Blender puts an instance at the triangle's centroid, its
+    local Z along the normal, X along the first edge, scaled by the square root of the area): equilateral,
+    centred on the card, first edge along the tangent, area = scale^2."""
+    c, n, t, s = (np.asarray(cards[k], float) for k in ("centers", "normals", "tangents", "scales"))
+    b = np.cross(n, t)
+    r = s / math.sqrt(3 * math.sqrt(3) / 4)
+    ang = np.radians([-150.0, -30.0, 90.0])
+    verts = (c[:, None] + r[:, None, None] * (np.cos(ang)[None, :, None] * t[:, None] +
+                                                np.sin(ang)[None, :, None] * b[:, None])).reshape(-1, 3)
+    return verts, np.arange(len(verts)).reshape(-1, 3)
