@@ -29,7 +29,8 @@ REC709 = np.array([0.2126, 0.7152, 0.0722])
 GLARE_SIGMAS = (0.03, 0.12)  # the glow's two widths, as shares of the frame's diagonal (equal weights)
 FLARE_SOURCE_MIN = 20.0  # linear level (after exposure) a source must reach to leave a ghost: the sun, not a sky
 FLARE_SOURCE_SHARE = 0.002  # ...and it must be compact: at most this share of the frame above half its peak
-FLARE_GHOST = (0.65, 0.06)  # the ghost's place (minus this times the source's offset from the centre), radius
+FLARE_GHOST = (0.65, 0.045)  # the ghost's place (minus this times the source's offset from the centre), radius
+FLARE_GHOST_MAX = 0.02  # the ghost's linear level at most (after exposure, mid grey 0.18): a sun glint is faint
 FLARE_TINT = np.array([0.75, 1.0, 0.85])  # a ghost from a coated lens is greenish
 LUMA_RADIUS, CHROMA_RADIUS = 2, 4  # the denoise windows' half-widths, px
 DENOISE_EPS = 2.0  # guided-filter threshold in noise standard deviations: weaker edges are smoothed
@@ -147,7 +148,8 @@ def flare_source(lum: np.ndarray):
 
 def lens_flare(img: np.ndarray, strength: float) -> np.ndarray:
     """A faint ghost of a compact bright source: a soft tinted disc at minus FLARE_GHOST[0] times the source's
-    offset from the centre, FLARE_GHOST[1] of the diagonal across, carrying `strength` of the source's light."""
+    offset from the centre, FLARE_GHOST[1] of the diagonal in radius, carrying `strength` of the source's light
+    up to FLARE_GHOST_MAX (at strength 0.04; in proportion to it)."""
     if strength <= 0:
         return img
     source = flare_source(np.asarray(img)[..., :3] @ REC709)
@@ -161,24 +163,28 @@ def lens_flare(img: np.ndarray, strength: float) -> np.ndarray:
     d = np.hypot(np.arange(h)[:, None] - gy, np.arange(w)[None, :] - gx)
     t = np.clip((radius - d) / (0.35 * radius), 0.0, 1.0)
     disc = t * t * (3 - 2 * t)
-    level = strength * light / max(float(disc.sum()), 1.0)
+    level = min(strength * light / max(float(disc.sum()), 1.0), FLARE_GHOST_MAX * strength / 0.04)
     return img + level * disc[..., None] * FLARE_TINT
 
 
-def guided_filter(src: np.ndarray, r: int, eps) -> np.ndarray:
-    """He et al.'s self-guided filter of a 2-D array: flat stretches (local variance well under `eps`, a scalar
-    or a per-pixel array) are averaged over the (2r+1)^2 window, edges (variance well over it) kept."""
-    mean = box_mean(src, r)
-    var = np.maximum(box_mean(src * src, r) - mean * mean, 0.0)
-    a = var / (var + eps)
-    b = mean - a * mean
-    return box_mean(a, r) * src + box_mean(b, r)
+def guided_filter(src: np.ndarray, r: int, eps, guide: np.ndarray | None = None) -> np.ndarray:
+    """He et al.'s guided filter of a 2-D array over (2r+1)^2 windows: where the guide (default: `src` itself)
+    is flat (its local variance well under `eps`, a scalar or per-pixel array) `src` is averaged; across the
+    guide's edges (variance well over it) `src` follows the guide, so its own edges there stay sharp."""
+    guide = src if guide is None else guide
+    mean_g, mean_s = box_mean(guide, r), box_mean(src, r)
+    var = np.maximum(box_mean(guide * guide, r) - mean_g * mean_g, 0.0)
+    cov = box_mean(guide * src, r) - mean_g * mean_s if guide is not src else var
+    a = cov / (var + eps)
+    b = mean_s - a * mean_g
+    return box_mean(a, r) * guide + box_mean(b, r)
 
 
 def denoise(img: np.ndarray, luma: float, chroma: float, shot_noise: float, read_noise: float) -> np.ndarray:
     """The phone's noise reduction in linear light: luminance and colour (the image minus its luminance) each
-    through a guided filter whose threshold is DENOISE_EPS (colour: CHROMA_EPS) of the sensor's noise (shot + read) at the local
-    level, blended by `luma` and `chroma` (0: untouched, 1: fully filtered). Colour uses a wider window."""
+    through a guided filter (colour's guided by luminance) whose threshold is DENOISE_EPS (colour: CHROMA_EPS)
+    of the sensor's noise (shot + read) at the local level, blended by `luma` and `chroma` (0: untouched,
+    1: fully filtered). Colour uses a wider window."""
     if luma <= 0 and chroma <= 0:
         return img
     lum = img @ REC709
@@ -188,8 +194,9 @@ def denoise(img: np.ndarray, luma: float, chroma: float, shot_noise: float, read
     out_lum = lum + luma * (guided_filter(lum, LUMA_RADIUS, eps) - lum) if luma > 0 else lum
     if chroma > 0:  # red and blue minus luminance filtered; green's follows (colour has no luminance)
         eps_c = box_mean(eps, CHROMA_RADIUS - LUMA_RADIUS) * (CHROMA_EPS / DENOISE_EPS) ** 2
-        for c in (0, 2):
-            colour[..., c] += chroma * (guided_filter(colour[..., c], CHROMA_RADIUS, eps_c) - colour[..., c])
+        for c in (0, 2):  # guided by luminance: colour edges stay where luminance has an edge, no colour bleeds
+            smooth = guided_filter(colour[..., c], CHROMA_RADIUS, eps_c, guide=lum)
+            colour[..., c] += chroma * (smooth - colour[..., c])
         colour[..., 1] = -(REC709[0] * colour[..., 0] + REC709[2] * colour[..., 2]) / REC709[1]
     return out_lum[..., None] + colour
 

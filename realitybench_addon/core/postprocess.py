@@ -82,13 +82,13 @@ def draw_post_params(rng: np.random.Generator) -> PostParams:
 def draw_phone_look(rng: np.random.Generator) -> dict:
     """The phone-look stages' parameters, from the post stream's own child (`stage_rng(post, "phone_look")`,
     which consumes no draw of its parent): mild, so the image terms read on the final image barely move."""
-    return {"glare": float(rng.uniform(0.015, 0.05)),
+    return {"glare": float(rng.uniform(0.005, 0.02)),
             "flare": float(rng.uniform(0.02, 0.06)),
             "luma_denoise": float(rng.uniform(0.5, 0.8)),
             "chroma_denoise": float(rng.uniform(0.85, 0.97)),
             "local_tone": float(rng.uniform(0.25, 0.55)),
-            "sharpen": float(rng.uniform(0.35, 0.75)),
-            "sharpen_sigma": float(rng.uniform(0.9, 1.5))}
+            "sharpen": float(rng.uniform(0.2, 0.45)),
+            "sharpen_sigma": float(rng.uniform(0.8, 1.3))}
 
 
 def exposure_gain(linear_rgb: np.ndarray, params: PostParams) -> float:
