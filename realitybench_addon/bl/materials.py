@@ -131,43 +131,208 @@ def bump_normal(nodes, links, bsdf, height, strength: float | None = None, dista
     return bump
 
 
-def weathered(nodes, links, color, scale: float = 1.2, spread: tuple[float, float] = (0.88, 1.07)):
+def weathered(nodes, links, color, scale: float = 1.2, spread: tuple[float, float] = (0.88, 1.07),
+              offset: float = 0.0):
     """`color` (a socket) under metre-sized blotches of weathering: granule loss and grime darken it, sun
-    bleaching and dust lighten it, by factors in `spread`; the pattern follows the object's own coordinates."""
+    bleaching and dust lighten it, by factors in `spread`; the pattern follows the object's own coordinates,
+    shifted by `offset` (metres along each axis) so that two objects need not share it."""
     coord = nodes.new("ShaderNodeTexCoord")
     noise = nodes.new("ShaderNodeTexNoise")
+    noise.label = "weathering"
     noise.inputs["Scale"].default_value = scale
     noise.inputs["Detail"].default_value = 3.0
-    links.new(coord.outputs["Object"], noise.inputs["Vector"])
+    links.new(_shifted(nodes, links, coord.outputs["Object"], offset), noise.inputs["Vector"])
     factor = nodes.new("ShaderNodeMapRange")
     factor.inputs["From Min"].default_value, factor.inputs["From Max"].default_value = 0.35, 0.65
     factor.inputs["To Min"].default_value, factor.inputs["To Max"].default_value = spread
     links.new(noise.outputs["Fac"], factor.inputs["Value"])
+    return scaled_color(nodes, links, color, factor.outputs["Result"])
+
+
+def _shifted(nodes, links, vector, offset: float):
+    """`vector` + (offset, 0.7 offset, 0.3 offset): the same noise pattern elsewhere (the vector as it is at 0)."""
+    if not offset:
+        return vector
+    add = nodes.new("ShaderNodeVectorMath")
+    add.operation = "ADD"
+    add.inputs[1].default_value = (offset, 0.7 * offset, 0.3 * offset)
+    links.new(vector, add.inputs[0])
+    return add.outputs["Vector"]
+
+
+def scaled_color(nodes, links, color, factor):
+    """The colour socket `color` times the factor socket `factor` (a vector-valued socket)."""
     scaled = nodes.new("ShaderNodeVectorMath")
     scaled.operation = "SCALE"
     links.new(color, scaled.inputs[0])
-    links.new(factor.outputs["Result"], scaled.inputs["Scale"])
+    links.new(factor, scaled.inputs["Scale"])
     return scaled.outputs["Vector"]
 
 
+def _labelled_noise(nodes, links, label: str, scale: float, detail: float = 2.0, vector=None, w=None):
+    """A noise texture labelled `label`: 3D over `vector`, or 1D over the float socket `w`."""
+    noise = nodes.new("ShaderNodeTexNoise")
+    noise.label = label
+    noise.inputs["Scale"].default_value = scale
+    noise.inputs["Detail"].default_value = detail
+    if w is not None:
+        noise.noise_dimensions = "1D"
+        links.new(w, noise.inputs["W"])
+    else:
+        links.new(vector, noise.inputs["Vector"])
+    return noise.outputs["Fac"]
+
+
+def _granules(nodes, links, coord, color):
+    """Granule colour: a blend of four granule colours (dark, the body colour, light, a warm accent), one per
+    ~2 mm granule (Voronoi cells over object space: no tile ever repeats), mottled in 2-5 cm clusters."""
+    cells = nodes.new("ShaderNodeTexVoronoi")
+    cells.label = "granules"
+    cells.inputs["Scale"].default_value = 480.0
+    links.new(coord, cells.inputs["Vector"])
+    dark = tuple(c * 0.55 for c in color)
+    light = tuple(min(1.0, c * 1.55) for c in color)
+    accent = (min(1.0, color[0] * 1.35), color[1] * 1.1, color[2] * 0.8)
+    ramp = color_ramp(nodes, links, cells.outputs["Color"],
+                      [(0.0, dark), (0.3, color), (0.62, light), (0.8, accent)])
+    ramp.color_ramp.interpolation = "CONSTANT"
+    clusters = _labelled_noise(nodes, links, "granule_blend", 38.0, 3.0, vector=coord)
+    mottle = map_range(nodes, links, clusters, 0.3, 0.7, 0.8, 1.18)
+    return scaled_color(nodes, links, ramp.outputs["Color"], mottle)
+
+
+def _voronoi_1d(nodes, links, w, scale: float, feature: str, label: str):
+    node = nodes.new("ShaderNodeTexVoronoi")
+    node.label = label
+    node.voronoi_dimensions = "1D"
+    node.feature = feature
+    node.inputs["Scale"].default_value = scale
+    links.new(w, node.inputs["W"])
+    return node
+
+
+LAMINATE_TOOTH_M = 0.22  # mean width of a laminated shingle's tooth (its cells vary from ~0 to twice this)
+
+
+def _laminate(nodes, links, sep, exposure: float, v0: float):
+    """Dimensional shingle courses from object coordinates (u along the eave, v up the slope): per course a
+    row of teeth of irregular width, each its own tone; between teeth the darker lower laminate shows up to an
+    irregular cut height. Returns sockets (tone, gap, shadow): the tooth's tone factor, 1 in a gap, and the
+    darkening of the shadow lines (under the course above and under each tooth's cut edge)."""
+    c = math_node(nodes, links, "DIVIDE", math_node(nodes, links, "SUBTRACT", sep.outputs["Y"], v0), exposure)
+    k = math_node(nodes, links, "FLOOR", c)
+    f = math_node(nodes, links, "SUBTRACT", c, k)  # 0 at the course's butt edge, 1 under the next butt
+    w = math_node(nodes, links, "MULTIPLY_ADD", k, 3.17, sep.outputs["X"])  # each course's teeth elsewhere
+    cell = _voronoi_1d(nodes, links, w, 1.0 / LAMINATE_TOOTH_M, "F1", "laminate_teeth")
+    edge = _voronoi_1d(nodes, links, w, 1.0 / LAMINATE_TOOTH_M, "DISTANCE_TO_EDGE", "laminate_edges")
+    rgb = nodes.new("ShaderNodeSeparateColor")
+    links.new(cell.outputs["Color"], rgb.inputs[0])
+    edge_m = math_node(nodes, links, "MULTIPLY", edge.outputs["Distance"], LAMINATE_TOOTH_M)
+    gap_half = math_node(nodes, links, "MULTIPLY_ADD", rgb.outputs[0], 0.05, -0.006)
+    cut = math_node(nodes, links, "MULTIPLY_ADD", rgb.outputs[1], 0.3, 0.38)
+    gap = math_node(nodes, links, "MULTIPLY", math_node(nodes, links, "LESS_THAN", edge_m, gap_half),
+                    math_node(nodes, links, "LESS_THAN", f, cut))
+    under_cut = math_node(nodes, links, "GREATER_THAN", f, math_node(nodes, links, "SUBTRACT", cut, 0.035))
+    butt_shadow = math_node(nodes, links, "GREATER_THAN", f, 0.93)
+    shadow = math_node(nodes, links, "MAXIMUM", math_node(nodes, links, "MULTIPLY", gap, under_cut), butt_shadow)
+    tone = math_node(nodes, links, "MULTIPLY_ADD", rgb.outputs[2], 0.7, 0.65)
+    return tone, gap, shadow
+
+
+def _wear_mask(nodes, links, coord, amount: float):
+    """Granule loss: patches (tens of cm) where the black asphalt shows, ragged at a few cm; `amount` 0..1
+    widens them."""
+    patches = _labelled_noise(nodes, links, "wear", 2.4, 4.0, vector=coord)
+    low = 0.7 - 0.1 * amount
+    mask = map_range(nodes, links, patches, low, low + 0.08, 0.0, 0.75)
+    ragged = map_range(nodes, links, _labelled_noise(nodes, links, "wear_edge", 55.0, 2.0, vector=coord),
+                       0.35, 0.6)
+    return math_node(nodes, links, "MULTIPLY", mask, ragged)
+
+
+def _algae_mask(nodes, links, sep, coord, algae: tuple):
+    """Algae streaks below the ridge: stripes along the eave (1D noise over u) that run down the slope for a
+    length of their own (another 1D noise), broken into fine vertical strands, darkest at the ridge."""
+    strength, reach, cover, ridge_v, offset = algae
+    u = math_node(nodes, links, "ADD", sep.outputs["X"], offset)
+    stripes = _labelled_noise(nodes, links, "algae_stripes", 1.6, 4.0, w=u)
+    threshold = 0.62 - 0.25 * cover
+    streak = map_range(nodes, links, stripes, threshold, threshold + 0.07)
+    strand_vec = nodes.new("ShaderNodeCombineXYZ")
+    links.new(math_node(nodes, links, "MULTIPLY", sep.outputs["X"], 25.0), strand_vec.inputs[0])
+    links.new(math_node(nodes, links, "MULTIPLY", sep.outputs["Y"], 1.2), strand_vec.inputs[1])
+    strands = map_range(nodes, links, _labelled_noise(nodes, links, "algae_strands", 1.0, 3.0,
+                                                      vector=strand_vec.outputs[0]), 0.3, 0.7, 0.35, 1.0)
+    length = _labelled_noise(nodes, links, "algae_length", 2.2, 2.0, w=math_node(nodes, links, "ADD", u, 13.0))
+    extent = math_node(nodes, links, "MULTIPLY_ADD", length, reach, 0.35 * reach)
+    below = math_node(nodes, links, "DIVIDE", math_node(nodes, links, "SUBTRACT", ridge_v, sep.outputs["Y"]), extent)
+    fade = math_node(nodes, links, "POWER", math_node(nodes, links, "SUBTRACT", 1.0, below, clamp=True), 1.6)
+    body = math_node(nodes, links, "MULTIPLY_ADD", math_node(nodes, links, "MULTIPLY", streak, strands), 0.8, 0.15)
+    mask = math_node(nodes, links, "MULTIPLY", math_node(nodes, links, "MULTIPLY", body, fade), strength)
+    mask.node.label = "algae"
+    return mask
+
+
+ALGAE_COLOR = (0.012, 0.016, 0.011)  # Gloeocapsa magma's streaks: near black with a green cast
+
+
 @reused
-def shingle(name: str, color, shade_attribute: str = "tab_shade"):
-    """Asphalt shingle granules: per-tab shade (a face attribute) times fine granule noise, with bump, under
-    metre-sized weathering blotches."""
+def shingle(name: str, color, shade_attribute: str = "tab_shade", courses: tuple[float, float] | None = None,
+            algae: tuple | None = None, wear: tuple[float, float] = (0.0, 0.5)):
+    """Asphalt shingles: a blend of granule colours with fine mottling, per-tab shade (a face attribute), and,
+    with `courses` = (exposure, v of the first butt edge), laminated teeth of irregular width with the darker
+    lower layer and shadow lines between them; granule loss and grime patches (`wear` = (pattern offset,
+    amount 0..1)); `algae` (`core.roof_weathering.AlgaeStreaks.as_tuple()`) draws streaks below the ridge.
+    Object coordinates are the roof's (u, v, h); see docs/realism.md."""
     mat, nodes, links, bsdf = new_material(name)
+    coord = _shifted(nodes, links, nodes.new("ShaderNodeTexCoord").outputs["Object"], wear[0])
+    sep = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(nodes.new("ShaderNodeTexCoord").outputs["Object"], sep.inputs[0])
     attr = nodes.new("ShaderNodeAttribute")
     attr.attribute_name = shade_attribute
-    noise = nodes.new("ShaderNodeTexNoise")
-    noise.inputs["Scale"].default_value = 900.0
-    noise.inputs["Detail"].default_value = 2.0
-    shade = weighted_sum(nodes, links, attr.outputs["Fac"], noise.outputs["Fac"], 0.6)  # tab shade, granules
-    dark = tuple(c * 0.6 for c in color)
-    light = tuple(min(1.0, c * 1.6) for c in color)
-    ramp = color_ramp(nodes, links, shade, [(0.2, dark), (0.5, color), (0.8, light)])
-    links.new(weathered(nodes, links, ramp.outputs["Color"]), compat.principled_input(bsdf, "Base Color"))
-    compat.principled_input(bsdf, "Roughness").default_value = 0.95
-    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.2
-    bump_normal(nodes, links, bsdf, noise.outputs["Fac"], 0.6, 0.002)
+    tab = map_range(nodes, links, attr.outputs["Fac"], 0.0, 1.0, 0.9, 1.1)
+    col = scaled_color(nodes, links, _granules(nodes, links, coord, color), tab)
+    height = math_node(nodes, links, "MULTIPLY", _labelled_noise(nodes, links, "granule_bump", 900.0,
+                                                                 vector=coord), 0.3)
+    if courses is not None:
+        tone, gap, shadow = _laminate(nodes, links, sep, *courses)
+        col = scaled_color(nodes, links, col, tone)
+        col = mix_rgb(nodes, links, gap, col, scaled_color(nodes, links, col, math_node(nodes, links, "DIVIDE", 0.42, tone)))
+        col = scaled_color(nodes, links, col, math_node(nodes, links, "MULTIPLY_ADD", shadow, -0.45, 1.0))
+        height = math_node(nodes, links, "SUBTRACT", height, gap)
+    wear_mask = _wear_mask(nodes, links, coord, wear[1])
+    col = mix_rgb(nodes, links, wear_mask, col, tuple(c * 0.5 for c in color))
+    col = weathered(nodes, links, col, spread=(0.8, 1.1), offset=wear[0])
+    if algae is not None:
+        col = mix_rgb(nodes, links, _algae_mask(nodes, links, sep, coord, algae), col, ALGAE_COLOR)
+    links.new(col, compat.principled_input(bsdf, "Base Color"))
+    links.new(math_node(nodes, links, "MULTIPLY_ADD", wear_mask, -0.2, 0.95),
+              compat.principled_input(bsdf, "Roughness"))
+    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.25
+    bump_normal(nodes, links, bsdf, height, 0.6, 0.002)
+    mat.diffuse_color = (*color, 1.0)
+    return mat
+
+
+@reused
+def galvanized(name: str, color=(0.5, 0.5, 0.5)):
+    """Weathered galvanized sheet (roof flashing): spangle crystals of a few cm in tone and roughness, dull grey
+    grime blotches; object coordinates."""
+    mat, nodes, links, bsdf = new_material(name)
+    coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
+    spangle = nodes.new("ShaderNodeTexVoronoi")
+    spangle.label = "spangle"
+    spangle.inputs["Scale"].default_value = 45.0
+    links.new(coord, spangle.inputs["Vector"])
+    tone = map_range(nodes, links, spangle.outputs["Distance"], 0.0, 1.0, 0.85, 1.1)
+    grime = map_range(nodes, links, _labelled_noise(nodes, links, "grime", 9.0, 4.0, vector=coord), 0.4, 0.65)
+    base = nodes.new("ShaderNodeRGB")
+    base.outputs[0].default_value = (*color, 1.0)
+    col = mix_rgb(nodes, links, grime, scaled_color(nodes, links, base.outputs[0], tone), tuple(c * 0.55 for c in color))
+    links.new(col, compat.principled_input(bsdf, "Base Color"))
+    links.new(math_node(nodes, links, "MULTIPLY_ADD", grime, 0.3, math_node(nodes, links, "MULTIPLY", tone, 0.35)),
+              compat.principled_input(bsdf, "Roughness"))
+    compat.principled_input(bsdf, "Metallic").default_value = 1.0
     mat.diffuse_color = (*color, 1.0)
     return mat
 

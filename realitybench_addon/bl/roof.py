@@ -13,11 +13,12 @@ import numpy as np
 
 from ..core.roof import (BRICK_COLORS, FLASHING_TOP, FOOT_PLATE_LENGTH, FOOT_PLATE_THICKNESS, RAIL_HALF_WIDTH,
                          SHINGLE_COLORS, SIDING_COLORS, WALL_INSET_M, RoofFrame, RoofPlan, bolt_spot_uvh)
+from ..core.roof_weathering import roof_wear
 from ..core.facade import WallFrame, footprint_details, local_boxes
 from ..core.shingles import SHINGLE_THICKNESS, shingle_courses
 from ..core.grass import GrassPatch, scatter_patch, tuft_variants
 from ..core.vegetation import conifer_tree, deciduous_tree, merge_plants, shrub
-from . import facade, vegetation
+from . import facade, lawn_dress, vegetation
 from .grass import add_grass, grass_material
 from . import materials as mats
 from .meshes import boxes, curve_object, mesh_object, ngon_object, prism
@@ -70,12 +71,13 @@ def build_roof_scene(scene, plan: RoofPlan, rng: np.random.Generator) -> BuiltRo
     add_sky_and_sun(scene, sun_dir, plan.sun_strength)
 
     # shingles on the array's plane, and on the back plane of a gable
-    shingle_mat = mats.shingle("RB_Shingle", SHINGLE_COLORS[plan.shingle_color])
+    shingle_mat, back_mat = _shingle_materials(plan)
     v, q, shade = shingle_courses(rng, -rake, L + rake, -over, S, plan.shingle_exposure_m, plan.shingle_tab_m)
     mesh_object("Shingles", v, q, col, matrix=roof_m, materials=[shingle_mat], face_attributes={"tab_shade": shade})
     deck_v, deck_q = boxes([-rake, -over, -0.03], [L + rake, S, -SHINGLE_THICKNESS - 0.0005])
     trim = mats.principled("RB_Trim", (0.75, 0.75, 0.73), roughness=0.5)
-    felt = mats.principled("RB_RoofingFelt", (0.02, 0.02, 0.02), roughness=0.9)  # shows through the tab slots
+    # shows through the tab slots: the laminate's darker lower layer, so that a slot reads as one more gap
+    felt = mats.principled("RB_RoofingFelt", tuple(c * 0.4 for c in SHINGLE_COLORS[plan.shingle_color]), roughness=0.9)
     mesh_object("RoofDeck", deck_v, deck_q, col, matrix=roof_m, materials=[felt])
     ridge_y, ridge_z = S * math.cos(p), plan.eave_height_m + S * math.sin(p)
     if plan.style == "gable":
@@ -85,12 +87,13 @@ def build_roof_scene(scene, plan: RoofPlan, rng: np.random.Generator) -> BuiltRo
         back_m[:3, 1] = [0.0, -math.cos(p), math.sin(p)]  # ...and the slope rises towards -Y
         back_m[:3, 2] = [0.0, math.sin(p), math.cos(p)]
         v, q, shade = shingle_courses(rng, -rake, L + rake, -over, S, plan.shingle_exposure_m, plan.shingle_tab_m)
-        mesh_object("ShinglesBack", v, q, col, matrix=back_m, materials=[shingle_mat], face_attributes={"tab_shade": shade})
+        mesh_object("ShinglesBack", v, q, col, matrix=back_m, materials=[back_mat], face_attributes={"tab_shade": shade})
         mesh_object("RoofDeckBack", deck_v, deck_q, col, matrix=back_m, materials=[felt])
         cap_v, cap_q = boxes([-rake, -0.012, -0.01], [L + rake, 0.012, 0.03])
         cap_m = np.eye(4)
         cap_m[:3, 3] = [0, ridge_y, ridge_z]
-        mesh_object("RidgeCap", cap_v, cap_q, col, matrix=cap_m, materials=[shingle_mat])
+        mesh_object("RidgeCap", cap_v, cap_q, col, matrix=cap_m,
+                    materials=[mats.shingle("RB_RidgeCap", SHINGLE_COLORS[plan.shingle_color])])
     # fascia along the eave
     fascia_v, fascia_q = boxes([-rake, -over - 0.025, -0.2], [L + rake, -over, -0.0])
     mesh_object("Fascia", fascia_v, fascia_q, col, matrix=roof_m, materials=[trim])
@@ -104,6 +107,24 @@ def build_roof_scene(scene, plan: RoofPlan, rng: np.random.Generator) -> BuiltRo
 
     built.grass = _build_yard(scene, plan, ridge_y)
     return built
+
+
+def _shingle_materials(plan: RoofPlan):
+    """The front (array) slope's and the back slope's shingle materials: laminated courses aligned with the
+    courses `shingle_courses` draws, each slope's own wear, algae streaks only on a slope turned from the sun
+    (`core.roof_weathering.roof_wear`, fixed by the plan's cosmetic seed: no draws from the scene's generator)."""
+    color = SHINGLE_COLORS[plan.shingle_color]
+    wear = roof_wear(_plan_seed(plan), plan.style, plan.sun_azimuth_deg, plan.slope_length_m)
+    courses = (plan.shingle_exposure_m, -plan.overhang_m)
+    out = []
+    for slope, name in (("front", "RB_Shingle"), ("back", "RB_ShingleBack")):
+        w = wear.get(slope)
+        if w is None:
+            out.append(None)
+            continue
+        out.append(mats.shingle(name, color, courses=courses, algae=w.algae.as_tuple() if w.algae else None,
+                                wear=(w.wear_offset, w.wear)))
+    return tuple(out)
 
 
 def _build_house(scene, plan: RoofPlan, ridge_y: float, ridge_z: float) -> None:
@@ -177,6 +198,7 @@ def _build_yard(scene, plan: RoofPlan, ridge_y: float) -> list[GrassPatch]:
     rng = np.random.default_rng(seed)
     lawn = vegetation.lawn_material("RB_Lawn", (0.085, 0.125, 0.045), stripe_azimuth_deg=float(rng.uniform(0, 180)),
                                     seed=seed, stripe_center=(L / 2, depth / 2), stripe_radius_m=18.0)
+    lawn = lawn_dress.dress_lawn(lawn, seed)  # clumps, soil showing, clover (issue 41)
     # far enough that its edge is below the horizon
     gv, gq = boxes([-400, -400, -0.05], [400 + L, 400 + 2 * ridge_y, 0.0])
     mesh_object("Ground", gv, gq, col, materials=[lawn])
@@ -295,7 +317,7 @@ def _build_attachments(scene, plan: RoofPlan, built: BuiltRoof) -> None:
     col = scene.collection
     frame = built.frame
     aluminum = bpy.data.materials["RB_Aluminum"]
-    galvanized = mats.principled("RB_Flashing", (0.5, 0.5, 0.5), roughness=0.35, metallic=1.0)
+    galvanized = mats.galvanized("RB_Flashing", (0.5, 0.5, 0.5))
     steel = mats.principled("RB_Steel", (0.42, 0.42, 0.44), roughness=0.25, metallic=1.0)
     hole_mat = mats.principled("RB_Hole", (0.005, 0.005, 0.005), roughness=1.0, specular=0.0)
     e = plan.shingle_exposure_m

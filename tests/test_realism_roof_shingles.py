@@ -1,0 +1,143 @@
+"""Issue 41, roofs: laminated shingles with granule blend, wear, and algae streaks on the slope turned from the
+sun; fixed by the plan's cosmetic seed, and leaving every target and term as it was."""
+import math
+
+import pytest
+
+from realitybench_addon.core.roof_weathering import (ALGAE_CHANCE, SLOPE_DOWNHILL_AZIMUTH, roof_wear,
+                                                      slope_faces_away_from_sun)
+
+
+def test_slope_faces_away_from_the_sun():
+    # the front slope runs downhill towards -Y, the sun at azimuth 0 stands on that side
+    assert not slope_faces_away_from_sun(0.0, 0.0)
+    assert slope_faces_away_from_sun(0.0, 180.0)
+    assert slope_faces_away_from_sun(180.0, 10.0)
+    assert not slope_faces_away_from_sun(180.0, 200.0)
+    assert not slope_faces_away_from_sun(0.0, 89.0) and slope_faces_away_from_sun(0.0, 91.0)
+
+
+@pytest.mark.parametrize("seed", [0, 7, 123456, 2 ** 31 - 1])
+def test_wear_is_fixed_by_the_seed(seed):
+    a = roof_wear(seed, "gable", 150.0, 6.0)
+    assert a == roof_wear(seed, "gable", 150.0, 6.0)
+    assert a != roof_wear(seed + 1, "gable", 150.0, 6.0)
+    assert a["front"].wear_offset != a["back"].wear_offset  # no two slopes share their pattern
+
+
+def test_algae_only_on_the_slope_turned_from_the_sun_below_the_ridge():
+    seen = {"front": 0, "back": 0}
+    for seed in range(200):
+        az = (seed * 37.0) % 360.0
+        for style in ("gable", "shed"):
+            wear = roof_wear(seed, style, az, 5.5)
+            assert set(wear) == ({"front", "back"} if style == "gable" else {"front"})
+            for slope, w in wear.items():
+                if w.algae is None:
+                    continue
+                seen[slope] += 1
+                assert slope_faces_away_from_sun(SLOPE_DOWNHILL_AZIMUTH[slope], az)
+                assert w.algae.ridge_v == 5.5
+                assert 0.3 * 5.5 - 1e-9 <= w.algae.reach_m <= 0.75 * 5.5 + 1e-9
+                assert 0.35 <= w.algae.strength <= 0.75
+            # a gable's two slopes never both carry streaks, and the sunlit one never does
+            if style == "gable":
+                assert not (wear["front"].algae and wear["back"].algae)
+    # about ALGAE_CHANCE of the shaded slopes carry streaks (each slope is shaded about half the time)
+    for slope in ("front", "back"):
+        assert 0.5 * ALGAE_CHANCE * 200 * 0.75 < seen[slope] / (2 if slope == "front" else 1) < 0.5 * ALGAE_CHANCE * 200 * 1.25
+
+
+def test_an_algae_roof_exists_with_the_front_shaded():
+    wear = [roof_wear(s, "gable", 180.0, 6.0) for s in range(20)]
+    assert sum(w["front"].algae is not None for w in wear) >= 10
+    assert all(w["back"].algae is None for w in wear)
+    assert math.isclose(sum(w["front"].algae is None for w in wear) / 20, 1 - ALGAE_CHANCE, abs_tol=0.2)
+
+
+# ---- in Blender -------------------------------------------------------------------------------------------
+
+def _labels(mat) -> set:
+    return {n.label for n in mat.node_tree.nodes if n.label}
+
+
+def test_shingle_material_has_its_granule_laminate_wear_and_algae_layers():
+    pytest.importorskip("bpy")
+    from realitybench_addon.bl import materials as mats
+
+    full = mats.shingle("T_ShingleFull", (0.09, 0.1, 0.11), courses=(0.135, -0.3),
+                        algae=(0.5, 2.0, 0.6, 6.0, 12.0), wear=(40.0, 0.6))
+    assert {"granules", "granule_blend", "laminate_teeth", "laminate_edges", "wear", "weathering",
+            "algae", "algae_stripes", "algae_strands", "algae_length"} <= _labels(full)
+    nodes = {n.label: n for n in full.node_tree.nodes if n.label}
+    assert nodes["granules"].inputs["Scale"].default_value == pytest.approx(480.0)  # ~2 mm granules
+    assert nodes["laminate_teeth"].voronoi_dimensions == "1D"
+    assert nodes["laminate_edges"].feature == "DISTANCE_TO_EDGE"
+    assert nodes["algae_stripes"].noise_dimensions == "1D"  # a function of u only: streaks run down the slope
+    ramp = next(n for n in full.node_tree.nodes if n.bl_idname == "ShaderNodeValToRGB")
+    assert len(ramp.color_ramp.elements) == 4 and ramp.color_ramp.interpolation == "CONSTANT"
+    # the courses follow the geometry's: v is divided by the exposure, from the first butt edge
+    divides = [n for n in full.node_tree.nodes if n.bl_idname == "ShaderNodeMath" and n.operation == "DIVIDE"]
+    assert any(n.inputs[1].default_value == pytest.approx(0.135) for n in divides)
+
+    plain = mats.shingle("T_ShinglePlain", (0.09, 0.1, 0.11))
+    assert {"granules", "wear"} <= _labels(plain)
+    assert not {"algae", "laminate_teeth"} & _labels(plain)
+
+
+def _roof_plan(spec):
+    return getattr(spec.plan, "roof", spec.plan)
+
+
+# gable: clean / streaks on the back; shed: clean / streaks on the front; gable with streaks on the front
+@pytest.mark.parametrize("env,index,streaked", [("rail_attachment", 0, set()), ("rail_attachment", 12, {"back"}),
+                                                ("rail_attachment", 9, set()), ("rail_attachment", 24, {"front"}),
+                                                ("tape_gap", 1, {"front"})])
+def test_each_slope_gets_its_own_wear_and_algae_only_where_turned_from_the_sun(env, index, streaked):
+    bpy = pytest.importorskip("bpy")
+    from realitybench_addon import pipeline
+    from realitybench_addon.bl.roof import _plan_seed
+
+    spec = pipeline.plan_frame(env, 0, "random", index)
+    pipeline.run_frame(spec, render=False, cache=pipeline.SceneCache())
+    plan = _roof_plan(spec)
+    wear = roof_wear(_plan_seed(plan), plan.style, plan.sun_azimuth_deg, plan.slope_length_m)
+    assert {slope for slope, w in wear.items() if w.algae} == streaked
+    for slope, obj in (("front", "Shingles"), ("back", "ShinglesBack")):
+        if slope not in wear:
+            assert obj not in bpy.data.objects
+            continue
+        mat = bpy.data.objects[obj].material_slots[0].material
+        assert "laminate_teeth" in _labels(mat)
+        assert ("algae" in _labels(mat)) == (slope in streaked)
+        if slope in streaked:  # the streaks hang from this slope's ridge
+            assert any(n.bl_idname == "ShaderNodeMath" and n.operation == "SUBTRACT"
+                       and n.inputs[0].default_value == pytest.approx(plan.slope_length_m)
+                       for n in mat.node_tree.nodes)
+
+
+# Terms of a few roof frames measured with the code before this change (the commit this work started from):
+# shaders only, so every ground truth and term stays as it was.
+BEFORE = {
+    ("rail_attachment", 7): ({"flashing_present": True, "lag_present": True},
+                             {"attachment_bbox": 0.030328, "attachment_unoccluded": 0.840736,
+                              "bolt_spot_unoccluded": 1.0, "camera_distance": 1.219216}),
+    ("tape_gap", 4): ({"gap_in": 3.785, "reading_in": 1.2216, "tilted": True},
+                      {"camera_distance": 1.209534, "tape_tilt": 6.512317}),
+    ("horizon_peak", 1): ({"horizon_visible": True, "level": False, "own_roof_blocks": False},
+                          {"own_roof_hides_horizon": 0.0, "sky_and_ground_width": 0.60625}),
+}
+
+
+@pytest.mark.parametrize("env,index", list(BEFORE))
+def test_roof_frames_keep_their_targets_and_terms(env, index):
+    pytest.importorskip("bpy")
+    from realitybench_addon import pipeline
+
+    record = pipeline.run_frame(pipeline.plan_frame(env, 0, "random", index), render=False,
+                                cache=pipeline.SHARED_CACHE).record
+    truth, values = BEFORE[(env, index)]
+    assert record["ground_truth"] == truth
+    terms = {t["name"]: t["value"] for t in record["terms"]}
+    for name, value in values.items():
+        assert terms[name] == pytest.approx(value, abs=1e-5), name
