@@ -178,6 +178,7 @@ CARD_VERTS = np.array([[-1, -1, CARD_FOLD], [1, -1, CARD_FOLD], [1, 0, 0], [-1, 
 CARD_QUADS = np.array([[0, 1, 2, 3], [3, 2, 5, 4]])
 CARD_RADIUS = float(np.linalg.norm(CARD_VERTS, axis=1).max())  # a card of scale s lies within s * this of its centre
 LEAF_KINDS = ("broadleaf", "needle")
+PIECE_CARD_SHARE = 0.3  # a card's scale is at most this share of its crown piece's smallest extent
 CARD_DENSITY = {"broadleaf": 2.0, "needle": 6.0}  # candidate cards per card area of crown surface
 _PAIRS = 150_000  # point-triangle pairs per chunk
 
@@ -321,8 +322,10 @@ def foliage_cards(verts, tris, kind: str, seed: int, *, card_m: float = 0.35, de
     for i, p in enumerate(np.unique(label)):
         if dress is not None and not dress[i]:
             continue
-        cards = _piece_cards(verts, tris, np.flatnonzero(label == p), kind, card_m, density,
-                             np.random.default_rng([abs(int(seed)), i]))
+        own = np.flatnonzero(label == p)
+        extent = np.ptp(verts[tris[own]].reshape(-1, 3), axis=0).min()
+        size = min(card_m, PIECE_CARD_SHARE * extent)  # a shrub's small clumps get small cards
+        cards = _piece_cards(verts, tris, own, kind, size, density, np.random.default_rng([abs(int(seed)), i]))
         if cards:
             out.append(cards)
     if not out:
