@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.equipment import INVERTER_SIZE_M, MICRO_SIZE_M, EquipmentLabel, EquipmentPlacement, label_texture
+from ..core.equipment import (INVERTER_SIZE_M, MICRO_SIZE_M, EquipmentLabel, EquipmentPlacement,
+                              worn_label_texture)
 from ..core.roof import RoofPlan
 from . import materials as mats
 from .meshes import boxes, curve_object, mesh_object, textured_quad
@@ -13,7 +14,7 @@ LABEL = "Equipment_Label"
 
 
 def build_label(scene, label: EquipmentLabel, placement: EquipmentPlacement) -> str:
-    image, _ = label_texture(label)
+    image, _ = worn_label_texture(label)  # the clean print with a border and wear outside the measured print
     # polyester label stock: a little glossy, so direct sun can wash it out
     material = mats.image_material("RB_EquipmentLabel", mats.packed_image("RB_EquipmentLabelImage", image),
                                    roughness=0.3)

@@ -1,4 +1,6 @@
-"""Build a tape measure (blade with its printed scale, hook, case) standing on the roof."""
+"""Build a tape measure standing on the roof: the blade with its printed scale (measured), and the product
+around it from core/tape.py's geometry: the riveted hook, the moulded case with its rubber overmould and
+bumper, the belt clip, and the maker's print on the case's sides."""
 from __future__ import annotations
 
 import math
@@ -7,14 +9,16 @@ import bpy
 import numpy as np
 
 from ..core.roof import INCH, RoofPlan
-from ..core.tape import BLADE_THICKNESS_M, BLADE_WIDTH_M, TapePlan, blade_axes, blade_texture
+from ..core.tape import (BLADE_THICKNESS_M, BLADE_WIDTH_M, SHELL_HALF_THICKNESS_M, TapePlan, blade_axes,
+                         blade_texture, case_outline, case_parts, case_print_size_m, case_print_texture, hook_parts)
 from . import materials as mats
-from .meshes import boxes, mesh_object
+from .meshes import boxes, mesh_object, ngon_object, textured_quad
 
 BLADE = "Tape_Blade"
 BLADE_FACE = "Tape_BladeFace"
 CASE = "Tape_Case"
 HOOK = "Tape_Hook"
+CASE_PARTS = ("Tape_Overmould", "Tape_Clip", "Tape_Slot", "Tape_CasePrint")
 
 
 def tape_matrix(plan: RoofPlan, tape: TapePlan) -> np.ndarray:
@@ -52,9 +56,27 @@ def build_tape(scene, plan: RoofPlan, tape: TapePlan) -> dict:
     col.objects.link(face_obj)
     # the hook lies on the shingles; the case is held above the module
     brass = mats.principled("RB_Brass", (0.6, 0.45, 0.15), roughness=0.3, metallic=1.0)
-    hv, hq = boxes([-half, -0.012, 0.0], [half, 0.004, 0.0012])
-    mesh_object(HOOK, hv, hq, col, matrix=m, materials=[brass])
-    shell = mats.principled("RB_TapeCase", (0.75, 0.55, 0.02), roughness=0.5)
-    cv, cq = boxes([-0.018, -0.045, tape.length_m], [0.018, 0.03, tape.length_m + 0.075])
-    mesh_object(CASE, cv, cq, col, matrix=m, materials=[shell])
+    ngon_object(HOOK, *hook_parts()["hook"], col, matrix=m, materials=[brass])
+    _build_case(col, m, tape.length_m)
     return {"blade": BLADE, "face": BLADE_FACE, "hook": HOOK, "case": CASE}
+
+
+def _build_case(col, m: np.ndarray, length_m: float) -> None:
+    parts = case_parts(length_m)
+    shell = mats.principled("RB_TapeCase", (0.75, 0.55, 0.02), roughness=0.45)
+    rubber = mats.principled("RB_TapeRubber", (0.025, 0.025, 0.027), roughness=0.85)
+    steel = mats.principled("RB_TapeClipSteel", (0.55, 0.56, 0.58), roughness=0.35, metallic=1.0)
+    for name, part, material in ((CASE, "shell", shell), ("Tape_Overmould", "overmould", rubber),
+                                 ("Tape_Clip", "clip", steel), ("Tape_Slot", "slot", rubber)):
+        ngon_object(name, *parts[part], col, matrix=m, materials=[material])
+    # the maker's print on both sides, inside the overmould rim (read upright with the case on top)
+    w, h = case_print_size_m()
+    inner = case_outline(length_m)
+    centre_y, centre_z = (inner.a0 + inner.a1) / 2, (inner.b0 + inner.b1) / 2
+    material = mats.image_material("RB_TapeCasePrint", mats.packed_image("RB_TapeCasePrintImage",
+                                                                         case_print_texture()), roughness=0.4)
+    for side in (1.0, -1.0):
+        local = np.eye(4)
+        local[:3, 0], local[:3, 1], local[:3, 2] = (0, side, 0), (0, 0, 1), (side, 0, 0)
+        local[:3, 3] = (side * (SHELL_HALF_THICKNESS_M + 0.0001), centre_y, centre_z)
+        textured_quad("Tape_CasePrint", w, h, col, material, matrix=m @ local)

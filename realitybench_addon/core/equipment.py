@@ -181,6 +181,103 @@ def label_texture(label: EquipmentLabel, px_per_mm: float = LABEL_PX_PER_MM) -> 
     return np.asarray(image), layout
 
 
+# The label as it looks after some seasons outdoors: a printed border, a darker adhesive edge, faded edges, scuffs
+# and one corner lifting. Every pixel of every text row and of the barcode (with its quiet zone) stays exactly
+# as label_texture drew it, so what the terms measure (rows, glyph boxes, bars) is the clean layout's.
+BORDER_INSET_MM = 1.3
+BORDER_LINE_MM = 0.35
+
+
+def _measured_boxes(layout: LabelLayout) -> list[tuple[float, float, float, float]]:
+    """Every row's ink box and the barcode with ten modules of quiet zone each side (pixels)."""
+    quiet = 10 * layout.bar_module_m * 1000 * layout.px_per_mm
+    x0, y0, x1, y1 = layout.barcode_box_px
+    return [r.box_px for r in layout.rows] + [(x0 - quiet, y0, x1 + quiet, y1)]
+
+
+def protection(layout: LabelLayout, shape: tuple[int, int], pad_px: float = 2.0, feather_mm: float = 1.5) -> np.ndarray:
+    """1 where the measured print lies (`_measured_boxes` grown by `pad_px`), falling to 0 over `feather_mm`
+    outside it: wear is blended out towards the print, so no box edge shows. float32 (h, w)."""
+    h, w = shape
+    feather = feather_mm * layout.px_per_mm
+    weight = np.zeros((h, w), np.float32)
+    for x0, y0, x1, y1 in _measured_boxes(layout):
+        r0, r1 = max(0, int(y0 - pad_px - feather) - 1), min(h, int(y1 + pad_px + feather) + 2)
+        c0, c1 = max(0, int(x0 - pad_px - feather) - 1), min(w, int(x1 + pad_px + feather) + 2)
+        if r0 >= r1 or c0 >= c1:
+            continue
+        y = np.arange(r0, r1, dtype=np.float32)[:, None] + 0.5
+        x = np.arange(c0, c1, dtype=np.float32)[None, :] + 0.5
+        dx = np.maximum(np.maximum(x0 - pad_px - x, x - x1 - pad_px), 0.0)
+        dy = np.maximum(np.maximum(y0 - pad_px - y, y - y1 - pad_px), 0.0)
+        near = np.clip(1.0 - np.hypot(dx, dy) / feather, 0.0, 1.0)
+        np.maximum(weight[r0:r1, c0:c1], near, out=weight[r0:r1, c0:c1])
+    return weight
+
+
+def _edge_distance_mm(shape: tuple[int, int], px_per_mm: float) -> np.ndarray:
+    h, w = shape
+    x = np.arange(w, dtype=np.float32) + 0.5
+    y = np.arange(h, dtype=np.float32)[:, None] + 0.5
+    return np.minimum(np.minimum(x, w - x)[None, :], np.minimum(y, h - y)) / np.float32(px_per_mm)
+
+
+def _scuffs(shape: tuple[int, int], px_per_mm: float, rng: np.random.Generator) -> np.ndarray:
+    """Abrasion strength in [0, 1] per pixel: a few short straight scratches, mostly one direction."""
+    from PIL import Image, ImageDraw
+
+    h, w = shape
+    canvas = Image.new("L", (w, h), 0)
+    draw = ImageDraw.Draw(canvas)
+    main = rng.uniform(0.0, np.pi)
+    for _ in range(int(rng.integers(6, 14))):
+        angle = main + rng.normal(0.0, 0.25)
+        length = rng.uniform(2.0, 9.0) * px_per_mm
+        x, y = rng.uniform(0, w), rng.uniform(0, h)
+        dx, dy = np.cos(angle) * length / 2, np.sin(angle) * length / 2
+        draw.line([(x - dx, y - dy), (x + dx, y + dy)], fill=int(rng.uniform(90, 190)),
+                  width=max(1, int(round(rng.uniform(0.15, 0.4) * px_per_mm))))
+    return np.asarray(canvas, float) / 255.0
+
+
+def _peel(shape: tuple[int, int], px_per_mm: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One corner lifting: (inside the lifted flap, the fold line) as boolean masks."""
+    h, w = shape
+    x = np.arange(w, dtype=np.float32)[None, :] + 0.5
+    y = np.arange(h, dtype=np.float32)[:, None] + 0.5
+    corner = int(rng.integers(4))
+    cx = x if corner in (0, 3) else w - x
+    cy = y if corner in (0, 1) else h - y
+    leg = rng.uniform(3.5, 6.0) * px_per_mm
+    s = cx + cy
+    return s < leg, np.abs(s - leg) < 0.25 * px_per_mm
+
+
+def worn_label_texture(label: EquipmentLabel, px_per_mm: float = LABEL_PX_PER_MM) -> tuple[np.ndarray, LabelLayout]:
+    """label_texture with a printed border and wear, drawn from the label's own serial (no frame's draws)."""
+    import zlib
+
+    image, layout = label_texture(label, px_per_mm)
+    shape = image.shape[:2]
+    rng = np.random.default_rng(zlib.crc32(f"{label.kind}|{label.serial}|wear".encode()))
+    out = image.astype(np.float32)
+    edge = _edge_distance_mm(shape, px_per_mm)
+    border = np.abs(edge - BORDER_INSET_MM - BORDER_LINE_MM / 2) < BORDER_LINE_MM / 2
+    out[border] = INK
+    paper = image.mean(axis=2, dtype=np.float32) / 255.0  # the dark header band fades little, the paper yellows
+    fade = (np.float32(0.28 * rng.uniform(0.6, 1.0)) * np.exp(-edge / np.float32(2.5)) * paper)[..., None]
+    out += (np.array([226.0, 221.0, 200.0], np.float32) - out) * fade  # sun-faded towards the edges
+    scuff = (_scuffs(shape, px_per_mm, rng) * 0.55).astype(np.float32)[..., None]
+    out += (np.array([205.0, 203.0, 195.0], np.float32) - out) * scuff
+    flap, fold = _peel(shape, px_per_mm, rng)
+    out[flap] *= 0.78  # the lifted flap turned a little from the light
+    out[fold] = out[fold] * 0.55 + 0.45 * 250.0  # its bent edge catches the light
+    out[edge < 0.3] *= 0.8  # grime along the adhesive edge
+    keep = protection(layout, shape)[..., None]
+    out += (image - out) * keep
+    return np.clip(np.round(out), 0, 255).astype(np.uint8), layout
+
+
 # Where the labelled equipment is (roof coordinates for the array, world for the wall inverter).
 MICRO_SIZE_M = (0.175, 0.17, 0.035)  # along the eave, up the slope, thick
 INVERTER_SIZE_M = (0.42, 0.18, 0.62)  # wide (x), deep (out of the wall), tall

@@ -286,3 +286,77 @@ def read_seven_segment(image: np.ndarray, layout: DisplayLayout) -> str:
         digit = next((d for d, segs in SEVEN_SEGMENT.items() if set(segs) == set(lit)), "?")
         out.append(digit)
     return "".join(out)
+
+
+# The gauge as a product (pure geometry in its own frame: X across, Y along the long axis, Z up from the
+# underside; see bl/gauge.py's gauge_matrix). Every part lies inside the boxes the gauge used to be built
+# from, and nothing rises above the LCD's face, so no part hides more of the display than before.
+END_CAP_M = 0.025  # the rubber end caps' length
+BODY_RADII_M = (0.002, 0.002, 0.0025, 0.0025)  # the extrusion's profile (X, Z): bottom, bottom, top, top
+BEZEL_TOP_M = 0.0006  # above the body's top: under the LCD's face (LCD_ABOVE_BODY_M)
+BUTTONS_X_M = ((-0.014, -0.004), (0.004, 0.014))
+BUTTON_ROW_M = (-0.034, -0.026)  # from the window's centre, along the axis
+BUTTON_LABELS = ("ZERO", "HOLD")
+GAUGE_BRAND = "HOLTVEX"
+FACEPLATE_ABOVE_BODY_M = 0.0002
+FACEPLATE_INK = (232, 232, 226)
+FACEPLATE_PAPER = (34, 35, 38)
+
+
+def gauge_parts() -> dict:
+    """(vertices, faces) of the body (a rounded extrusion), the end caps, the bezel framing the LCD and the
+    two pill-shaped buttons."""
+    from .product_shapes import RoundedRect, merge, place, rim, rounded_slab
+
+    hw, hl, t = BODY_WIDTH_M / 2, BODY_LENGTH_M / 2, BODY_HEIGHT_M
+    profile = RoundedRect(-hw, hw, 0.0, t, BODY_RADII_M)
+    body = place(rounded_slab(profile, -hl + END_CAP_M, hl - END_CAP_M), "xzy")
+    cap_profile = RoundedRect(-hw - 0.002, hw + 0.002, 0.0, t + 0.002, (0.003, 0.003, 0.006, 0.006))
+    caps = merge(*(place(rounded_slab(cap_profile, y0, y0 + END_CAP_M, bevel=0.003), "xzy")
+                   for y0 in (-hl, hl - END_CAP_M)))
+    y0 = WINDOW_OFFSET_M
+    wa, wl = WINDOW_ACROSS_M / 2, WINDOW_ALONG_M / 2
+    outer = RoundedRect(-wa - 0.0015, wa + 0.0015, y0 - wl - 0.003, y0 + wl + 0.003, (0.003,) * 4)
+    inner = RoundedRect(-wa + 0.0005, wa - 0.0005, y0 - wl + 0.0005, y0 + wl - 0.0005, (0.001,) * 4)
+    bezel = rim(outer, inner, t, t + BEZEL_TOP_M)
+    buttons = merge(*(rounded_slab(RoundedRect(x0, x1, y0 + BUTTON_ROW_M[0], y0 + BUTTON_ROW_M[1], (0.0039,) * 4),
+                                   t, t + 0.0022, bevel=0.0006) for x0, x1 in BUTTONS_X_M))
+    return {"body": body, "caps": caps, "bezel": bezel, "buttons": buttons}
+
+
+def faceplate_size_m() -> tuple[float, float]:
+    """The printed plate on the body's flat top (X, Y): between the end caps, inside the rounded edges."""
+    return BODY_WIDTH_M - 2 * BODY_RADII_M[2] - 0.0005, BODY_LENGTH_M - 2 * END_CAP_M - 0.004
+
+
+def faceplate_texture(px_per_mm: float = 8.0) -> np.ndarray:
+    """The top's print (x across, y down = downslope, as the LCD): the maker's name below the buttons, each
+    button's name above it, "DIGITAL LEVEL" and a millimetre scale along one edge. RGB uint8, row 0 upslope."""
+    from PIL import Image, ImageDraw
+
+    from . import lettering
+
+    w_m, l_m = faceplate_size_m()
+    w, h = int(round(w_m * 1000 * px_per_mm)), int(round(l_m * 1000 * px_per_mm))
+    image = Image.new("RGB", (w, h), FACEPLATE_PAPER)
+    draw = ImageDraw.Draw(image)
+
+    def row_y(y_m: float) -> float:  # the body's Y (from its centre, upslope) to an image row
+        return h / 2 - y_m * 1000 * px_per_mm
+
+    def centred(text: str, cx_m: float, baseline_y_m: float, cap_mm: float) -> None:
+        cap = cap_mm * px_per_mm
+        x = w / 2 + cx_m * 1000 * px_per_mm - lettering.text_width(text, cap) / 2
+        lettering.draw_text(image, text, x, row_y(baseline_y_m), cap, color=FACEPLATE_INK)
+
+    y0 = WINDOW_OFFSET_M
+    for (x0, x1), text in zip(BUTTONS_X_M, BUTTON_LABELS):
+        centred(text, (x0 + x1) / 2, y0 + BUTTON_ROW_M[1] + 0.0045, 2.0)
+    centred(GAUGE_BRAND, 0.0, y0 + BUTTON_ROW_M[0] - 0.010, 4.2)
+    centred("DIGITAL LEVEL", 0.0, y0 + BUTTON_ROW_M[0] - 0.016, 2.2)
+    centred("0.1 DEG", 0.0, y0 + WINDOW_ALONG_M / 2 + 0.008, 2.0)
+    for k in range(0, int(l_m * 1000) - 4):  # a millimetre scale down the +X edge, from the upslope end
+        y = (k + 2) * px_per_mm
+        tick = (0.14 if k % 10 == 0 else 0.10 if k % 5 == 0 else 0.06) * w
+        draw.rectangle([w - tick, y - 0.5, w - 1, y + 0.5], fill=FACEPLATE_INK)
+    return np.asarray(image)

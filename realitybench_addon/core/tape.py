@@ -131,3 +131,91 @@ def blade_texture(length_in: float, px_per_inch: int = PX_PER_INCH) -> np.ndarra
             draw.text((x - tw - 0.06 * px_per_inch - box[0], (height_px - th) / 2 - box[1]), mark.label,
                       fill=(15, 12, 10), font=font)
     return np.asarray(img)
+
+
+# The case as a product (pure geometry in the blade's frame: X across the blade, Y out of its printed face,
+# Z along it from the hook; the case sits on the blade's end at Z = length). Every part except the belt clip
+# lies inside the box the case used to be (X +-18 mm, Y -45..+30 mm, Z 0..75 mm above the blade's end), so
+# the moulded case hides no more of the blade or the roof than the box did.
+CASE_HALF_THICKNESS_M = 0.018
+CASE_Y = (-0.045, 0.03)
+CASE_HEIGHT_M = 0.075
+# corner radii of the case's side outline (Y, Z): back-bottom, front-bottom (the mouth), front-top, back-top
+CASE_RADII_M = (0.010, 0.008, 0.018, 0.024)
+SHELL_INSET_M = 0.0012  # the hard shell sits this far inside the rubber outline
+SHELL_HALF_THICKNESS_M = 0.0165
+RIM_WIDTH_M = 0.005  # the rubber overmould framing each side
+BRAND = "HOLTVEX"  # an invented maker
+CASE_PRINT = ("HOLTVEX", "25FT / 7.5M")
+
+
+def case_outline(length_m: float) -> "RoundedRect":
+    """The case's side outline (a = Y, b = Z): a rounded square, tightest at the mouth where the blade leaves."""
+    from .product_shapes import RoundedRect
+
+    return RoundedRect(CASE_Y[0], CASE_Y[1], length_m, length_m + CASE_HEIGHT_M, CASE_RADII_M)
+
+
+def case_parts(length_m: float) -> dict:
+    """The case's parts as (vertices, faces) in the blade's frame: the moulded shell, the rubber overmould
+    (a rim on each side and the bumper over the mouth), the belt clip on the -X side, the slot the blade
+    leaves by."""
+    from .product_shapes import RoundedRect, merge, place, rim, rounded_slab, strip
+
+    outline = case_outline(length_m)
+    shell_rect = outline.inset(SHELL_INSET_M)
+    shell = rounded_slab(shell_rect, -SHELL_HALF_THICKNESS_M, SHELL_HALF_THICKNESS_M, bevel=0.0015)
+    opening = shell_rect.inset(RIM_WIDTH_M)
+    rims = [rim(shell_rect, opening, 0.0158, 0.0178), rim(shell_rect, opening, -0.0178, -0.0158)]
+    bumper_rect = RoundedRect(0.003, CASE_Y[1], length_m, length_m + 0.024, (0.004, CASE_RADII_M[1], 0.004, 0.004))
+    bumper = rounded_slab(bumper_rect, -0.0175, 0.0175, bevel=0.002)
+    # the clip: spring steel riveted near the top of the -X side, running down it, its tip flared out
+    top = length_m + CASE_HEIGHT_M - 0.012
+    clip_path = np.array([[-0.0160, top], [-0.0202, top], [-0.0212, top - 0.004], [-0.0212, length_m + 0.022],
+                          [-0.0222, length_m + 0.014], [-0.0240, length_m + 0.010]])
+    clip = strip(clip_path, 0.0012, -0.026, -0.010)  # (a = X, b = Y, c = Z)
+    slot = rounded_slab(RoundedRect(-0.003, 0.0035, length_m, length_m + 0.0015, (0.0006,) * 4), -0.0136, 0.0136)
+    return {"shell": place(shell, "yzx"), "overmould": merge(*(place(r, "yzx") for r in rims), place(bumper, "yzx")),
+            "clip": clip, "slot": place(slot, "yzx")}
+
+
+def hook_parts() -> dict:
+    """The hook at the blade's zero: the foot lying on the shingles (rounded, as stamped) and the tab riveted
+    to the blade's back (behind the printed face, so it hides none of it), with two rivet heads."""
+    from .product_shapes import RoundedRect, merge, place, rounded_slab
+
+    half = BLADE_WIDTH_M / 2
+    foot = rounded_slab(RoundedRect(-half, half, -0.012, 0.004, (0.002,) * 4), 0.0, 0.0012)  # (X, Y, Z)
+    tab = rounded_slab(RoundedRect(-0.011, 0.011, 0.0, 0.02, (0.001, 0.001, 0.004, 0.004)),
+                       -BLADE_THICKNESS_M - 0.001, -BLADE_THICKNESS_M)  # (X, Z, Y)
+    rivets = [rounded_slab(RoundedRect(x - 0.0018, x + 0.0018, 0.0118, 0.0154, (0.0018,) * 4),
+                           -BLADE_THICKNESS_M - 0.0016, -BLADE_THICKNESS_M - 0.001) for x in (-0.006, 0.006)]
+    return {"hook": merge(foot, place(tab, "xzy"), *(place(r, "xzy") for r in rivets))}
+
+
+def case_print_texture(px_per_mm: float = 10.0) -> np.ndarray:
+    """The print on the case's side inside the overmould (Y across, Z up): the maker's name in yellow and the
+    blade's length in white on a black panel. RGB uint8, row 0 at the top (the case's top)."""
+    from PIL import Image
+
+    from . import lettering
+
+    w_m, h_m = case_print_size_m()
+    w, h = int(round(w_m * 1000 * px_per_mm)), int(round(h_m * 1000 * px_per_mm))
+    image = Image.new("RGB", (w, h), CASE_PRINT_BACKGROUND)
+    cap = lettering.fit_cap_height(CASE_PRINT[0], 0.84 * w, 0.24 * h)
+    x = (w - lettering.text_width(CASE_PRINT[0], cap)) / 2
+    lettering.draw_text(image, CASE_PRINT[0], x, 0.42 * h, cap, color=(246, 196, 30), stroke_px=0.2 * cap)
+    small = lettering.fit_cap_height(CASE_PRINT[1], 0.6 * w, 0.1 * h)
+    x = (w - lettering.text_width(CASE_PRINT[1], small)) / 2
+    lettering.draw_text(image, CASE_PRINT[1], x, 0.6 * h, small, color=(236, 236, 230))
+    return np.asarray(image)
+
+
+CASE_PRINT_BACKGROUND = (26, 26, 28)  # a black printed side panel
+
+
+def case_print_size_m() -> tuple[float, float]:
+    """The printed panel's size (Y, Z): the opening inside the overmould rim, less a millimetre each side."""
+    inner = case_outline(0.0).inset(SHELL_INSET_M + RIM_WIDTH_M + 0.001)
+    return inner.a1 - inner.a0, inner.b1 - inner.b0
