@@ -94,6 +94,20 @@ def test_denoised_grain_is_blotchy_not_per_pixel():
     assert neighbour_correlation(pl.denoise(grain, 0.65, 0.9, shot, read)) > 0.08  # measured 0.11
 
 
+def test_denoise_leaves_a_glint_above_white_white():
+    """A sun glint far above the tone curve's white, with chromatic-aberration fringes (red one pixel out, blue one
+    in): filtered unclipped, the luminance-guided colour fit would tint its core; clipped at white it stays white."""
+    img = np.full((40, 40, 3), 0.2)
+    img[18:23, 18:23] = 100.0
+    img[18:23, 23, 0] = 60.0  # the red fringe
+    img[18:23, 17, 2] = 60.0  # the blue fringe
+    out = pl.denoise(img, 0.7, 0.9, 2e-3, 2e-3, white=4.0)
+    core = out[18:23, 18:23]
+    assert core.min() >= 4.0  # every channel of the core still maps to white
+    tinted = pl.denoise(img, 0.7, 0.9, 2e-3, 2e-3)  # unclipped: the core's channels drift apart
+    assert np.ptp(tinted[18:23, 18:23], axis=-1).max() > 1.0
+
+
 # --- local tone mapping -------------------------------------------------------------------------------------
 
 def bright_sky(white=4.0):

@@ -180,13 +180,21 @@ def guided_filter(src: np.ndarray, r: int, eps, guide: np.ndarray | None = None)
     return box_mean(a, r) * guide + box_mean(b, r)
 
 
-def denoise(img: np.ndarray, luma: float, chroma: float, shot_noise: float, read_noise: float) -> np.ndarray:
+def denoise(img: np.ndarray, luma: float, chroma: float, shot_noise: float, read_noise: float,
+            white: float = math.inf) -> np.ndarray:
     """The phone's noise reduction in linear light: luminance and colour (the image minus its luminance) each
     through a guided filter (colour's guided by luminance) whose threshold is DENOISE_EPS (colour: CHROMA_EPS)
     of the sensor's noise (shot + read) at the local level, blended by `luma` and `chroma` (0: untouched,
-    1: fully filtered). Colour uses a wider window."""
+    1: fully filtered). Colour uses a wider window. The filters see the image clipped at `white` (the level the
+    tone curve maps to white) and their change is added to it: a glint far above white stays white instead of
+    taking the colour of a fit across its chromatic-aberration fringes."""
     if luma <= 0 and chroma <= 0:
         return img
+    clipped = np.minimum(img, white)
+    return img + (_denoise_clipped(clipped, luma, chroma, shot_noise, read_noise) - clipped)
+
+
+def _denoise_clipped(img: np.ndarray, luma: float, chroma: float, shot_noise: float, read_noise: float) -> np.ndarray:
     lum = img @ REC709
     colour = img - lum[..., None]
     noise_var = shot_noise * np.maximum(box_mean(lum, LUMA_RADIUS), 0.0) + read_noise ** 2
@@ -204,15 +212,21 @@ def denoise(img: np.ndarray, luma: float, chroma: float, shot_noise: float, read
 def local_tone_map(img: np.ndarray, strength: float, tone_white: float) -> np.ndarray:
     """Hold detail in bright areas: log luminance split into an edge-aware base (guided filter, TONE_RADIUS of
     the diagonal, TONE_EPS) and detail; the base is lowered by `strength` times a soft-plus of its excess over
-    log(TONE_KNEE * tone_white), so mid-tones stay, a bright sky comes down and its clouds keep their contrast."""
+    log(TONE_KNEE * tone_white), so mid-tones stay, a bright sky comes down and its clouds keep their contrast.
+    As in a phone (a coarse grid), the base is found on a copy block-averaged to a quarter of the window: a
+    glint of a few pixels barely moves it, and stays blown as it would."""
     if strength <= 0:
         return img
-    lum = img @ REC709
-    log_lum = np.log(np.maximum(lum, 1e-6))
-    r = max(2, int(round(TONE_RADIUS * math.hypot(*img.shape[:2]))))
-    base = guided_filter(log_lum, r, TONE_EPS ** 2)
+    h, w = img.shape[:2]
+    log_lum = np.log(np.maximum(img @ REC709, 1e-6))
+    r = max(2, int(round(TONE_RADIUS * math.hypot(h, w))))
+    f = max(1, r // 4)
+    hp, wp = -(-h // f) * f, -(-w // f) * f
+    coarse = np.pad(log_lum, [(0, hp - h), (0, wp - w)], mode="edge").reshape(hp // f, f, wp // f, f).mean(axis=(1, 3))
+    base = guided_filter(coarse, max(1, r // f), TONE_EPS ** 2)
     excess = (base - math.log(TONE_KNEE * tone_white)) / TONE_SOFTNESS
     lowered = strength * TONE_SOFTNESS * np.logaddexp(0.0, excess)  # soft-plus: ~0 below the knee
+    lowered = _resize(lowered, hp, wp)[:h, :w] if f > 1 else lowered
     return img * np.exp(-lowered)[..., None]
 
 

@@ -159,7 +159,8 @@ def develop(linear_rgb: np.ndarray, params: PostParams) -> np.ndarray:
         noise_rng = np.random.default_rng(params.noise_seed)
         sigma = np.sqrt(params.shot_noise * np.maximum(img, 0) + params.read_noise**2)
         img = img + noise_rng.standard_normal(img.shape) * sigma
-    img = phone_look.denoise(img, params.luma_denoise, params.chroma_denoise, params.shot_noise, params.read_noise)
+    img = phone_look.denoise(img, params.luma_denoise, params.chroma_denoise, params.shot_noise, params.read_noise,
+                             params.tone_white)
     img = phone_look.local_tone_map(img, params.local_tone, params.tone_white)
     display = srgb_encode(tone_map(img, params.tone_white))
     return phone_look.sharpen(display, params.sharpen, params.sharpen_sigma)
