@@ -55,7 +55,8 @@ class SceneBVH:
 def _instanced_only(obj) -> bool:
     """True for what a render never shows in place: an instancer hidden in renders, and the original of an
     object instanced on its parent's vertices or faces (only its instances render). Neither is measured;
-    nor are the instances (the scenes' only ones are grass tufts, too low to hide a target: `core.grass`)."""
+    nor are the instances: grass tufts, too low to hide a target (`core.grass`), and leaf cards and render copies
+    of far crowns, all inside crowns that are measured (`bl.vegetation`, `core.vegetation`)."""
     if obj.instance_type in ("VERTS", "FACES") and not obj.show_instancer_for_render:
         return True
     return obj.parent is not None and obj.parent.instance_type in ("VERTS", "FACES")
