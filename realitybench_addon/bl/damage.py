@@ -7,6 +7,7 @@ import bpy
 import numpy as np
 
 from ..core.damage import DamagePlan, damage_texture, dirt_keepout
+from ..core.rust_relief import rust_relief
 from ..core.vehicle import VehiclePlan
 from . import compat
 from .materials import pack_on_save
@@ -15,6 +16,8 @@ from .vehicle import DIRT_NODE_LABEL, paint_material
 
 DAMAGE_IMAGE = "RB_DamageImage"
 KEEPOUT_IMAGE = "RB_DamageDirtKeepout"
+RELIEF_IMAGE = "RB_DamageRustRelief"
+RUST_BUMP_DISTANCE_M = 0.0012  # pits and blisters about a millimetre deep
 
 
 def linear_to_srgb(x: np.ndarray) -> np.ndarray:
@@ -57,8 +60,41 @@ def damage_material(name: str, vehicle: VehiclePlan, plan: DamagePlan):
     links.new(paint.outputs["BSDF"], mix.inputs[1])
     links.new(damaged.outputs["BSDF"], mix.inputs[2])
     links.new(mix.outputs["Shader"], output.inputs["Surface"])
+    if "rust" in plan.types:
+        rust_bump(mat, plan, uv.outputs["UV"], (paint, damaged))
     keep_dirt_off(mat, plan, uv.outputs["UV"])
     return mat
+
+
+def rust_bump(mat, plan: DamagePlan, uv_socket, bsdfs) -> None:
+    """Pitted rust and a rim of blistered paint round it (`core.rust_relief`): a bump on top of the paint's own
+    normal (its orange peel) for both BSDFs. Only the shading normal changes: the texture's colour and alpha,
+    and so the mask and area, are as before. Outside the patch's UVs (CLIP) the relief is flat."""
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    relief = rust_relief(plan)
+    h, w = relief.shape
+    image = bpy.data.images.new(RELIEF_IMAGE, w, h, alpha=False, float_buffer=True)
+    image.colorspace_settings.name = "Non-Color"
+    px = np.ones((h, w, 4), np.float32)
+    px[..., :3] = relief[..., None]
+    image.pixels.foreach_set(px[::-1].ravel())
+    pack_on_save(image)
+    tex = nodes.new("ShaderNodeTexImage")
+    tex.image = image
+    tex.interpolation = "Cubic"
+    tex.extension = "EXTEND"
+    links.new(uv_socket, tex.inputs["Vector"])
+    bump = nodes.new("ShaderNodeBump")
+    bump.inputs["Strength"].default_value = 1.0
+    bump.inputs["Distance"].default_value = RUST_BUMP_DISTANCE_M
+    links.new(tex.outputs["Color"], bump.inputs["Height"])
+    below = bsdfs[0].inputs["Normal"].links
+    if below:  # the paint's own bump (orange peel) under the rust's
+        links.new(below[0].from_socket, bump.inputs["Normal"])
+    for bsdf in bsdfs:
+        for key in ("Normal", "Coat Normal", "Clearcoat Normal"):
+            if bsdf.inputs.get(key) is not None:
+                links.new(bump.outputs["Normal"], bsdf.inputs[key])
 
 
 def keep_dirt_off(mat, plan: DamagePlan, uv_socket) -> None:

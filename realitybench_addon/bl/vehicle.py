@@ -13,6 +13,7 @@ import bpy
 import numpy as np
 
 from ..core.vehicle import VehiclePlan
+from ..core.vehicle_details import DRESSING_PREFIX
 from ..core.vehicle_geometry import vehicle_geometry
 from ..core.vehicle_interior import COSMETIC_PREFIX
 from ..core.vehicle_loft import Part
@@ -40,9 +41,10 @@ class BuiltVehicle:
 
     @property
     def body(self) -> list[str]:
-        """Every object of the vehicle's outside (the whole car as a target): the cabin seen through the glass is
-        left out, so the car's surface samples are what they were before it was furnished."""
-        return [n for k, n in self.objects.items() if not k.startswith(COSMETIC_PREFIX)]
+        """Every object of the vehicle's outside (the whole car as a target): the cabin seen through the glass and
+        the outside's dressing (rounded mirrors inside the measured mirror boxes) are left out, so the car's
+        surface samples are what they were before it was furnished."""
+        return [n for k, n in self.objects.items() if not k.startswith((COSMETIC_PREFIX, DRESSING_PREFIX))]
 
 
 def _set_input(bsdf, name: str, value) -> None:
@@ -88,12 +90,50 @@ def paint_material(name: str, rgb, metallic: float):
     dirt = math_node(nodes, links, "MULTIPLY", dirt, 0.9)
     dirt.node.label = DIRT_NODE_LABEL  # bl/damage.py keeps it off a damage
     ramp = mats.color_ramp(nodes, links, dirt, [(0.0, tuple(rgb)), (1.0, DIRT_RGB)])
-    links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
+    links.new(_panel_shade(nodes, links, coord, ramp.outputs["Color"]), compat.principled_input(bsdf, "Base Color"))
     links.new(math_node(nodes, links, "MULTIPLY_ADD", dirt, 0.6, rough), compat.principled_input(bsdf, "Roughness"))
     coat_socket = bsdf.inputs.get("Coat Weight") or bsdf.inputs.get("Clearcoat")
     if coat_socket is not None:  # dirt dulls the clear coat
         links.new(math_node(nodes, links, "MULTIPLY_ADD", dirt, -1.0, 1.0), coat_socket)
+    _orange_peel(nodes, links, bsdf, coord)
     return mat
+
+
+PANEL_SHADE = 0.07  # panels differ in lightness by up to +-3.5% (refinished, sun-faded, another batch)
+PANEL_HUE = 0.008  # and in hue by up to +-0.4%
+PEEL_SCALE = 260.0  # orange peel: the clear coat's fine ripple, features of a few mm (1/m)
+
+
+def _panel_shade(nodes, links, coord, color):
+    """`color` shifted a little per panel (each panel is its own object: Object Info's random number) and by a
+    faint metre-sized mottling, so the paint is not one even colour across the car."""
+    info = nodes.new("ShaderNodeObjectInfo")
+    mottle = nodes.new("ShaderNodeTexNoise")
+    mottle.inputs["Scale"].default_value = 1.3
+    mottle.inputs["Detail"].default_value = 2.0
+    links.new(coord.outputs["Object"], mottle.inputs["Vector"])
+    hsv = nodes.new("ShaderNodeHueSaturation")
+    links.new(math_node(nodes, links, "MULTIPLY_ADD", info.outputs["Random"], PANEL_HUE, 0.5 - PANEL_HUE / 2),
+              hsv.inputs["Hue"])
+    shade = math_node(nodes, links, "MULTIPLY_ADD", info.outputs["Random"], PANEL_SHADE, 1.0 - PANEL_SHADE / 2)
+    links.new(math_node(nodes, links, "MULTIPLY", shade,
+                        math_node(nodes, links, "MULTIPLY_ADD", mottle.outputs["Fac"], 0.08, 0.96)), hsv.inputs["Value"])
+    links.new(color, hsv.inputs["Color"])
+    return hsv.outputs["Color"]
+
+
+def _orange_peel(nodes, links, bsdf, coord) -> None:
+    """The clear coat's orange peel: a fine, shallow ripple that breaks up reflections (bumps the coat's and the
+    base's normal)."""
+    peel = nodes.new("ShaderNodeTexNoise")
+    peel.label = "orange peel"
+    peel.inputs["Scale"].default_value = PEEL_SCALE
+    peel.inputs["Detail"].default_value = 1.0
+    links.new(coord.outputs["Object"], peel.inputs["Vector"])
+    bump = mats.bump_normal(nodes, links, bsdf, peel.outputs["Fac"], strength=0.06, distance=0.002)
+    coat_normal = bsdf.inputs.get("Coat Normal") or bsdf.inputs.get("Clearcoat Normal")
+    if coat_normal is not None:
+        links.new(bump.outputs["Normal"], coat_normal)
 
 
 DIRT_NODE_LABEL = "Road dirt"  # the node whose output is the dirt amount (0 clean .. 0.9)
@@ -119,7 +159,10 @@ SHARED = {
 
 @reused
 def glass_material(name: str, tint=(0.5, 0.53, 0.53)):
-    """Window glass: see-through (tinted, no refraction: a single pane) with a Fresnel-weighted mirror."""
+    """Window glass: see-through (tinted, no refraction: a single pane) with a Fresnel-weighted mirror that only
+    camera rays see. The paint's clear coat meets the glass in a concave corner along the beltline: a coat ray
+    that bounced off a mirror there onto the sun found a caustic a few samples catch and most miss, the bright
+    dots along the beltline; every other ray now passes the pane (the sun's own glint on the glass stays)."""
     mat, nodes, links, bsdf = mats.new_material(name)
     nodes.remove(bsdf)
     see = nodes.new("ShaderNodeBsdfTransparent")
@@ -129,7 +172,9 @@ def glass_material(name: str, tint=(0.5, 0.53, 0.53)):
     fresnel = nodes.new("ShaderNodeFresnel")
     fresnel.inputs["IOR"].default_value = 1.52
     mix = nodes.new("ShaderNodeMixShader")
-    links.new(fresnel.outputs["Fac"], mix.inputs["Fac"])
+    path = nodes.new("ShaderNodeLightPath")
+    links.new(math_node(nodes, links, "MULTIPLY", fresnel.outputs["Fac"], path.outputs["Is Camera Ray"]),
+              mix.inputs["Fac"])
     links.new(see.outputs["BSDF"], mix.inputs[1])
     links.new(mirror.outputs["BSDF"], mix.inputs[2])
     links.new(mix.outputs["Shader"], nodes.get("Material Output").inputs["Surface"])
@@ -163,9 +208,32 @@ def lamp_material(name: str, lens_rgb, reflector_rgb, cell_m: float):
     dark = tuple(c * 0.3 for c in reflector_rgb)  # the housing between the bowls
     ramp = mats.color_ramp(nodes, links, cells.outputs["Distance"],
                            [(0.0, reflector_rgb), (0.75, tuple(0.7 * c for c in reflector_rgb)), (1.0, dark)])
-    links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
-    mats.bump_normal(nodes, links, bsdf, cells.outputs["Distance"], strength=0.3, distance=0.01)
+    bezel, depth = _lamp_housing(nodes, links, coord)
+    lit = mats.mix_rgb(nodes, links, depth, (0.0, 0.0, 0.0), ramp.outputs["Color"], blend="MULTIPLY")
+    lit = mats.mix_rgb(nodes, links, bezel, lit, HOUSING_RGB)
+    links.new(lit, compat.principled_input(bsdf, "Base Color"))
+    links.new(math_node(nodes, links, "MULTIPLY_ADD", bezel, 0.4, 0.18), compat.principled_input(bsdf, "Roughness"))
+    links.new(math_node(nodes, links, "MULTIPLY_ADD", bezel, -0.9, 0.9), compat.principled_input(bsdf, "Metallic"))
+    height = math_node(nodes, links, "MULTIPLY_ADD", bezel, 2.0, cells.outputs["Distance"])
+    mats.bump_normal(nodes, links, bsdf, height, strength=0.3, distance=0.01)
     return mat
+
+
+HOUSING_RGB = (0.012, 0.012, 0.013)  # the lamp's black housing round the lens
+
+
+def _lamp_housing(nodes, links, coord):
+    """From the lamp's UVs (`core.vehicle_details.lamp_uv`, 0..1 over each lamp): (bezel: 1 on the housing's
+    rim round the lens, 0 inside; depth: the reflector's brightness, darker near the rim, as in a deep bowl)."""
+    uv = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(coord.outputs["UV"], uv.inputs[0])
+    u, v = uv.outputs["X"], uv.outputs["Y"]
+    edge_u = math_node(nodes, links, "MINIMUM", u, math_node(nodes, links, "SUBTRACT", 1.0, u))
+    edge_v = math_node(nodes, links, "MINIMUM", v, math_node(nodes, links, "SUBTRACT", 1.0, v))
+    edge = math_node(nodes, links, "MINIMUM", math_node(nodes, links, "MULTIPLY", edge_u, 2.0), edge_v)  # lamps ~2:1
+    bezel = mats.map_range(nodes, links, edge, 0.09, 0.06)
+    depth = mats.map_range(nodes, links, edge, 0.07, 0.35, 0.55, 1.0)
+    return bezel, depth
 
 
 @reused
@@ -232,9 +300,28 @@ def tyre_material(name: str):
     shade = math_node(nodes, links, "ADD", side, math_node(nodes, links, "MULTIPLY", tread, 2))
     ramp = mats.color_ramp(nodes, links, shade,
                            [(0.0, (0.022, 0.022, 0.022)), (0.5, (0.03, 0.029, 0.028)), (1.0, (0.008, 0.008, 0.008))])
-    links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
-    links.new(math_node(nodes, links, "MULTIPLY_ADD", side, -0.2, 0.85), compat.principled_input(bsdf, "Roughness"))
+    color, dust = _tyre_wear(nodes, links, coord, uv, side, r, ramp.outputs["Color"])
+    links.new(color, compat.principled_input(bsdf, "Base Color"))
+    rough = math_node(nodes, links, "MULTIPLY_ADD", side, -0.2, 0.85)
+    links.new(math_node(nodes, links, "MULTIPLY_ADD", dust, 0.12, rough), compat.principled_input(bsdf, "Roughness"))
     return mat
+
+
+TYRE_DUST_RGB = (0.07, 0.062, 0.052)  # dried road dust on the sidewall
+TYRE_SCUFF_RGB = (0.05, 0.048, 0.046)  # the shoulder's scuffed, lighter rubber
+
+
+def _tyre_wear(nodes, links, coord, uv, side, r, color):
+    """The rubber's colour worn and dusty: the sidewall's outer ring (the shoulder, where kerbs and cornering
+    scuff it) lighter grey; dust on the sidewall, heavier low on the tyre and in blotches; the tread's grooves
+    half filled with it. Returns (colour, the dust amount)."""
+    shoulder = math_node(nodes, links, "MULTIPLY", side, mats.map_range(nodes, links, r, 0.86, 0.97))
+    blotch = mats.noise_fac(nodes, links, coord.outputs["Object"], 9.0, 3.0)
+    low = mats.map_range(nodes, links, uv.outputs["Y"], 0.5, -0.9, 0.2, 1.0)  # uv y: height over the axle / r
+    dust = math_node(nodes, links, "MULTIPLY", low, mats.map_range(nodes, links, blotch, 0.35, 0.7, 0.05, 0.4))
+    dust = math_node(nodes, links, "MULTIPLY", dust, math_node(nodes, links, "MULTIPLY_ADD", side, 0.6, 0.4))
+    worn = mats.mix_rgb(nodes, links, math_node(nodes, links, "MULTIPLY", shoulder, 0.7), color, TYRE_SCUFF_RGB)
+    return mats.mix_rgb(nodes, links, dust, worn, TYRE_DUST_RGB), dust
 
 
 TREAD_BLOCKS = 36.0  # transverse grooves round the tyre
@@ -298,10 +385,26 @@ def build_vehicle(scene, plan: VehiclePlan, prefix: str, matrix: np.ndarray, *, 
                 obj = part_object(f"{prefix}_{suffix}", sub, col, matrix, materials, uv=uv)
                 built.objects[suffix] = obj.name
             continue
+        cosmetic = name.startswith((COSMETIC_PREFIX, DRESSING_PREFIX))
         obj = part_object(f"{prefix}_{name}", part, col, matrix, materials, smooth=name not in FLAT_PARTS,
-                          uv=part.uv, sharp_deg=CABIN_SMOOTH_DEG if name.startswith(COSMETIC_PREFIX) else None)
+                          uv=part.uv, sharp_deg=CABIN_SMOOTH_DEG if cosmetic else None)
+        if name in RAY_ONLY_PARTS:
+            hide_from_render_rays(obj)
         built.objects[name] = obj.name
     return built
+
+
+# Measured parts that a cosmetic part dresses inside their volume (core/vehicle_details.add_mirror_dressing):
+# they stay in the scene, sampled and ray-cast by the measurements, but no render ray sees them.
+RAY_ONLY_PARTS = ("mirrors",)
+
+
+def hide_from_render_rays(obj) -> None:
+    """Keep `obj` for the measurements (scene ray casts, surface samples) but out of every render ray."""
+    for key in ("visible_camera", "visible_diffuse", "visible_glossy", "visible_transmission",
+                "visible_volume_scatter", "visible_shadow"):
+        if hasattr(obj, key):
+            setattr(obj, key, False)
 
 
 def placement_matrix(x: float, y: float, heading_deg: float) -> np.ndarray:

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from .vehicle import PlateMount, StyleProfile, VehiclePlan
+from .vehicle_interior import superellipsoid
 from .vehicle_loft import PartBuilder, Profile, box_quads, cylinder_y
 
 PLATE_SIZE_M = (0.305, 0.152)  # a US plate: 12 x 6 in
@@ -121,16 +122,25 @@ def _add_taillights(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
         _box(b, "taillights", (xr - 0.012, sgn * inner * wr, tl_z0), (xr + 0.01, sgn * 0.95 * wr, tl_z1), "taillight")
 
 
+def mirror_base(p: StyleProfile, prof: Profile) -> tuple[float, float, float]:
+    """(x, half width, z) of the wing mirrors' box corner: at the windshield base, just above the beltline."""
+    d = p.cowl + (0.1 if p.open_top else 0.14)
+    return p.length / 2 - d, float(prof.half_width(d)), float(prof.belt(d)) + 0.05
+
+
+def mirror_boxes(p: StyleProfile, prof: Profile, sgn: float) -> list[tuple[tuple, tuple, str]]:
+    """The measured wing mirror of side `sgn`: (lo, hi, material) of its two boxes (housing, foot)."""
+    x, w, z = mirror_base(p, prof)
+    return [((x - 0.14, sgn * (w - 0.06), z), (x, sgn * (w + 0.17), z + 0.13), "paint"),
+            ((x - 0.13, sgn * (w - 0.04), z - 0.03), (x - 0.03, sgn * (w + 0.02), z + 0.01), "trim")]
+
+
 def _add_side(p: StyleProfile, prof: Profile, seams: dict, zones: dict, b: PartBuilder, sgn: float) -> None:
     """One side's mirror at the windshield base, a handle on every door, and a sliding door's track."""
     L = p.length
     side = "left" if sgn > 0 else "right"
-    d = p.cowl + (0.1 if p.open_top else 0.14)
-    w = float(prof.half_width(d))
-    z = float(prof.belt(d)) + 0.05
-    x = L / 2 - d
-    _box(b, "mirrors", (x - 0.14, sgn * (w - 0.06), z), (x, sgn * (w + 0.17), z + 0.13), "paint")
-    _box(b, "mirrors", (x - 0.13, sgn * (w - 0.04), z - 0.03), (x - 0.03, sgn * (w + 0.02), z + 0.01), "trim")
+    for lo, hi, material in mirror_boxes(p, prof, sgn):
+        _box(b, "mirrors", lo, hi, material)
     for kind, _name, _a, dd in zones[side]:
         if kind in ("door_front", "door_rear", "sliding_door"):
             dh = dd - 0.17
@@ -146,6 +156,35 @@ def _add_side(p: StyleProfile, prof: Profile, seams: dict, zones: dict, b: PartB
         z = float(sec[4, 1]) - 0.02
         w = float(sec[4, 0])
         _box(b, "trim_strips", (L / 2 - d1, sgn * (w - 0.02), z - 0.03), (L / 2 - d0, sgn * (w + 0.008), z), "trim")
+
+
+DRESSING_PREFIX = "dress_"  # the outside's cosmetic parts: never targets (like the cabin's), see bl/vehicle.py
+MIRROR_DRESSING = DRESSING_PREFIX + "mirrors"  # the rounded mirrors the camera sees
+
+
+def add_mirror_dressing(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
+    """Wing mirrors as a camera sees them: a rounded housing with its glass facing back, on a short arm from
+    a base on the door. Cosmetic (not a target) and inside the measured mirror boxes' volume
+    (`mirror_boxes`), which stay the mirrors that the measurements sample and ray-cast; the renderer hides
+    those boxes from the camera (bl/vehicle.py)."""
+    x, w, z = mirror_base(p, prof)
+    for sgn in (1.0, -1.0):
+        cx, cy, cz = x - 0.07, sgn * (w + 0.1), z + 0.075
+        v, t = superellipsoid((cx, cy, cz), (0.062, 0.062, 0.05), exponent=0.45, n_lat=6, n_lon=14)
+        v[:, 0] = np.maximum(v[:, 0], cx - 0.045)  # the back is flat: the mirror glass sits in it
+        b.add(MIRROR_DRESSING, v, t, "paint")
+        a = np.linspace(0.0, 2 * np.pi, 17)
+        rim = np.column_stack([np.full(17, cx - 0.046), cy + 0.052 * np.cos(a), cz + 0.04 * np.sin(a)])
+        centre = np.array([[cx - 0.046, cy, cz]])
+        glass = [np.array([centre[0], rim[k], rim[k + 1]]) for k in range(16)]
+        glass = [g[::-1] for g in glass]  # facing back (-x)
+        b.add(MIRROR_DRESSING, np.concatenate(glass), np.arange(48).reshape(-1, 3), "wheel_metal")
+        v, t = superellipsoid((x - 0.065, sgn * (w + 0.005), z + 0.037), (0.028, 0.058, 0.012), exponent=0.5,
+                              n_lat=4, n_lon=8)
+        b.add(MIRROR_DRESSING, v, t, "trim")  # the arm
+        v, t = superellipsoid((x - 0.07, sgn * (w - 0.035), z + 0.035), (0.06, 0.018, 0.03), exponent=0.4, n_lat=4,
+                              n_lon=8)
+        b.add(MIRROR_DRESSING, v, t, "trim")  # the base (sail) on the door
 
 
 def _add_roof_rails(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
@@ -249,6 +288,23 @@ def _convertible_details(p: StyleProfile, prof: Profile, b: PartBuilder) -> None
         _box(b, "seats", (back_x - 0.1, yc - 0.13, p.belt + 0.19), (back_x - 0.02, yc + 0.13, p.belt + 0.36), "seat")
     xs = L / 2 - p.deck
     _box(b, "soft_top", (xs, -0.42 * p.width, p.belt - 0.08), (xs + 0.32, 0.42 * p.width, p.belt + 0.11), "softtop")
+
+
+LAMP_PARTS = ("headlights", "taillights", "lights_amber")  # two lamps each, one either side of the centre line
+
+
+def lamp_uv(vertices: np.ndarray) -> np.ndarray:
+    """Per-vertex UVs of a pair of lamp boxes: each lamp's (y, z) spanned to 0..1 over its own box (the two lamps
+    lie either side of y = 0), so the lamp material can draw a housing round the lens (its rim is where a UV
+    nears 0 or 1; the box's thin sides are all rim)."""
+    uv = np.zeros((len(vertices), 2))
+    for side in (vertices[:, 1] > 0, vertices[:, 1] <= 0):
+        if not side.any():
+            continue
+        yz = vertices[side][:, 1:3]
+        lo, hi = yz.min(axis=0), yz.max(axis=0)
+        uv[side] = (yz - lo) / np.maximum(hi - lo, 1e-9)
+    return uv
 
 
 def tyre_uv(plan: VehiclePlan, vertices: np.ndarray) -> np.ndarray:

@@ -8,7 +8,7 @@ from functools import lru_cache
 import numpy as np
 
 from .vehicle import INNER_INSET_M, SEAM_GAP_M, SIDES, StyleProfile, VehiclePlan
-from .vehicle_details import add_details, plate_mounts_of, tyre_uv
+from .vehicle_details import LAMP_PARTS, add_details, add_mirror_dressing, lamp_uv, plate_mounts_of, tyre_uv
 from .vehicle_interior import add_interior
 from .vehicle_loft import (CANT, GREENHOUSE, LOWER, N_POINTS, RING_EDGES, ROCKER, ROOF, ROOF_EDGE, SHOULDER,
                            UNDERSIDE, UPPER, PartBuilder, Profile, VehicleGeometry, loft_ring, loft_stations,
@@ -157,8 +157,12 @@ def vehicle_geometry(plan: VehiclePlan) -> VehicleGeometry:
         _end_caps(lo, s0, s1, form)
     b = lo.b
     add_details(plan, prof, seams, zones, b)
-    add_interior(plan, prof, seams, b)  # last: the parts before it (the targets) are as they were
+    add_interior(plan, prof, seams, b)  # the parts before it (the targets) are as they were
+    add_mirror_dressing(p, prof, b)  # cosmetic too: after the targets
     parts = b.parts()
     parts["tyres"].uv = tyre_uv(plan, parts["tyres"].vertices)  # the tread and sidewall pattern's coordinates
+    for name in LAMP_PARTS:  # each lamp's housing round its lens
+        if name in parts:
+            parts[name].uv = lamp_uv(parts[name].vertices)
     panels = body_panels(parts, lo.labels, zones, p, outer_ring_size)
     return VehicleGeometry(parts, panels, plate_mounts_of(p, prof), segments, seams, zones, lo.loft)
