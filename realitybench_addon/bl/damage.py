@@ -68,8 +68,9 @@ def damage_material(name: str, vehicle: VehiclePlan, plan: DamagePlan):
 
 def rust_bump(mat, plan: DamagePlan, uv_socket, bsdfs) -> None:
     """Pitted rust and a rim of blistered paint round it (`core.rust_relief`): a bump on top of the paint's own
-    normal (its orange peel) for both BSDFs. Only the shading normal changes: the texture's colour and alpha,
-    and so the mask and area, are as before. Outside the patch's UVs (CLIP) the relief is flat."""
+    normal (its orange peel) for both BSDFs, and the pits' floors darker on the rust's BSDF. The texture's
+    alpha, and so the mask and the area, are as before. Outside the patch (EXTEND of a flat border) the relief
+    is flat."""
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
     relief = rust_relief(plan)
     h, w = relief.shape
@@ -88,6 +89,19 @@ def rust_bump(mat, plan: DamagePlan, uv_socket, bsdfs) -> None:
     bump.inputs["Strength"].default_value = 1.0
     bump.inputs["Distance"].default_value = RUST_BUMP_DISTANCE_M
     links.new(tex.outputs["Color"], bump.inputs["Height"])
+    # the pits' floors are dark (the rust's colour times up to 0.45 where the relief is lowest)
+    shade = nodes.new("ShaderNodeMapRange")
+    shade.clamp = True
+    for key, value in (("From Min", 0.1), ("From Max", 0.38), ("To Min", 0.45), ("To Max", 1.0)):
+        shade.inputs[key].default_value = value
+    links.new(tex.outputs["Color"], shade.inputs["Value"])
+    base = compat.principled_input(bsdfs[1], "Base Color")
+    colour = base.links[0].from_socket
+    darker = nodes.new("ShaderNodeVectorMath")
+    darker.operation = "SCALE"
+    links.new(colour, darker.inputs[0])
+    links.new(shade.outputs["Result"], darker.inputs["Scale"])
+    links.new(darker.outputs["Vector"], base)
     below = bsdfs[0].inputs["Normal"].links
     if below:  # the paint's own bump (orange peel) under the rust's
         links.new(below[0].from_socket, bump.inputs["Normal"])

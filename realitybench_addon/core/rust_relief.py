@@ -57,5 +57,5 @@ def rust_relief(plan: DamagePlan, m_per_px: float = 0.001) -> np.ndarray:
         blisters = np.maximum(blisters, np.clip((bub - 0.35) / 0.4, 0, 1))
     near = _box_mean(foot, max(1, int(round(RIM_M / m_per_px))))
     rim = np.where(foot, 0.0, np.clip(near / 0.3, 0, 1))  # 1 close to the rust, 0 a rim's width out
-    height += 0.45 * (rim * blisters) - foot * (STEP + 0.3 * pits + 0.15 * (1 - crust))
+    height += 0.45 * (rim * blisters) - foot * (STEP + 0.3 * pits + 0.25 * (1 - crust))
     return np.clip(height, 0.0, 1.0)
