@@ -7,7 +7,10 @@ these are world metres); stains and lanes follow the plan's stall grid. No geome
 """
 from __future__ import annotations
 
-from ..core.parking_lot import SIDEWALK_JOINT_M, LotPlan
+import math
+
+from ..core import ground
+from ..core.parking_lot import SIDEWALK_JOINT_M, LotPlan, layout_seed
 from . import compat
 from . import materials as mats
 
@@ -78,18 +81,19 @@ class NodeGraph:
             self.feed(socket, v)
         return node.outputs[0]
 
-    def warp(self, scale: float, amount: float):
-        """The position pushed around by a smooth 2D noise field (wiggly cracks, ragged stains)."""
+    def warp(self, scale: float, amount: float, vector=None):
+        """The position (or `vector`) pushed around by a smooth 2D noise field (wiggly cracks, ragged stains)."""
+        vector = vector if vector is not None else self.position
         node = self.nodes.new("ShaderNodeTexNoise")
         node.noise_dimensions = "2D"
         node.inputs["Scale"].default_value = scale
         node.inputs["Detail"].default_value = 0.0  # one octave: three channels of it are read
-        self.links.new(self.position, node.inputs["Vector"])
+        self.links.new(vector, node.inputs["Vector"])
         shift = self.nodes.new("ShaderNodeVectorMath")
         shift.operation = "MULTIPLY_ADD"
         self.links.new(node.outputs["Color"], shift.inputs[0])
         shift.inputs[1].default_value = (amount,) * 3
-        self.links.new(self.position, shift.inputs[2])
+        self.links.new(vector, shift.inputs[2])
         return shift.outputs[0]
 
     def mix(self, factor, a, b):
@@ -108,7 +112,7 @@ class NodeGraph:
         return mats.color_ramp(self.nodes, self.links, factor, stops).outputs["Color"]
 
 
-def _finish(mat, g: NodeGraph, bsdf, color, roughness, height, bump_strength: float, bump_distance: float,
+def finish(mat, g: NodeGraph, bsdf, color, roughness, height, bump_strength: float, bump_distance: float,
             fallback_rgb) -> None:
     g.links.new(color, compat.principled_input(bsdf, "Base Color"))
     g.feed(compat.principled_input(bsdf, "Roughness"), roughness)
@@ -117,50 +121,122 @@ def _finish(mat, g: NodeGraph, bsdf, color, roughness, height, bump_strength: fl
     mat.diffuse_color = (*fallback_rgb, 1.0)
 
 
-def _aggregate(g: NodeGraph, base: float, drift=None):
-    """(colour, stones) of bare asphalt: stones in binder, mottled at two broad scales (`drift`: a shared
-    broad noise, made here when not given)."""
-    stones = g.noise(140.0, 1.0, flat=True)
-    drift = drift if drift is not None else g.noise(0.12, 3.0, flat=True)
-    blotch = g.noise(0.6, 2.0, flat=True)
-    tone = g.math("MULTIPLY_ADD", drift, 0.55, g.math("MULTIPLY", blotch, 0.45))
-    # dark binder, and light stone faces only at the noise's peaks (small sharp speckles, not blotches)
-    color = g.ramp(stones, [(0.38, (base * 0.72, base * 0.72, base * 0.75)), (0.56, (base,) * 3),
-                            (0.64, (base * 1.55, base * 1.52, base * 1.46))])
-    shade = g.ramp(tone, [(0.3, (0.7,) * 3), (0.5, (0.95, 0.95, 0.94)), (0.7, (1.3, 1.27, 1.22))])
+def _stones(g: NodeGraph, domain, cell_m: float, turn: float, lo: float, hi: float):
+    """(stone, random) of one aggregate layer: a stone (1) round each Voronoi point of a `cell_m` grid turned by
+    `turn`, binder (0) between; `random` is one value per stone. Radii vary with the cell's own random value."""
+    rot = g.nodes.new("ShaderNodeVectorRotate")
+    rot.rotation_type = "Z_AXIS"
+    rot.inputs["Angle"].default_value = turn
+    g.links.new(domain, rot.inputs["Vector"])
+    cells = g.nodes.new("ShaderNodeTexVoronoi")
+    cells.voronoi_dimensions = "2D"
+    cells.inputs["Scale"].default_value = 1.0 / cell_m
+    g.links.new(rot.outputs["Vector"], cells.inputs["Vector"])
+    rgb = g.nodes.new("ShaderNodeSeparateColor")
+    g.links.new(cells.outputs["Color"], rgb.inputs[0])
+    random = rgb.outputs[0]
+    reach = g.math("MULTIPLY_ADD", rgb.outputs[1], hi - lo, lo)  # this stone's radius, in cell units
+    stone = g.smooth(g.math("SUBTRACT", cells.outputs["Distance"], reach), 0.04, -0.04)
+    return stone, random
+
+
+def aggregate(g: NodeGraph, base: float, offset=(0.0, 0.0, 0.0), polish=None):
+    """(colour, height, stone) of bare asphalt (issue 41): coarse stones of 6-13 mm and fine ones of 2-5 mm
+    (two Voronoi layers of incommensurate cells, the fine one turned: `core.ground`), each its own grey or brown,
+    in dark binder; the domain shifted by the scene's `offset`, wobbled at the stones' scale and bent over metres
+    so no lattice shows; a broad tone of three incommensurate scales; `polish` (0..1, a socket): tyres have worn
+    the binder off and polished the stones lighter and smoother (wheel tracks)."""
+    shifted = g.nodes.new("ShaderNodeVectorMath")
+    shifted.operation = "ADD"
+    g.links.new(g.position, shifted.inputs[0])
+    shifted.inputs[1].default_value = offset
+    domain = g.warp(*ground.WARP_FINE, vector=shifted.outputs[0])
+    coarse, pick = _stones(g, domain, ground.COARSE_STONE_M, 0.0, 0.27, 0.47)
+    fine, fine_pick = _stones(g, domain, ground.FINE_STONE_M, ground.FINE_TURN_RAD, 0.22, 0.4)
+    broad = g.warp(*ground.WARP_BROAD, vector=shifted.outputs[0])
+    n = [g.noise(s, 2.0, broad, flat=True) for s in ground.TONE_SCALES]
+    tone = g.math("MULTIPLY_ADD", n[0], 0.45, g.math("MULTIPLY_ADD", n[1], 0.33, g.math("MULTIPLY", n[2], 0.22)))
+    if polish is not None:  # worn binder shows more of the fine stones
+        fine = g.math("MINIMUM", g.math("ADD", fine, g.math("MULTIPLY", polish, 0.35)), 1.0)
+    b = base
+    binder = (b * 0.42, b * 0.42, b * 0.45)
+    fine_rgb = g.ramp(fine_pick, [(0.0, (b * 0.75, b * 0.74, b * 0.73)), (1.0, (b * 1.45, b * 1.42, b * 1.38))])
+    stone_rgb = g.ramp(pick, [(0.0, (b * 0.9, b * 0.9, b * 0.92)), (0.3, (b * 1.45, b * 1.43, b * 1.4)),
+                              (0.55, (b * 2.1, b * 1.95, b * 1.72)), (0.8, (b * 1.6, b * 1.58, b * 1.56)),
+                              (0.93, (b * 2.9, b * 2.85, b * 2.8))])
+    if polish is not None:
+        stone_rgb = g.mix(g.math("MULTIPLY", polish, 0.45), stone_rgb, (b * 2.6, b * 2.56, b * 2.5))
+    color = g.mix(coarse, g.mix(g.math("MULTIPLY", fine, 0.85), binder, fine_rgb), stone_rgb)
+    shade = g.ramp(tone, [(0.28, (0.72,) * 3), (0.5, (0.96, 0.96, 0.95)), (0.72, (1.25, 1.22, 1.18))])
     mult = g.nodes.new("ShaderNodeMix")
     mult.data_type = "RGBA"
     mult.blend_type = "MULTIPLY"
     mult.inputs["Factor"].default_value = 1.0
     g.links.new(color, mult.inputs[6])
     g.links.new(shade, mult.inputs[7])
-    return mult.outputs[2], stones
+    height = g.math("MULTIPLY_ADD", coarse, 0.7, g.math("MULTIPLY", fine, 0.3))
+    return mult.outputs[2], height, coarse
 
 
-def asphalt(name: str, plan: LotPlan):
-    """The lot's asphalt: aggregate, lighter tyre-polished wheel tracks down the aisle with a dark drip line
-    between them, broken crack networks where the pavement is tired (tar-sealed ones where it was kept up),
-    and an oil stain in the middle of about half the stalls."""
-    mat, nodes, links, bsdf = mats.new_material(name)
-    g = NodeGraph(nodes, links)
-    base = 0.06 * plan.asphalt_shade
-    drift = g.noise(0.12, 2.0, flat=True)  # broad: which areas are tired, which were sealed
-    color, stones = _aggregate(g, base, drift)
-    warped = g.warp(0.8, 0.45)  # ragged stains, wiggly cracks
-    wxyz = nodes.new("ShaderNodeSeparateXYZ")
-    links.new(warped, wxyz.inputs[0])
-    ragged = g.noise(2.2, 1.0, warped, flat=True)
+def _box_outside(g: NodeGraph, k: ground.KeepOut):
+    """Box distance outside a keep-out rectangle (<= 0 inside): `core.ground.KeepOut.outside_m` in nodes."""
+    h = math.radians(k.heading_deg)
+    dx, dy = g.math("SUBTRACT", g.x, k.x), g.math("SUBTRACT", g.y, k.y)
+    u = g.math("MULTIPLY_ADD", dx, math.cos(h), g.math("MULTIPLY", dy, math.sin(h)))
+    v = g.math("MULTIPLY_ADD", dx, -math.sin(h), g.math("MULTIPLY", dy, math.cos(h)))
+    return g.math("MAXIMUM", g.math("SUBTRACT", g.math("ABSOLUTE", u), k.half_l),
+                  g.math("SUBTRACT", g.math("ABSOLUTE", v), k.half_w))
 
-    # tyre-polished wheel tracks of cars driving down the aisle, a drip line of oil between them
-    mid = plan.aisle_width_m / 2
-    off_mid = g.math("ABSOLUTE", g.math("SUBTRACT", wxyz.outputs["Y"], mid))
-    track = g.smooth(g.math("ABSOLUTE", g.math("SUBTRACT", off_mid, 0.8)), 0.55, 0.1)
-    drip = g.math("MULTIPLY", g.smooth(off_mid, 0.35, 0.05), g.smooth(ragged, 0.35, 0.6))
-    color = g.mix(g.math("MULTIPLY", track, 0.3), color, (base * 1.8, base * 1.78, base * 1.74))
-    color = g.mix(g.math("MULTIPLY", drip, 0.45), color, (base * 0.45,) * 3)
-    roughness = g.math("MULTIPLY_ADD", track, -0.2, 0.9)
 
-    # oil stains: a ragged dark blob in the middle of some stalls (which ones: per-stall white noise)
+def _dirt_envelope(g: NodeGraph, plan: LotPlan):
+    """`core.ground.lot_dirt` in nodes (the same formula, term by term): the most dirt the lot holds at a point."""
+    c = ground
+    curb = g.math("MAXIMUM", g.smooth(g.math("SUBTRACT", g.y, plan.row_a_head_y), c.CURB_DIRT_M, 0.02),
+                  g.smooth(g.math("SUBTRACT", plan.row_b_head_y, g.y), c.CURB_DIRT_M, 0.02))
+    stall = g.math("FRACT", g.math("DIVIDE", g.math("SUBTRACT", g.x, plan.x0), plan.stall_width_m))
+    across = g.math("MULTIPLY", g.math("SUBTRACT", stall, 0.5), plan.stall_width_m)
+    lane = g.smooth(g.math("ABSOLUTE", g.math("SUBTRACT", g.math("ABSOLUTE", across), c.LANE_OFFSET_M)),
+                    c.LANE_HALF_M, 0.08)
+    in_a = g.math("MULTIPLY", g.smooth(g.y, 0.4, -0.2),
+                  g.smooth(g.math("SUBTRACT", g.y, plan.row_a_head_y), -0.05, 0.1))
+    in_b = g.math("MULTIPLY", g.smooth(g.math("SUBTRACT", g.y, plan.aisle_width_m), -0.4, 0.2),
+                  g.smooth(g.math("SUBTRACT", plan.row_b_head_y, g.y), -0.05, 0.1))
+    to_head = g.math("MINIMUM", g.math("ABSOLUTE", g.math("SUBTRACT", g.y, plan.row_a_head_y)),
+                     g.math("ABSOLUTE", g.math("SUBTRACT", plan.row_b_head_y, g.y)))
+    lane = g.math("MULTIPLY", g.math("MULTIPLY", lane, g.math("MAXIMUM", in_a, in_b)),
+                  g.smooth(to_head, 1.6, 0.4, 0.45, 1.0))
+    rows = g.math("MULTIPLY", g.smooth(g.x, plan.x0 - 1.0, plan.x0 - 0.5), g.smooth(g.x, plan.x1 + 1.0, plan.x1 + 0.5))
+    envelope = g.math("MULTIPLY", g.math("MAXIMUM", curb, lane), rows)
+    for k in ground.lot_keepouts(plan):
+        envelope = g.math("MULTIPLY", envelope, g.smooth(_box_outside(g, k), 0.0, c.KEEP_FADE_M))
+    return envelope
+
+
+def _dirt(g: NodeGraph, plan: LotPlan, offset):
+    """Dirt inside its envelope, with structure: streaks along the drive direction (noise stretched along the
+    stalls' depth and along the curbs), splash droplets thrown by the wheels (small Voronoi spots), a ragged
+    edge. Only multiplies the envelope: never more dirt than `core.ground.lot_dirt`, none near the subject."""
+    stretched = g.vector(g.math("MULTIPLY", g.math("ADD", g.x, offset[0]), 4.0), g.math("ADD", g.y, offset[1]), 0.0)
+    streaks = g.noise(1.3, 3.0, stretched, roughness=0.6, flat=True)
+    drops = g.nodes.new("ShaderNodeTexVoronoi")
+    drops.voronoi_dimensions = "2D"
+    drops.inputs["Scale"].default_value = 23.0
+    g.links.new(g.warp(5.0, 0.04), drops.inputs["Vector"])
+    splash = g.smooth(drops.outputs["Distance"], 0.3, 0.12)
+    patchy = g.noise(0.9, 3.0, flat=True)
+    amount = g.math("MAXIMUM", g.math("MAXIMUM", g.smooth(streaks, 0.4, 0.66), g.math("MULTIPLY", splash, 0.75)), 0.4)
+    amount = g.math("MULTIPLY", amount, g.smooth(patchy, 0.3, 0.6, 0.35, 1.0))
+    dirt = g.math("MULTIPLY", g.math("MULTIPLY", amount, _dirt_envelope(g, plan)), 0.85)
+    dirt.node.label = DIRT_LABEL
+    return dirt
+
+
+DIRT_LABEL = "Ground dirt"  # the node whose output is the lot's dirt amount (0..0.85)
+DIRT_RGB = (0.105, 0.088, 0.066)
+
+
+def _oil_stains(g: NodeGraph, plan: LotPlan, wxyz, ragged):
+    """An oil stain in the middle of about half the stalls: a ragged dark blob (which stalls: per-stall noise)."""
     stall_index = g.math("DIVIDE", g.math("SUBTRACT", g.x, plan.x0), plan.stall_width_m)
     stall_warped = g.math("DIVIDE", g.math("SUBTRACT", wxyz.outputs["X"], plan.x0), plan.stall_width_m)
     across = g.math("MULTIPLY", g.math("SUBTRACT", g.math("FRACT", stall_warped), 0.5), plan.stall_width_m)
@@ -175,7 +251,34 @@ def asphalt(name: str, plan: LotPlan):
         which = g.cell_random(g.vector(g.math("FLOOR", stall_index), row, 0.0))
         blob = g.math("MULTIPLY", g.smooth(r, 1.0, 0.3), g.smooth(which, 0.45, 0.95, 0.0, 0.9))
         stain = blob if stain is None else g.math("MAXIMUM", stain, blob)
-    stain = g.math("MULTIPLY", g.math("MULTIPLY", stain, inside), g.smooth(ragged, 0.2, 0.65, 0.45, 1.0))
+    return g.math("MULTIPLY", g.math("MULTIPLY", stain, inside), g.smooth(ragged, 0.2, 0.65, 0.45, 1.0))
+
+
+def asphalt(name: str, plan: LotPlan):
+    """The lot's asphalt: aggregate (`aggregate`), stones polished lighter in the wheel tracks down the aisle
+    with a dark drip line between them, dirt against the curbs and in the stalls' wheel lanes (`_dirt`, never near
+    the subject car), broken crack networks where the pavement is tired (tar-sealed ones where it was kept up),
+    and an oil stain in the middle of about half the stalls."""
+    mat, nodes, links, bsdf = mats.new_material(name)
+    g = NodeGraph(nodes, links)
+    base = 0.06 * plan.asphalt_shade
+    offset = ground.texture_offset(layout_seed(plan))
+    drift = g.noise(0.12, 2.0, flat=True)  # broad: which areas are tired, which were sealed
+    warped = g.warp(0.8, 0.45)  # ragged stains, wiggly cracks
+    wxyz = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(warped, wxyz.inputs[0])
+    ragged = g.noise(2.2, 1.0, warped, flat=True)
+
+    # tyre-polished wheel tracks of cars driving down the aisle, a drip line of oil between them
+    off_mid = g.math("ABSOLUTE", g.math("SUBTRACT", wxyz.outputs["Y"], plan.aisle_width_m / 2))
+    track = g.smooth(g.math("ABSOLUTE", g.math("SUBTRACT", off_mid, 0.8)), 0.55, 0.1)
+    color, height, stone = aggregate(g, base, offset, polish=track)
+    drip = g.math("MULTIPLY", g.smooth(off_mid, 0.35, 0.05), g.smooth(ragged, 0.35, 0.6))
+    color = g.mix(g.math("MULTIPLY", drip, 0.45), color, (base * 0.45,) * 3)
+    roughness = g.math("MULTIPLY_ADD", g.math("MULTIPLY", track, stone), -0.3, 0.9)
+    dirt = _dirt(g, plan, offset)
+    color = g.mix(dirt, color, DIRT_RGB)
+    stain = _oil_stains(g, plan, wxyz, ragged)
     color = g.mix(stain, color, (base * 0.35, base * 0.33, base * 0.32))
     roughness = g.math("MULTIPLY_ADD", stain, -0.4, roughness)
 
@@ -190,7 +293,7 @@ def asphalt(name: str, plan: LotPlan):
     roughness = g.math("MULTIPLY_ADD", sealed, -0.45, roughness)
 
     # the bump reads only the stones: a bump evaluates its height three times, cracks would triple their cost
-    _finish(mat, g, bsdf, color, roughness, stones, 0.3, 0.004, (base,) * 3)
+    finish(mat, g, bsdf, color, roughness, height, 0.3, 0.003, (base,) * 3)
     return mat
 
 
@@ -199,8 +302,8 @@ def patch_asphalt(name: str, plan: LotPlan, age: float):
     mat, nodes, links, bsdf = mats.new_material(name)
     g = NodeGraph(nodes, links)
     base = 0.06 * plan.asphalt_shade * (0.45 + 0.5 * age)
-    color, grain = _aggregate(g, base)
-    _finish(mat, g, bsdf, color, 0.8 + 0.1 * age, grain, 0.18, 0.003, (base,) * 3)
+    color, grain, _ = aggregate(g, base, ground.texture_offset(layout_seed(plan) + 1))
+    finish(mat, g, bsdf, color, 0.8 + 0.1 * age, grain, 0.18, 0.003, (base,) * 3)
     return mat
 
 
@@ -223,7 +326,7 @@ def stall_paint(name: str, rgb, plan: LotPlan):
     asphalt_rgb = g.ramp(g.noise(140.0, 2.0, flat=True), [(0.35, (base * 0.6,) * 3), (0.65, (base * 1.5,) * 3)])
     color = g.mix(bare, paint, asphalt_rgb)
     roughness = g.math("MULTIPLY_ADD", bare, 0.2, 0.7)
-    _finish(mat, g, bsdf, color, roughness, chips, 0.15, 0.002, faded)
+    finish(mat, g, bsdf, color, roughness, chips, 0.15, 0.002, faded)
     return mat
 
 
@@ -249,7 +352,7 @@ def curb_concrete(name: str):
     color = g.mix(g.math("MULTIPLY", chips, 0.7), color, (0.24, 0.23, 0.21))
     color = _base_dirt(g, color, 0.05)
     height = g.math("SUBTRACT", tone, g.math("MULTIPLY", chips, 0.5))
-    _finish(mat, g, bsdf, color, 0.9, height, 0.35, 0.01, light)
+    finish(mat, g, bsdf, color, 0.9, height, 0.35, 0.01, light)
     return mat
 
 
@@ -269,5 +372,5 @@ def sidewalk_concrete(name: str):
     color = _base_dirt(g, color, 0.04)
     height = g.math("SUBTRACT", g.math("MULTIPLY_ADD", broom, 0.3, g.math("MULTIPLY", tone, 0.7)),
                     g.math("MULTIPLY", joint, 1.5))
-    _finish(mat, g, bsdf, color, 0.88, height, 0.3, 0.006, light)
+    finish(mat, g, bsdf, color, 0.88, height, 0.3, 0.006, light)
     return mat

@@ -26,7 +26,7 @@ from ..core.grass import FADE_M, GrassPatch, scatter_patch, tuft_variants
 from ..core.plate import PLATE_PX_PER_MM, plate_texture
 from ..core.vehicle_details import MOUNT_SIZE_M, PLATE_SIZE_M
 from ..core.vehicle_geometry import vehicle_geometry
-from . import compat, facade, lot_ground, vegetation
+from . import compat, facade, lawn_dress, lot_ground, vegetation
 from . import materials as mats
 from .grass import add_grass, grass_material
 from .meshes import boxes, mesh_object, textured_quad
@@ -160,7 +160,8 @@ def _build_ground(scene, plan: LotPlan, built: BuiltLot) -> None:
     built.ground.append("StallLines")
     concrete = lot_ground.curb_concrete("RB_Concrete")  # the poles' bases take it by name
     walk = lot_ground.sidewalk_concrete("RB_Sidewalk")
-    lawn = vegetation.lawn_material("RB_Lawn", (0.075, 0.125, 0.032), seed=layout_seed(plan))
+    lawn = lawn_dress.dress_lawn(vegetation.lawn_material("RB_Lawn", (0.075, 0.125, 0.032), seed=layout_seed(plan)),
+                                 seed=layout_seed(plan))  # clumps, soil, clover (issue 41)
     for curb in plan.curbs():
         lo = [curb.x - curb.half_l, curb.y - curb.half_w, 0.0]
         hi = [curb.x + curb.half_l, curb.y + curb.half_w, CURB_HEIGHT_M]

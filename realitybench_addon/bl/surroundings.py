@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core import ground
 from ..core.surroundings import SurroundingsPlan
 from ..core.surroundings_meshes import surroundings_parts
-from . import compat, facade, vegetation
+from . import compat, facade, lawn_dress, lot_ground, vegetation
 from . import materials as mats
 from .meshes import mesh_object
 
@@ -69,59 +70,48 @@ def _noisy(name: str, stops, scale: float, *, attribute: str | None = None, roug
     return mat
 
 
+def _road_seed(road) -> int:
+    """A seed that is a pure function of the road's plan values (the ground textures' per-scene shift)."""
+    return int(round(road.offset_m * 1000)) * 7919 + int(round(road.azimuth_deg * 1000))
+
+
 def _road(plan: SurroundingsPlan):
-    """Asphalt: fine aggregate noise, darker worn wheel tracks, patched and lighter crumbling edges, and a faded
-    dashed yellow centre line, all placed in the road's own coordinates (along, across) from the plan."""
+    """Asphalt (issue 41): the lot's aggregate (`lot_ground.aggregate`, shifted per scene from the road's plan
+    values), stones polished lighter in the wheel tracks with an oily drip line streaked along the lane's
+    middle, grit and dirt collected along both edges, lighter crumbling edges, and a faded dashed yellow centre
+    line, all placed in the road's own coordinates (along, across) from the plan."""
     road = plan.road
     mat, nodes, links, bsdf = mats.new_material("RB_Asphalt")
-    coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
+    g = lot_ground.NodeGraph(nodes, links)
     a = math.radians(road.azimuth_deg)
-
-    def dot(direction):
-        node = nodes.new("ShaderNodeVectorMath")
-        node.operation = "DOT_PRODUCT"
-        node.inputs[1].default_value = direction
-        links.new(coord, node.inputs[0])
-        return node.outputs["Value"]
-
-    def math_node(op, a_socket, b_value):
-        node = nodes.new("ShaderNodeMath")
-        node.operation = op
-        links.new(a_socket, node.inputs[0])
-        node.inputs[1].default_value = b_value
-        return node.outputs[0]
-
-    along = dot((math.cos(a), math.sin(a), 0.0))
-    across = math_node("ABSOLUTE", math_node("SUBTRACT", dot((-math.sin(a), math.cos(a), 0.0)),
-                                                          road.offset_m), 0.0)
-    grain = mats.noise_fac(nodes, links, coord, 9.0, 3.0)
-    patches = mats.noise_fac(nodes, links, coord, 0.25, 3.0)
-    base = mats.color_ramp(nodes, links, mats.weighted_sum(nodes, links, grain, patches, 0.5),
-                           [(0.3, (0.04, 0.04, 0.042)), (0.55, (0.07, 0.068, 0.066)),
-                            (0.75, (0.095, 0.092, 0.088))]).outputs["Color"]
-    tracks = mats.map_range(nodes, links, math_node("ABSOLUTE", math_node("SUBTRACT", across,
-                                                                                 road.width_m / 4), 0.0),
-                               0.25, 0.55, 0.35, 0.0)
-    color = mats.mix_rgb(nodes, links, tracks, base, (0.03, 0.03, 0.031))
-    edge = mats.map_range(nodes, links, across, road.width_m / 2 - 0.45, road.width_m / 2 - 0.05, 0.0, 0.5)
-    color = mats.mix_rgb(nodes, links, edge, color, (0.14, 0.13, 0.115))
-    dashes = mats.map_range(nodes, links, math_node("FRACT", math_node("DIVIDE", along, 9.0), 0.0), 0.38, 0.4,
-                               1.0, 0.0)
-    on_line = mats.map_range(nodes, links, across, 0.07, 0.055, 0.0, 1.0)
-    line = math_node("MULTIPLY", on_line, 1.0)
-    line_node = line.node
-    links.new(dashes, line_node.inputs[1])
-    faded = mats.map_range(nodes, links, mats.noise_fac(nodes, links, coord, 1.8, 3.0), 0.3, 0.7, 0.2, 0.7)
-    amount = nodes.new("ShaderNodeMath")
-    amount.operation = "MULTIPLY"
-    links.new(line, amount.inputs[0])
-    links.new(faded, amount.inputs[1])
-    color = mats.mix_rgb(nodes, links, amount.outputs[0], color, (0.45, 0.36, 0.1))
-    links.new(color, compat.principled_input(bsdf, "Base Color"))
-    mats.bump_normal(nodes, links, bsdf, grain, 0.15)
-    compat.principled_input(bsdf, "Roughness").default_value = 0.85
+    along = g.math("MULTIPLY_ADD", g.x, math.cos(a), g.math("MULTIPLY", g.y, math.sin(a)))
+    signed = g.math("SUBTRACT", g.math("MULTIPLY_ADD", g.x, -math.sin(a), g.math("MULTIPLY", g.y, math.cos(a))),
+                    road.offset_m)
+    across = g.math("ABSOLUTE", signed)
+    half = road.width_m / 2
+    offset = ground.texture_offset(_road_seed(road))
+    lane_mid = g.math("ABSOLUTE", g.math("SUBTRACT", across, half / 2))
+    track = g.smooth(g.math("ABSOLUTE", g.math("SUBTRACT", lane_mid, 0.8)), 0.5, 0.12)
+    color, height, stone = lot_ground.aggregate(g, 0.065, offset, polish=track)
+    # streaks along the drive direction: noise stretched along the road
+    streak_uv = g.vector(g.math("MULTIPLY", g.math("ADD", along, offset[0]), 0.12), g.math("ADD", signed, offset[1]))
+    streaks = g.noise(3.0, 3.0, streak_uv, roughness=0.6, flat=True)
+    drip = g.math("MULTIPLY", g.smooth(lane_mid, 0.45, 0.1), g.smooth(streaks, 0.4, 0.65, 0.1, 0.6))
+    color = g.mix(drip, color, (0.028, 0.027, 0.027))
+    # grit and dirt collected against the edges, ragged, streaked along the road; crumbling lighter edge
+    patchy = g.noise(1.1, 3.0, flat=True)
+    edge_band = g.smooth(g.math("MULTIPLY_ADD", patchy, 0.35, across), half - 0.2, half + 0.1)
+    grit = g.math("MULTIPLY", edge_band, g.smooth(streaks, 0.25, 0.6, 0.5, 1.0))
+    color = g.mix(grit, color, (0.12, 0.105, 0.085))
+    crumble = g.math("MULTIPLY", g.smooth(across, half - 0.3, half - 0.04, 0.0, 0.5), g.smooth(patchy, 0.55, 0.7))
+    color = g.mix(crumble, color, (0.16, 0.15, 0.135))
+    dashes = g.smooth(g.math("FRACT", g.math("DIVIDE", along, 9.0)), 0.4, 0.38)
+    line = g.math("MULTIPLY", g.smooth(across, 0.07, 0.055), dashes)
+    faded = g.smooth(g.noise(1.8, 3.0), 0.3, 0.7, 0.2, 0.7)
+    color = g.mix(g.math("MULTIPLY", line, faded), color, (0.45, 0.36, 0.1))
+    roughness = g.math("MULTIPLY_ADD", g.math("MULTIPLY", track, stone), -0.25, 0.88)
+    lot_ground.finish(mat, g, bsdf, color, roughness, height, 0.25, 0.003, (0.06, 0.06, 0.06))
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.35
-    mat.diffuse_color = (0.06, 0.06, 0.06, 1.0)
     return mat
 
 
@@ -135,7 +125,8 @@ def _materials(plan: SurroundingsPlan) -> dict:
         "terrain": _noisy("RB_Terrain", [(0.35, forest), (0.5, _scaled(forest, 1.3)), (0.58, field_c),
                                          (0.8, _scaled(field_c, 1.25))], 0.012, detail=6.0, bump=0.25,
                           roughness=0.95, haze_from_m=120.0),
-        "lawn": vegetation.lawn_material("RB_Lawn", lawn, stripe_azimuth_deg=plan.road.azimuth_deg, dry=0.4),
+        "lawn": lawn_dress.dress_lawn(vegetation.lawn_material(
+            "RB_Lawn", lawn, stripe_azimuth_deg=plan.road.azimuth_deg, dry=0.4), seed=_road_seed(plan.road)),
         "asphalt": _road(plan),
         "deciduous": vegetation.leaf_material("RB_LeafCrown", vegetation.LEAF_GREENS, leaf_scale=5.0,
                                               shade_attribute="tree_shade"),
