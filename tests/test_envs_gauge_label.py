@@ -9,7 +9,7 @@ bpy = pytest.importorskip("bpy")
 
 from realitybench_addon import pipeline  # noqa: E402
 from realitybench_addon.bl.scene_data import matrix_to_numpy, pinhole_camera  # noqa: E402
-from realitybench_addon.core.equipment import label_texture  # noqa: E402
+from realitybench_addon.core.equipment import label_texture, protection, worn_label_texture  # noqa: E402
 from realitybench_addon.core.gauge import display_texture, read_seven_segment  # noqa: E402
 from realitybench_addon.core.presets import load_environment_preset  # noqa: E402
 from env_support import assert_every_term_measured, assert_same_id_same_record, packed_pixels, run  # noqa: E402
@@ -137,9 +137,11 @@ def test_label_terms_are_the_projected_rows_and_bars_as_drawn():
         from realitybench_addon.core.barcode import symbol_width_modules
         per_module = np.linalg.norm(uv[1] - uv[0]) / symbol_width_modules(plan.label.serial)
         assert per_module == pytest.approx(m["barcode_bar_px"], rel=0.05)
-        # the label texture packed in the .blend is the one the layout describes
-        image, _ = label_texture(plan.label)
+        # the label texture packed in the .blend is the one the layout describes (worn only outside its print)
+        image, _ = worn_label_texture(plan.label)
         assert np.array_equal(packed_pixels("RB_EquipmentLabelImage"), image)
+        keep = protection(layout, image.shape[:2]) == 1.0
+        assert np.array_equal(image[keep], label_texture(plan.label)[0][keep])
         checked += 1
     assert checked >= 5
 

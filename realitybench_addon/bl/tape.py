@@ -76,7 +76,8 @@ def _build_case(col, m: np.ndarray, length_m: float) -> None:
     material = mats.image_material("RB_TapeCasePrint", mats.packed_image("RB_TapeCasePrintImage",
                                                                          case_print_texture()), roughness=0.4)
     for side in (1.0, -1.0):
+        # the blade's frame is left-handed (X = Z x Y): image right along -side * Y faces the print outwards
         local = np.eye(4)
-        local[:3, 0], local[:3, 1], local[:3, 2] = (0, side, 0), (0, 0, 1), (side, 0, 0)
+        local[:3, 0], local[:3, 1], local[:3, 2] = (0, -side, 0), (0, 0, 1), (side, 0, 0)
         local[:3, 3] = (side * (SHELL_HALF_THICKNESS_M + 0.0001), centre_y, centre_z)
         textured_quad("Tape_CasePrint", w, h, col, material, matrix=m @ local)

@@ -181,8 +181,8 @@ def label_texture(label: EquipmentLabel, px_per_mm: float = LABEL_PX_PER_MM) -> 
     return np.asarray(image), layout
 
 
-# The label as it looks after some seasons outdoors: a printed border, a darker adhesive edge, faded edges, scuffs
-# and one corner lifting. Every pixel of every text row and of the barcode (with its quiet zone) stays exactly
+# The label as it looks after some seasons outdoors: a printed border, faded edges, scuffs and one corner
+# lifting. Every pixel of every text row and of the barcode (with its quiet zone) stays exactly
 # as label_texture drew it, so what the terms measure (rows, glyph boxes, bars) is the clean layout's.
 BORDER_INSET_MM = 1.3
 BORDER_LINE_MM = 0.35
@@ -265,14 +265,15 @@ def worn_label_texture(label: EquipmentLabel, px_per_mm: float = LABEL_PX_PER_MM
     border = np.abs(edge - BORDER_INSET_MM - BORDER_LINE_MM / 2) < BORDER_LINE_MM / 2
     out[border] = INK
     paper = image.mean(axis=2, dtype=np.float32) / 255.0  # the dark header band fades little, the paper yellows
-    fade = (np.float32(0.28 * rng.uniform(0.6, 1.0)) * np.exp(-edge / np.float32(2.5)) * paper)[..., None]
+    fade = (np.float32(0.2 * rng.uniform(0.6, 1.0)) * np.exp(-edge / np.float32(2.5)) * paper)[..., None]
     out += (np.array([226.0, 221.0, 200.0], np.float32) - out) * fade  # sun-faded towards the edges
     scuff = (_scuffs(shape, px_per_mm, rng) * 0.55).astype(np.float32)[..., None]
     out += (np.array([205.0, 203.0, 195.0], np.float32) - out) * scuff
+    # darkening only where paper shows and only a little: a label seen a few pixels wide is mostly its edge, and
+    # weber_contrast's ink percentile there must stay where the clean label put it
     flap, fold = _peel(shape, px_per_mm, rng)
-    out[flap] *= 0.78  # the lifted flap turned a little from the light
+    out[flap] *= 1.0 - 0.12 * paper[flap][:, None]  # the lifted flap turned a little from the light
     out[fold] = out[fold] * 0.55 + 0.45 * 250.0  # its bent edge catches the light
-    out[edge < 0.3] *= 0.8  # grime along the adhesive edge
     keep = protection(layout, shape)[..., None]
     out += (image - out) * keep
     return np.clip(np.round(out), 0, 255).astype(np.uint8), layout

@@ -292,7 +292,9 @@ def read_seven_segment(image: np.ndarray, layout: DisplayLayout) -> str:
 # underside; see bl/gauge.py's gauge_matrix). Every part lies inside the boxes the gauge used to be built
 # from, and nothing rises above the LCD's face, so no part hides more of the display than before.
 END_CAP_M = 0.025  # the rubber end caps' length
-BODY_RADII_M = (0.002, 0.002, 0.0025, 0.0025)  # the extrusion's profile (X, Z): bottom, bottom, top, top
+# the extrusion's profile (X, Z): bottom, bottom, top, top. The bottom stays nearly square, so the footprint
+# (and the module glass and frame it hides) is the box's
+BODY_RADII_M = (0.0004, 0.0004, 0.0025, 0.0025)
 BEZEL_TOP_M = 0.0006  # above the body's top: under the LCD's face (LCD_ABOVE_BODY_M)
 BUTTONS_X_M = ((-0.014, -0.004), (0.004, 0.014))
 BUTTON_ROW_M = (-0.034, -0.026)  # from the window's centre, along the axis
@@ -311,8 +313,8 @@ def gauge_parts() -> dict:
     hw, hl, t = BODY_WIDTH_M / 2, BODY_LENGTH_M / 2, BODY_HEIGHT_M
     profile = RoundedRect(-hw, hw, 0.0, t, BODY_RADII_M)
     body = place(rounded_slab(profile, -hl + END_CAP_M, hl - END_CAP_M), "xzy")
-    cap_profile = RoundedRect(-hw - 0.002, hw + 0.002, 0.0, t + 0.002, (0.003, 0.003, 0.006, 0.006))
-    caps = merge(*(place(rounded_slab(cap_profile, y0, y0 + END_CAP_M, bevel=0.003), "xzy")
+    cap_profile = RoundedRect(-hw - 0.002, hw + 0.002, 0.0, t + 0.002, (0.0006, 0.0006, 0.006, 0.006))
+    caps = merge(*(place(rounded_slab(cap_profile, y0, y0 + END_CAP_M, bevel=0.0012), "xzy")
                    for y0 in (-hl, hl - END_CAP_M)))
     y0 = WINDOW_OFFSET_M
     wa, wl = WINDOW_ACROSS_M / 2, WINDOW_ALONG_M / 2

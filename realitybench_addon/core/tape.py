@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .roof import INCH, RoofPlan
+
+if TYPE_CHECKING:
+    from .product_shapes import RoundedRect
 
 BLADE_WIDTH_M = INCH  # a 1 in blade
 BLADE_THICKNESS_M = 0.00015
@@ -194,8 +198,8 @@ def hook_parts() -> dict:
 
 
 def case_print_texture(px_per_mm: float = 10.0) -> np.ndarray:
-    """The print on the case's side inside the overmould (Y across, Z up): the maker's name in yellow and the
-    blade's length in white on a black panel. RGB uint8, row 0 at the top (the case's top)."""
+    """The print on the case's side inside the overmould (Y across, Z up): the maker's name and the blade's
+    length in black on the shell's yellow. RGB uint8, row 0 at the top (the case's top)."""
     from PIL import Image
 
     from . import lettering
@@ -205,14 +209,14 @@ def case_print_texture(px_per_mm: float = 10.0) -> np.ndarray:
     image = Image.new("RGB", (w, h), CASE_PRINT_BACKGROUND)
     cap = lettering.fit_cap_height(CASE_PRINT[0], 0.84 * w, 0.24 * h)
     x = (w - lettering.text_width(CASE_PRINT[0], cap)) / 2
-    lettering.draw_text(image, CASE_PRINT[0], x, 0.42 * h, cap, color=(246, 196, 30), stroke_px=0.2 * cap)
+    lettering.draw_text(image, CASE_PRINT[0], x, 0.42 * h, cap, color=(22, 22, 24), stroke_px=0.2 * cap)
     small = lettering.fit_cap_height(CASE_PRINT[1], 0.6 * w, 0.1 * h)
     x = (w - lettering.text_width(CASE_PRINT[1], small)) / 2
-    lettering.draw_text(image, CASE_PRINT[1], x, 0.6 * h, small, color=(236, 236, 230))
+    lettering.draw_text(image, CASE_PRINT[1], x, 0.6 * h, small, color=(22, 22, 24))
     return np.asarray(image)
 
 
-CASE_PRINT_BACKGROUND = (26, 26, 28)  # a black printed side panel
+CASE_PRINT_BACKGROUND = (225, 195, 39)  # the shell's yellow (linear 0.75, 0.55, 0.02) as sRGB
 
 
 def case_print_size_m() -> tuple[float, float]:
