@@ -62,9 +62,9 @@ def test_denoise_removes_most_colour_noise_and_part_of_the_luminance_noise():
     grain = noisy(np.full((200, 200, 3), 0.3), shot, read)
     y0, c0 = luma_chroma_variance(grain)
     y_full, c_full = luma_chroma_variance(pl.denoise(grain, 1.0, 1.0, shot, read))
-    assert y_full / y0 < 0.06 and c_full / c0 < 0.02  # measured 0.041 and 0.014
-    y_mid, c_mid = luma_chroma_variance(pl.denoise(grain, 0.65, 0.9, shot, read))  # mid of the drawn ranges
-    assert 0.12 < y_mid / y0 < 0.35  # fine luminance grain left, a faint texture
+    assert y_full / y0 < 0.2 and c_full / c0 < 0.02  # measured 0.16 and 0.007
+    y_mid, c_mid = luma_chroma_variance(pl.denoise(grain, 0.5, 0.9, shot, read))  # mid of the drawn ranges
+    assert 0.35 < y_mid / y0 < 0.6  # half the luminance grain left (0.48): fine texture survives it too
     assert c_mid / c0 < 0.5 * (y_mid / y0)  # colour noise suppressed more than luminance noise
     assert pl.denoise(grain, 0.0, 0.0, shot, read) is grain
 
@@ -76,6 +76,18 @@ def test_denoise_keeps_an_edge_much_stronger_than_the_noise():
     profile = luma(pl.denoise(noisy(img, shot, read, seed=2), 1.0, 1.0, shot, read)).mean(axis=0)
     assert profile[28] < 0.12 and profile[31] > 0.48  # the step stays within a pixel or two
     assert profile[30] - profile[29] > 0.3
+
+
+def test_denoise_keeps_most_of_a_fine_texture_as_strong_as_the_noise():
+    """Shingle granules, wood grain: a texture of +-10 % (1.2 noise standard deviations at 0.3) with a period of
+    5 px keeps about four fifths of its amplitude at the drawn luminance strengths (0.86 at 0.35, 0.74 at 0.65)."""
+    shot, read = 2e-3, 2e-3
+    wave = np.sin(np.arange(200) * 1.3)[None, :].repeat(200, axis=0)
+    img = np.repeat((0.3 * (1 + 0.1 * wave))[..., None], 3, axis=-1)
+    grain = noisy(img, shot, read, seed=3)
+    kept = lambda out: float((luma(out) * wave).mean() / (luma(img) * wave).mean())
+    assert kept(pl.denoise(grain, 0.35, 0.9, shot, read)) > 0.8
+    assert kept(pl.denoise(grain, 0.65, 0.9, shot, read)) > 0.7
 
 
 def test_denoised_grain_is_blotchy_not_per_pixel():
@@ -90,8 +102,8 @@ def test_denoised_grain_is_blotchy_not_per_pixel():
         return float((y[:, 1:] * y[:, :-1]).mean() / y.var())
 
     assert abs(neighbour_correlation(grain)) < 0.05
-    assert neighbour_correlation(pl.denoise(grain, 1.0, 1.0, shot, read)) > 0.45  # measured 0.53
-    assert neighbour_correlation(pl.denoise(grain, 0.65, 0.9, shot, read)) > 0.08  # measured 0.11
+    assert neighbour_correlation(pl.denoise(grain, 1.0, 1.0, shot, read)) > 0.1  # measured 0.15
+    assert neighbour_correlation(pl.denoise(grain, 0.5, 0.9, shot, read)) > 0.02  # measured 0.036
 
 
 def test_denoise_leaves_a_glint_above_white_white():
@@ -175,7 +187,7 @@ def test_phone_look_is_drawn_from_its_own_stream_and_shifts_no_earlier_draw():
     assert params.vignetting == float(old.uniform(0.05, 0.35))
     look = pp.draw_phone_look(stage_rng(stage_rng(frame_rng(7, "demo", "random", 3), "post"), "phone_look"))
     assert {f: getattr(params, f) for f in LOOK_FIELDS} == look
-    assert 0.005 <= params.glare <= 0.02 and 0.5 <= params.luma_denoise <= 0.8 < 0.85 <= params.chroma_denoise
+    assert 0.005 <= params.glare <= 0.02 and 0.35 <= params.luma_denoise <= 0.65 < 0.85 <= params.chroma_denoise
 
 
 def test_a_record_without_the_look_develops_as_before_and_the_look_is_deterministic():

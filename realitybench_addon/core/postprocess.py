@@ -84,7 +84,7 @@ def draw_phone_look(rng: np.random.Generator) -> dict:
     which consumes no draw of its parent): mild, so the image terms read on the final image barely move."""
     return {"glare": float(rng.uniform(0.005, 0.02)),
             "flare": float(rng.uniform(0.02, 0.06)),
-            "luma_denoise": float(rng.uniform(0.5, 0.8)),
+            "luma_denoise": float(rng.uniform(0.35, 0.65)),
             "chroma_denoise": float(rng.uniform(0.85, 0.97)),
             "local_tone": float(rng.uniform(0.25, 0.55)),
             "sharpen": float(rng.uniform(0.2, 0.45)),
