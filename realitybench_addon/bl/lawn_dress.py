@@ -1,7 +1,7 @@
 """A lawn seen from a distance is not a cloud of green noise (issue 41): `dress_lawn` changes a finished lawn
 material (`vegetation.lawn_material`'s copy; its template is untouched) in place, between its colour and the
-BSDF: mottled clumps (Voronoi cells of a hand's width, each its own shade, darker in the gaps between them),
-soil showing between thin clumps, and patches of clover (a bluer, lighter green with a round-leaf speckle).
+BSDF: mottled clumps (warped Voronoi cells of 11 cm, each its own shade, averaged with a 5 cm noise),
+flecks of soil where the turf is thin, and patches of clover (a bluer, lighter green with a round-leaf speckle).
 Every pattern is shifted per scene by `core.ground.texture_offset(seed)`; nothing is drawn from a generator.
 
     lawn = dress_lawn(vegetation.lawn_material("RB_Lawn", (0.08, 0.12, 0.04)), seed=plan_seed)
@@ -15,7 +15,7 @@ from .lot_ground import NodeGraph
 CLUMP_M = 0.11  # a clump of grass: a Voronoi cell this wide
 CLOVER_SCALE = 0.7  # clover patches: noise of this scale (1/m), the top ~20 % of it
 SOIL_RGB = (0.085, 0.064, 0.042)
-CLOVER_RGB = (0.06, 0.13, 0.055)
+CLOVER_RGB = (0.05, 0.105, 0.045)
 DRESSED_LABEL = "Lawn dress"
 
 
@@ -43,14 +43,12 @@ def dress_lawn(mat, seed: int):
     shifted.operation = "ADD"
     links.new(g.position, shifted.inputs[0])
     shifted.inputs[1].default_value = ground.texture_offset(seed)
-    domain = g.warp(6.0, 0.05, vector=shifted.outputs[0])
-    clumps = _cells(g, domain, 1.0 / CLUMP_M)
-    gaps = _cells(g, domain, 1.0 / CLUMP_M, "DISTANCE_TO_EDGE")
-    shade_of = g.nodes.new("ShaderNodeSeparateColor")
-    links.new(clumps.outputs["Color"], shade_of.inputs[0])
-    # each clump its own shade (x0.75..1.2), darker into the gaps between clumps
-    shade = g.math("MULTIPLY", g.math("MULTIPLY_ADD", shade_of.outputs[0], 0.45, 0.75),
-                   g.smooth(gaps.outputs["Distance"], 0.0, 0.12, 0.7, 1.0))
+    domain = g.warp(7.0, 0.07, vector=shifted.outputs[0])
+    # clumps: each its own shade, two layers of cells (incommensurate sizes) averaged, so no cell edge shows
+    rgb = nodes.new("ShaderNodeSeparateColor")
+    links.new(_cells(g, domain, 1.0 / CLUMP_M).outputs["Color"], rgb.inputs[0])
+    tufts = g.noise(1.0 / (0.437 * CLUMP_M), 1.0, domain, flat=True)  # a finer, incommensurate layer
+    shade = g.math("MULTIPLY_ADD", g.math("ADD", rgb.outputs[0], tufts), 0.3, 0.7)  # x0.7..1.3
     mult = nodes.new("ShaderNodeMix")
     mult.data_type = "RGBA"
     mult.blend_type = "MULTIPLY"
@@ -61,13 +59,13 @@ def dress_lawn(mat, seed: int):
         links.new(shade, combine.inputs[channel])
     links.new(combine.outputs["Color"], mult.inputs[7])
     out = mult.outputs[2]
-    # soil: in the gaps, where a broad noise says the turf is thin
-    thin = g.smooth(g.noise(0.35, 3.0, shifted.outputs[0], flat=True), 0.5, 0.72)
-    soil = g.math("MULTIPLY", thin, g.smooth(gaps.outputs["Distance"], 0.16, 0.04))
-    out = g.mix(g.math("MULTIPLY", soil, 0.85), out, SOIL_RGB)
-    # clover: patches of a bluer green, speckled with round leaves
-    patch = g.smooth(g.noise(CLOVER_SCALE, 4.0, domain, flat=True), 0.6, 0.68)
-    leaves = g.smooth(_cells(g, domain, 95.0).outputs["Distance"], 0.45, 0.25, 0.55, 1.0)
+    # soil: fine flecks of it where a broad noise says the turf is thin
+    thin = g.smooth(g.noise(0.35, 3.0, shifted.outputs[0], flat=True), 0.5, 0.7)
+    flecks = g.smooth(g.noise(45.0, 2.0, domain, flat=True), 0.56, 0.68)
+    out = g.mix(g.math("MULTIPLY", g.math("MULTIPLY", thin, flecks), 0.8), out, SOIL_RGB)
+    # clover: soft patches of a bluer, denser green, speckled with round leaves
+    patch = g.smooth(g.noise(CLOVER_SCALE, 4.0, domain, flat=True), 0.6, 0.7, 0.0, 0.6)
+    leaves = g.smooth(g.noise(80.0, 1.0, domain, flat=True), 0.4, 0.6, 0.6, 1.0)
     out = g.mix(g.math("MULTIPLY", patch, leaves), out, CLOVER_RGB)
     out.node.label = DRESSED_LABEL
     links.new(out, base_in)
