@@ -9,7 +9,7 @@ import pytest
 from realitybench_addon.core.damage import damage_mask, damage_texture, draw_damage, mark_footprint, _grid
 from realitybench_addon.core.rust_relief import RIM_M, rust_relief
 from realitybench_addon.core.vehicle import BODY_STYLES, draw_vehicle
-from realitybench_addon.core.vehicle_details import DRESSING_PREFIX, MIRROR_DRESSING, mirror_boxes
+from realitybench_addon.core.vehicle_details import DRESSING_PREFIX, LAMP_PARTS, MIRROR_DRESSING, mirror_boxes
 from realitybench_addon.core.vehicle_geometry import vehicle_geometry
 from realitybench_addon.core.vehicle_interior import COSMETIC_PREFIX
 from realitybench_addon.core.vehicle_loft import Profile
@@ -115,3 +115,18 @@ def test_mirror_dressing_sits_inside_the_measured_mirror_boxes(style):
     assert inside.all()
     # both sides have one, and it is rounded: far more distinct normals' worth of vertices than a box's 8
     assert (v[:, 1] > 0).sum() > 50 and (v[:, 1] < 0).sum() > 50
+
+
+@pytest.mark.parametrize("style", ["sedan", "van", "pickup"])
+def test_each_lamp_spans_its_own_uv_square(style):
+    """The lamp material draws the housing where a UV nears 0 or 1: each lamp of a pair must span 0..1 over its
+    own face, its front face's corners at the square's corners."""
+    g = vehicle_geometry(draw_vehicle(np.random.default_rng(1), style=style))
+    for name in LAMP_PARTS:
+        part = g.parts[name]
+        assert part.uv is not None and part.uv.shape == (len(part.vertices), 2)
+        for side in (part.vertices[:, 1] > 0, part.vertices[:, 1] <= 0):
+            uv = part.uv[side]
+            assert uv.min() == pytest.approx(0.0) and uv.max() == pytest.approx(1.0)
+            corners = {tuple(np.round(c, 6)) for c in uv}
+            assert {(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)} <= corners

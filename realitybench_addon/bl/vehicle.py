@@ -130,7 +130,7 @@ def _orange_peel(nodes, links, bsdf, coord) -> None:
     peel.inputs["Scale"].default_value = PEEL_SCALE
     peel.inputs["Detail"].default_value = 1.0
     links.new(coord.outputs["Object"], peel.inputs["Vector"])
-    bump = mats.bump_normal(nodes, links, bsdf, peel.outputs["Fac"], strength=0.06, distance=0.002)
+    bump = mats.bump_normal(nodes, links, bsdf, peel.outputs["Fac"], strength=0.04, distance=0.002)
     coat_normal = bsdf.inputs.get("Coat Normal") or bsdf.inputs.get("Clearcoat Normal")
     if coat_normal is not None:
         links.new(bump.outputs["Normal"], coat_normal)
@@ -209,7 +209,7 @@ def lamp_material(name: str, lens_rgb, reflector_rgb, cell_m: float):
     ramp = mats.color_ramp(nodes, links, cells.outputs["Distance"],
                            [(0.0, reflector_rgb), (0.75, tuple(0.7 * c for c in reflector_rgb)), (1.0, dark)])
     bezel, depth = _lamp_housing(nodes, links, coord)
-    lit = mats.mix_rgb(nodes, links, depth, (0.0, 0.0, 0.0), ramp.outputs["Color"], blend="MULTIPLY")
+    lit = mats.mix_rgb(nodes, links, depth, (0.0, 0.0, 0.0), ramp.outputs["Color"])  # the colour times depth
     lit = mats.mix_rgb(nodes, links, bezel, lit, HOUSING_RGB)
     links.new(lit, compat.principled_input(bsdf, "Base Color"))
     links.new(math_node(nodes, links, "MULTIPLY_ADD", bezel, 0.4, 0.18), compat.principled_input(bsdf, "Roughness"))
