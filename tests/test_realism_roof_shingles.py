@@ -39,7 +39,7 @@ def test_algae_only_on_the_slope_turned_from_the_sun_below_the_ridge():
                 assert slope_faces_away_from_sun(SLOPE_DOWNHILL_AZIMUTH[slope], az)
                 assert w.algae.ridge_v == 5.5
                 assert 0.3 * 5.5 - 1e-9 <= w.algae.reach_m <= 0.75 * 5.5 + 1e-9
-                assert 0.35 <= w.algae.strength <= 0.75
+                assert 0.6 <= w.algae.strength <= 0.95
             # a gable's two slopes never both carry streaks, and the sunlit one never does
             if style == "gable":
                 assert not (wear["front"].algae and wear["back"].algae)
@@ -70,7 +70,9 @@ def test_shingle_material_has_its_granule_laminate_wear_and_algae_layers():
     assert {"granules", "granule_blend", "laminate_teeth", "laminate_edges", "wear", "weathering",
             "algae", "algae_stripes", "algae_strands", "algae_length"} <= _labels(full)
     nodes = {n.label: n for n in full.node_tree.nodes if n.label}
-    assert nodes["granules"].inputs["Scale"].default_value == pytest.approx(480.0)  # ~2 mm granules
+    assert nodes["granules"].bl_idname == "ShaderNodeTexWhiteNoise"  # one colour per ~2 mm granule cell
+    snap = nodes["granules"].inputs["Vector"].links[0].from_node
+    assert snap.operation == "SNAP" and tuple(snap.inputs[1].default_value) == pytest.approx((1 / 480.0,) * 3)
     assert nodes["laminate_teeth"].voronoi_dimensions == "1D"
     assert nodes["laminate_edges"].feature == "DISTANCE_TO_EDGE"
     assert nodes["algae_stripes"].noise_dimensions == "1D"  # a function of u only: streaks run down the slope

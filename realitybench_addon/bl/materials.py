@@ -185,20 +185,27 @@ def _labelled_noise(nodes, links, label: str, scale: float, detail: float = 2.0,
 
 def _granules(nodes, links, coord, color):
     """Granule colour: a blend of four granule colours (dark, the body colour, light, a warm accent), one per
-    ~2 mm granule (Voronoi cells over object space: no tile ever repeats), mottled in 2-5 cm clusters."""
-    cells = nodes.new("ShaderNodeTexVoronoi")
+    ~2 mm granule (white noise over cells of object space: nothing tiles), mottled in 2-5 cm clusters.
+    Returns (colour, the clusters' noise)."""
+    cell = nodes.new("ShaderNodeVectorMath")
+    cell.operation = "SNAP"
+    cell.inputs[1].default_value = (1.0 / GRANULES_PER_M,) * 3
+    links.new(coord, cell.inputs[0])
+    cells = nodes.new("ShaderNodeTexWhiteNoise")
     cells.label = "granules"
-    cells.inputs["Scale"].default_value = 480.0
-    links.new(coord, cells.inputs["Vector"])
+    links.new(cell.outputs["Vector"], cells.inputs["Vector"])
     dark = tuple(c * 0.55 for c in color)
     light = tuple(min(1.0, c * 1.55) for c in color)
     accent = (min(1.0, color[0] * 1.35), color[1] * 1.1, color[2] * 0.8)
-    ramp = color_ramp(nodes, links, cells.outputs["Color"],
+    ramp = color_ramp(nodes, links, cells.outputs["Value"],
                       [(0.0, dark), (0.3, color), (0.62, light), (0.8, accent)])
     ramp.color_ramp.interpolation = "CONSTANT"
-    clusters = _labelled_noise(nodes, links, "granule_blend", 38.0, 3.0, vector=coord)
+    clusters = _labelled_noise(nodes, links, "granule_blend", 38.0, 1.0, vector=coord)
     mottle = map_range(nodes, links, clusters, 0.3, 0.7, 0.8, 1.18)
-    return scaled_color(nodes, links, ramp.outputs["Color"], mottle)
+    return scaled_color(nodes, links, ramp.outputs["Color"], mottle), clusters
+
+
+GRANULES_PER_M = 480.0  # ~2 mm granules
 
 
 def _voronoi_1d(nodes, links, w, scale: float, feature: str, label: str):
@@ -239,14 +246,13 @@ def _laminate(nodes, links, sep, exposure: float, v0: float):
     return tone, gap, shadow
 
 
-def _wear_mask(nodes, links, coord, amount: float):
-    """Granule loss: patches (tens of cm) where the black asphalt shows, ragged at a few cm; `amount` 0..1
-    widens them."""
-    patches = _labelled_noise(nodes, links, "wear", 2.4, 4.0, vector=coord)
+def _wear_mask(nodes, links, coord, amount: float, clusters):
+    """Granule loss: patches (tens of cm) where the black asphalt shows, ragged at a few cm (by the granule
+    clusters' noise `clusters`); `amount` 0..1 widens them."""
+    patches = _labelled_noise(nodes, links, "wear", 2.4, 2.0, vector=coord)
     low = 0.7 - 0.1 * amount
     mask = map_range(nodes, links, patches, low, low + 0.08, 0.0, 0.75)
-    ragged = map_range(nodes, links, _labelled_noise(nodes, links, "wear_edge", 55.0, 2.0, vector=coord),
-                       0.35, 0.6)
+    ragged = map_range(nodes, links, clusters, 0.35, 0.6)
     return math_node(nodes, links, "MULTIPLY", mask, ragged)
 
 
@@ -255,19 +261,19 @@ def _algae_mask(nodes, links, sep, coord, algae: tuple):
     length of their own (another 1D noise), broken into fine vertical strands, darkest at the ridge."""
     strength, reach, cover, ridge_v, offset = algae
     u = math_node(nodes, links, "ADD", sep.outputs["X"], offset)
-    stripes = _labelled_noise(nodes, links, "algae_stripes", 1.6, 4.0, w=u)
-    threshold = 0.62 - 0.25 * cover
-    streak = map_range(nodes, links, stripes, threshold, threshold + 0.07)
+    stripes = _labelled_noise(nodes, links, "algae_stripes", 1.6, 2.0, w=u)
+    threshold = 0.6 - 0.25 * cover
+    streak = map_range(nodes, links, stripes, threshold, threshold + 0.05)
     strand_vec = nodes.new("ShaderNodeCombineXYZ")
     links.new(math_node(nodes, links, "MULTIPLY", sep.outputs["X"], 25.0), strand_vec.inputs[0])
     links.new(math_node(nodes, links, "MULTIPLY", sep.outputs["Y"], 1.2), strand_vec.inputs[1])
-    strands = map_range(nodes, links, _labelled_noise(nodes, links, "algae_strands", 1.0, 3.0,
-                                                      vector=strand_vec.outputs[0]), 0.3, 0.7, 0.35, 1.0)
-    length = _labelled_noise(nodes, links, "algae_length", 2.2, 2.0, w=math_node(nodes, links, "ADD", u, 13.0))
+    strands = map_range(nodes, links, _labelled_noise(nodes, links, "algae_strands", 1.0, 1.0,
+                                                      vector=strand_vec.outputs[0]), 0.3, 0.7, 0.55, 1.0)
+    length = _labelled_noise(nodes, links, "algae_length", 2.2, 1.0, w=math_node(nodes, links, "ADD", u, 13.0))
     extent = math_node(nodes, links, "MULTIPLY_ADD", length, reach, 0.35 * reach)
     below = math_node(nodes, links, "DIVIDE", math_node(nodes, links, "SUBTRACT", ridge_v, sep.outputs["Y"]), extent)
-    fade = math_node(nodes, links, "POWER", math_node(nodes, links, "SUBTRACT", 1.0, below, clamp=True), 1.6)
-    body = math_node(nodes, links, "MULTIPLY_ADD", math_node(nodes, links, "MULTIPLY", streak, strands), 0.8, 0.15)
+    fade = math_node(nodes, links, "POWER", math_node(nodes, links, "SUBTRACT", 1.0, below, clamp=True), 1.2)
+    body = math_node(nodes, links, "MULTIPLY_ADD", math_node(nodes, links, "MULTIPLY", streak, strands), 0.95, 0.05)
     mask = math_node(nodes, links, "MULTIPLY", math_node(nodes, links, "MULTIPLY", body, fade), strength)
     mask.node.label = "algae"
     return mask
@@ -291,16 +297,16 @@ def shingle(name: str, color, shade_attribute: str = "tab_shade", courses: tuple
     attr = nodes.new("ShaderNodeAttribute")
     attr.attribute_name = shade_attribute
     tab = map_range(nodes, links, attr.outputs["Fac"], 0.0, 1.0, 0.9, 1.1)
-    col = scaled_color(nodes, links, _granules(nodes, links, coord, color), tab)
-    height = math_node(nodes, links, "MULTIPLY", _labelled_noise(nodes, links, "granule_bump", 900.0,
+    granules, clusters = _granules(nodes, links, coord, color)
+    col = scaled_color(nodes, links, granules, tab)
+    height = math_node(nodes, links, "MULTIPLY", _labelled_noise(nodes, links, "granule_bump", 900.0, 1.0,
                                                                  vector=coord), 0.3)
     if courses is not None:
         tone, gap, shadow = _laminate(nodes, links, sep, *courses)
         col = scaled_color(nodes, links, col, tone)
         col = mix_rgb(nodes, links, gap, col, scaled_color(nodes, links, col, math_node(nodes, links, "DIVIDE", 0.42, tone)))
         col = scaled_color(nodes, links, col, math_node(nodes, links, "MULTIPLY_ADD", shadow, -0.45, 1.0))
-        height = math_node(nodes, links, "SUBTRACT", height, gap)
-    wear_mask = _wear_mask(nodes, links, coord, wear[1])
+    wear_mask = _wear_mask(nodes, links, coord, wear[1], clusters)
     col = mix_rgb(nodes, links, wear_mask, col, tuple(c * 0.5 for c in color))
     col = weathered(nodes, links, col, spread=(0.8, 1.1), offset=wear[0])
     if algae is not None:

@@ -58,7 +58,7 @@ def roof_wear(seed: int, style: str, sun_azimuth_deg: float, slope_length_m: flo
     Only a slope turned from the sun grows algae."""
     rng = np.random.default_rng([int(seed) % (2 ** 32), _STREAM])
     has_algae = bool(rng.random() < ALGAE_CHANCE)
-    strength, reach, cover = rng.uniform([0.35, 0.3, 0.35], [0.75, 0.75, 0.8])
+    strength, reach, cover = rng.uniform([0.6, 0.3, 0.35], [0.95, 0.75, 0.8])
     slopes = ("front", "back") if style == "gable" else ("front",)
     out = {}
     for name in slopes:
