@@ -141,7 +141,7 @@ def _stones(g: NodeGraph, domain, cell_m: float, turn: float, lo: float, hi: flo
 
 
 def aggregate(g: NodeGraph, base: float, offset=(0.0, 0.0, 0.0), polish=None):
-    """(colour, height, stone) of bare asphalt (issue 41): coarse stones of 6-13 mm and fine ones of 2-5 mm
+    """(colour, height, stone) of bare asphalt (issue 41; height: the coarse stones): coarse stones of 6-13 mm and fine ones of 2-5 mm
     (two Voronoi layers of incommensurate cells, the fine one turned: `core.ground`), each its own grey or brown,
     in dark binder; the domain shifted by the scene's `offset`, wobbled at the stones' scale and bent over metres
     so no lattice shows; a broad tone of three incommensurate scales; `polish` (0..1, a socket): tyres have worn
@@ -154,7 +154,7 @@ def aggregate(g: NodeGraph, base: float, offset=(0.0, 0.0, 0.0), polish=None):
     coarse, pick = _stones(g, domain, ground.COARSE_STONE_M, 0.0, 0.27, 0.47)
     fine, fine_pick = _stones(g, domain, ground.FINE_STONE_M, ground.FINE_TURN_RAD, 0.22, 0.4)
     broad = g.warp(*ground.WARP_BROAD, vector=shifted.outputs[0])
-    n = [g.noise(s, 2.0, broad, flat=True) for s in ground.TONE_SCALES]
+    n = [g.noise(s, d, broad, flat=True) for s, d in zip(ground.TONE_SCALES, (2.0, 2.0, 1.0))]
     tone = g.math("MULTIPLY_ADD", n[0], 0.45, g.math("MULTIPLY_ADD", n[1], 0.33, g.math("MULTIPLY", n[2], 0.22)))
     if polish is not None:  # worn binder shows more of the fine stones
         fine = g.math("MINIMUM", g.math("ADD", fine, g.math("MULTIPLY", polish, 0.35)), 1.0)
@@ -174,8 +174,8 @@ def aggregate(g: NodeGraph, base: float, offset=(0.0, 0.0, 0.0), polish=None):
     mult.inputs["Factor"].default_value = 1.0
     g.links.new(color, mult.inputs[6])
     g.links.new(shade, mult.inputs[7])
-    height = g.math("MULTIPLY_ADD", coarse, 0.7, g.math("MULTIPLY", fine, 0.3))
-    return mult.outputs[2], height, coarse
+    # the bump reads the coarse stones only: a bump evaluates its height three times
+    return mult.outputs[2], coarse, coarse
 
 
 def _box_outside(g: NodeGraph, k: ground.KeepOut):
