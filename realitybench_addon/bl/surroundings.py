@@ -160,7 +160,6 @@ def build_surroundings(scene, plan: SurroundingsPlan, rng: np.random.Generator |
                           face_attributes=attrs, smooth=part.kind in ("crown", "terrain"))
         built.objects.append(part.name)
         if part.kind == "crown":  # measured as built; the render shows leaf cards inside (`bl.vegetation`)
-            built.objects += vegetation.dress_surroundings_crowns(col, obj, part.vertices, part.triangles,
-                                                                  part.face_shade, part.material,
-                                                                  materials[part.material])
+            vegetation.dress_surroundings_crowns(col, obj, part.vertices, part.triangles, part.face_shade,
+                                                 part.material, materials[part.material])
     return built

@@ -165,7 +165,8 @@ def lawn_material(name: str, color, *, stripe_azimuth_deg: float = 0.0, stripe_w
 def add_plants(collection, name: str, plants: dict, leaf_mat, bark_mat) -> list[str]:
     """Objects f"{name}_Leaves" (smooth, with the "leaf_shade" face attribute) and f"{name}_Wood" from a
     `core.vegetation` plant dict (one plant or `merge_plants` of many). The leaves are the measured crown (ray
-    casts see it); the render shows leaf cards inside it instead (`dress_crown`). Returns the names made."""
+    casts see it); the render shows leaf cards inside it instead (`dress_crown`). Returns the names of the
+    measured objects made (the cards, render-only instances, carry CARD_TAG)."""
     names = []
     lv, lt = plants["leaves"]
     if len(lt):
@@ -176,7 +177,7 @@ def add_plants(collection, name: str, plants: dict, leaf_mat, bark_mat) -> list[
         for k, kind in enumerate(cv.LEAF_KINDS):
             chosen = np.flatnonzero(kinds == k)
             if len(chosen):
-                names += dress_crown(collection, f"{name}_{kind.title()}", hull, lv, lt[chosen], kind,
+                dress_crown(collection, f"{name}_{kind.title()}", hull, lv, lt[chosen], kind,
                                      card_m=PLANT_CARD_M[kind])
     wv, wt = plants["wood"]
     if len(wt):
@@ -305,7 +306,8 @@ def dress_surroundings_crowns(collection, hull, verts, tris, shade, crown_kind: 
     """The surroundings' merged crowns of one kind (`core.surroundings_meshes`), measured as they are: the
     pieces of trees within the last SURROUNDINGS_CARDS distance get leaf cards, the larger the further; the
     rest render as the crowns they are, through an instanced copy that no ray cast sees (so `hull` can be
-    hidden from render rays whole, and the measured triangles stay one object). Returns the names made."""
+    hidden from render rays whole, and the measured triangles stay one object). Returns the render-only objects
+    made (tagged CARD_TAG): nothing a scene's lists of measured or standing objects should hold."""
     verts, tris = np.asarray(verts, float), np.asarray(tris, int)
     label = cv.mesh_pieces(tris, len(verts))
     pieces = np.unique(label)

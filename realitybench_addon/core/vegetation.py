@@ -179,7 +179,7 @@ CARD_QUADS = np.array([[0, 1, 2, 3], [3, 2, 5, 4]])
 CARD_RADIUS = float(np.linalg.norm(CARD_VERTS, axis=1).max())  # a card of scale s lies within s * this of its centre
 LEAF_KINDS = ("broadleaf", "needle")
 PIECE_CARD_SHARE = 0.3  # a card's scale is at most this share of its crown piece's smallest extent
-CARD_DENSITY = {"broadleaf": 2.0, "needle": 6.0}  # candidate cards per card area of crown surface
+CARD_DENSITY = {"broadleaf": 4.0, "needle": 7.0}  # candidate cards per card area of crown surface
 _PAIRS = 150_000  # point-triangle pairs per chunk
 
 
