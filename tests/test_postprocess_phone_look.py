@@ -20,7 +20,7 @@ def luma(img):
 
 # --- sharpening ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("amount,sigma", [(0.2, 0.8), (0.3, 1.0), (0.45, 1.3)])
+@pytest.mark.parametrize("amount,sigma", [(0.15, 0.8), (0.25, 1.0), (0.35, 1.2)])
 def test_sharpening_overshoots_a_step_edge_by_the_unsharp_masks_tail(amount, sigma):
     img = np.full((20, 40, 3), 0.2)
     img[:, 20:] = 0.6
@@ -31,7 +31,7 @@ def test_sharpening_overshoots_a_step_edge_by_the_unsharp_masks_tail(amount, sig
     row = out[10, :, 1]
     assert row.max() == pytest.approx(0.6 + expected, abs=1e-12) and np.argmax(row) == 20
     assert row.min() == pytest.approx(0.2 - expected, abs=1e-12) and np.argmin(row) == 19
-    assert 0.015 < expected < pl.SHARPEN_LIMIT  # a visible halo (4-12 levels of 255 here), soft-limited
+    assert 0.01 < expected < pl.SHARPEN_LIMIT  # a visible halo (3.8-10.7 levels of 255 on this 0.4 step)
     assert np.allclose(row[:19 - len(k) // 2], 0.2) and np.allclose(row[21 + len(k) // 2:], 0.6)
 
 

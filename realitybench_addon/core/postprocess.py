@@ -87,8 +87,8 @@ def draw_phone_look(rng: np.random.Generator) -> dict:
             "luma_denoise": float(rng.uniform(0.35, 0.65)),
             "chroma_denoise": float(rng.uniform(0.85, 0.97)),
             "local_tone": float(rng.uniform(0.25, 0.55)),
-            "sharpen": float(rng.uniform(0.2, 0.45)),
-            "sharpen_sigma": float(rng.uniform(0.8, 1.3))}
+            "sharpen": float(rng.uniform(0.15, 0.35)),
+            "sharpen_sigma": float(rng.uniform(0.8, 1.2))}
 
 
 def exposure_gain(linear_rgb: np.ndarray, params: PostParams) -> float:
