@@ -290,6 +290,7 @@ def shingle(name: str, color, shade_attribute: str = "tab_shade", courses: tuple
     lower layer and shadow lines between them; granule loss and grime patches (`wear` = (pattern offset,
     amount 0..1)); `algae` (`core.roof_weathering.AlgaeStreaks.as_tuple()`) draws streaks below the ridge.
     Object coordinates are the roof's (u, v, h); see docs/realism.md."""
+    color = tuple(color)  # any iterable of three
     mat, nodes, links, bsdf = new_material(name)
     coord = _shifted(nodes, links, nodes.new("ShaderNodeTexCoord").outputs["Object"], wear[0])
     sep = nodes.new("ShaderNodeSeparateXYZ")
