@@ -141,7 +141,8 @@ def test_built_crowns_are_measured_hidden_from_render_and_cards_are_not_measured
     assert {"T_Leaves", "T_Wood"} <= measured
     hull = bpy.data.objects["T_Leaves"]
     assert not hull.visible_camera and not hull.visible_shadow
-    cards = [n for n in names if "Cards" in n]
+    assert names == ["T_Leaves", "T_Wood"]  # only what is measured (the lot checks those for intersections)
+    cards = [o.name for o in scene.objects if o.get(bv.CARD_TAG)]
     assert len(cards) == 4 and not measured & set(cards)
     # Blender places each instance where `card_instancer` says (centroid, first edge, normal, sqrt(area))
     depsgraph = bpy.context.evaluated_depsgraph_get()

@@ -298,7 +298,7 @@ def dress_crown(collection, name: str, hull, verts, tris, kind: str, *, card_m: 
     return add_cards(collection, f"{name}Cards", cards, card_material(f"RB_{kind.title()}Cards", kind))
 
 
-SURROUNDINGS_CARDS = ((0.0, 45.0, 0.3), (45.0, 100.0, 0.55))  # (from, to metres from the house, card size)
+SURROUNDINGS_CARDS = ((0.0, 40.0, 0.3), (40.0, 80.0, 0.8))  # (from, to metres from the house, card size)
 SURROUNDINGS_KIND = {"deciduous": "broadleaf", "conifer": "needle"}
 
 
@@ -309,9 +309,8 @@ def dress_surroundings_crowns(collection, hull, verts, tris, shade, crown_kind: 
     hidden from render rays whole, and the measured triangles stay one object). Returns the render-only objects
     made (tagged CARD_TAG): nothing a scene's lists of measured or standing objects should hold."""
     verts, tris = np.asarray(verts, float), np.asarray(tris, int)
-    label = cv.mesh_pieces(tris, len(verts))
-    pieces = np.unique(label)
-    reach = np.array([np.hypot(*verts[tris[label == p]].reshape(-1, 3)[:, :2].mean(0)) for p in pieces])
+    pieces = cv.piece_triangles(tris, len(verts))
+    reach = np.array([np.hypot(*verts[tris[own]].reshape(-1, 3)[:, :2].mean(0)) for own in pieces])
     kind = SURROUNDINGS_KIND[crown_kind]
     names = []
     for k, (near, far, card_m) in enumerate(SURROUNDINGS_CARDS):
@@ -321,7 +320,9 @@ def dress_surroundings_crowns(collection, hull, verts, tris, shade, crown_kind: 
             cards = cv.foliage_cards(verts, tris, kind, cv.mesh_seed(verts) + k, card_m=card_m, dress=dress)
             names += add_cards(collection, f"{hull.name}Cards{k}", cards, card_material(f"RB_{kind.title()}Cards",
                                                                                        kind))
-    bare = np.isin(label, pieces[reach >= SURROUNDINGS_CARDS[-1][1]])
+    bare = np.zeros(len(tris), bool)
+    for own in (own for own, r in zip(pieces, reach) if r >= SURROUNDINGS_CARDS[-1][1]):
+        bare[own] = True
     if names and bare.any():
         names += _render_copy(collection, f"{hull.name}Far", verts, tris[bare], shade[bare], hull_mat)
     return names

@@ -237,6 +237,14 @@ def mesh_seed(verts) -> int:
     return int.from_bytes(hashlib.blake2b(q, digest_size=8).digest(), "little") >> 1
 
 
+def piece_triangles(tris, n_verts: int) -> list[np.ndarray]:
+    """The triangle indices of each connected piece, pieces in the order of their `mesh_pieces` labels."""
+    label = mesh_pieces(tris, n_verts)
+    order = np.argsort(label, kind="stable")
+    _, starts = np.unique(label[order], return_index=True)
+    return np.split(order, starts[1:])
+
+
 def mesh_pieces(tris, n_verts: int) -> np.ndarray:
     """The connected piece (a label per triangle) of each triangle: trees' clusters, blobs and skirts."""
     tris = np.asarray(tris)
@@ -317,12 +325,10 @@ def foliage_cards(verts, tris, kind: str, seed: int, *, card_m: float = 0.35, de
     empty = {k: np.zeros((0, 3)) for k in ("centers", "normals", "tangents")} | {"scales": np.zeros(0)}
     if len(tris) == 0:
         return empty
-    label = mesh_pieces(tris, len(verts))
     out = []
-    for i, p in enumerate(np.unique(label)):
+    for i, own in enumerate(piece_triangles(tris, len(verts))):
         if dress is not None and not dress[i]:
             continue
-        own = np.flatnonzero(label == p)
         extent = np.ptp(verts[tris[own]].reshape(-1, 3), axis=0).min()
         size = min(card_m, PIECE_CARD_SHARE * extent)  # a shrub's small clumps get small cards
         cards = _piece_cards(verts, tris, own, kind, size, density, np.random.default_rng([abs(int(seed)), i]))
