@@ -169,3 +169,28 @@ def test_asphalt_colour_has_no_repetition_and_dirt_spares_the_subject():
     envelope = ground.lot_dirt(plan, X, Y)
     assert (baked <= envelope * 0.85 + 0.02).all()  # the shader only breaks the envelope up
     assert baked.max() > 0.2
+
+
+@pytest.mark.slow
+def test_lawn_dress_lays_clumps_soil_and_clover_over_the_lawn_colour_once():
+    bpy = pytest.importorskip("bpy")
+    from realitybench_addon.bl import lawn_dress, vegetation
+    from realitybench_addon.bl.analytic import reset_scene
+
+    reset_scene()
+    plain = vegetation.lawn_material("Test_Lawn", (0.08, 0.12, 0.04), seed=5)
+    bsdf = next(n for n in plain.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+    before = bsdf.inputs["Base Color"].links[0].from_socket
+    flat = _bake(bpy, plain, 3.0, 3.0, 1.0, 64, before)
+    count = len(plain.node_tree.nodes)
+    dressed = lawn_dress.dress_lawn(plain, seed=5)
+    after = bsdf.inputs["Base Color"].links[0].from_socket
+    assert dressed is plain and after.node.label == lawn_dress.DRESSED_LABEL
+    assert lawn_dress.dress_lawn(plain, seed=5) is plain and len(plain.node_tree.nodes) > count
+    n = len(plain.node_tree.nodes)
+    lawn_dress.dress_lawn(plain, seed=5)
+    assert len(plain.node_tree.nodes) == n  # a second call adds nothing
+    mottled = _bake(bpy, plain, 3.0, 3.0, 1.0, 64, after)
+    # a metre of lawn at 1.6 cm: the clumps vary the colour at least half as much again as the plain lawn
+    assert mottled.std() > 1.5 * flat.std()
+    assert abs(mottled.mean() / flat.mean() - 1.0) < 0.3  # the same lawn, not a different colour
