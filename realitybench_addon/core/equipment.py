@@ -185,7 +185,10 @@ def label_texture(label: EquipmentLabel, px_per_mm: float = LABEL_PX_PER_MM) -> 
 # lifting. Every pixel of every text row and of the barcode (with its quiet zone) stays exactly
 # as label_texture drew it, so what the terms measure (rows, glyph boxes, bars) is the clean layout's.
 BORDER_INSET_MM = 1.3
-BORDER_LINE_MM = 0.35
+BORDER_LINE_MM = 0.2
+# a grey printed frame, not the ink: a label seen a few pixels wide is sampled sparsely, and a dark line round
+# it moved weber_contrast's ink percentile (0.477 -> 0.521 on a 26-pixel label); the print itself is the ink
+BORDER_COLOR = (160, 162, 168)
 
 
 def _measured_boxes(layout: LabelLayout) -> list[tuple[float, float, float, float]]:
@@ -263,7 +266,7 @@ def worn_label_texture(label: EquipmentLabel, px_per_mm: float = LABEL_PX_PER_MM
     out = image.astype(np.float32)
     edge = _edge_distance_mm(shape, px_per_mm)
     border = np.abs(edge - BORDER_INSET_MM - BORDER_LINE_MM / 2) < BORDER_LINE_MM / 2
-    out[border] = INK
+    out[border] = BORDER_COLOR
     paper = image.mean(axis=2, dtype=np.float32) / 255.0  # the dark header band fades little, the paper yellows
     fade = (np.float32(0.2 * rng.uniform(0.6, 1.0)) * np.exp(-edge / np.float32(2.5)) * paper)[..., None]
     out += (np.array([226.0, 221.0, 200.0], np.float32) - out) * fade  # sun-faded towards the edges
