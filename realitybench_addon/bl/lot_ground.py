@@ -141,8 +141,8 @@ def _stones(g: NodeGraph, domain, cell_m: float, turn: float, lo: float, hi: flo
 
 
 def aggregate(g: NodeGraph, base: float, offset=(0.0, 0.0, 0.0), polish=None):
-    """(colour, height, stone) of bare asphalt (issue 41; height: the coarse stones): coarse stones of 6-13 mm and fine ones of 2-5 mm
-    (two Voronoi layers of incommensurate cells, the fine one turned: `core.ground`), each its own grey or brown,
+    """(colour, height, stone) of bare asphalt (issue 41; height: the coarse stones): coarse stones of 8-15 mm
+    and fine ones of 2-5 mm (two Voronoi layers of incommensurate cells, the fine one turned: `core.ground`), each its own grey or brown,
     in dark binder; the domain shifted by the scene's `offset`, wobbled at the stones' scale and bent over metres
     so no lattice shows; a broad tone of three incommensurate scales; `polish` (0..1, a socket): tyres have worn
     the binder off and polished the stones lighter and smoother (wheel tracks)."""
@@ -226,6 +226,10 @@ def _dirt(g: NodeGraph, plan: LotPlan, offset):
     patchy = g.noise(0.9, 3.0, flat=True)
     amount = g.math("MAXIMUM", g.math("MAXIMUM", g.smooth(streaks, 0.4, 0.66), g.math("MULTIPLY", splash, 0.75)), 0.4)
     amount = g.math("MULTIPLY", amount, g.smooth(patchy, 0.3, 0.6, 0.35, 1.0))
+    # some stalls see more traffic than others: each stall (and row side) its own share of the lane dirt
+    stall = g.math("FLOOR", g.math("DIVIDE", g.math("SUBTRACT", g.x, plan.x0), plan.stall_width_m))
+    traffic = g.cell_random(g.vector(stall, g.math("GREATER_THAN", g.y, plan.aisle_width_m / 2), 0.0))
+    amount = g.math("MULTIPLY", amount, g.math("MULTIPLY_ADD", traffic, 0.75, 0.25))
     dirt = g.math("MULTIPLY", g.math("MULTIPLY", amount, _dirt_envelope(g, plan)), 0.85)
     dirt.node.label = DIRT_LABEL
     return dirt
