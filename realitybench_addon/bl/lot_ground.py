@@ -143,9 +143,9 @@ def _stones(g: NodeGraph, domain, cell_m: float, turn: float, lo: float, hi: flo
 def aggregate(g: NodeGraph, base: float, offset=(0.0, 0.0, 0.0), polish=None):
     """(colour, height, stone) of bare asphalt (issue 41; height: the coarse stones): coarse stones of 8-15 mm
     and fine ones of 2-5 mm (two Voronoi layers of incommensurate cells, the fine one turned: `core.ground`),
-    each its own grey or brown, in dark binder; the domain shifted by the scene's `offset`, wobbled at the stones' scale and bent over metres
-    so no lattice shows; a broad tone of three incommensurate scales; `polish` (0..1, a socket): tyres have worn
-    the binder off and polished the stones lighter and smoother (wheel tracks)."""
+    each its own grey or brown, in dark binder; the domain shifted by the scene's `offset`, wobbled at the
+    stones' scale and bent over metres so no lattice shows; a broad tone of three incommensurate scales;
+    `polish` (0..1, a socket): tyres have worn the binder off and polished the stones lighter and smoother."""
     shifted = g.nodes.new("ShaderNodeVectorMath")
     shifted.operation = "ADD"
     g.links.new(g.position, shifted.inputs[0])
