@@ -179,7 +179,7 @@ CARD_QUADS = np.array([[0, 1, 2, 3], [3, 2, 5, 4]])
 CARD_RADIUS = float(np.linalg.norm(CARD_VERTS, axis=1).max())  # a card of scale s lies within s * this of its centre
 LEAF_KINDS = ("broadleaf", "needle")
 PIECE_CARD_SHARE = 0.3  # a card's scale is at most this share of its crown piece's smallest extent
-CARD_DENSITY = {"broadleaf": 4.0, "needle": 7.0}  # candidate cards per card area of crown surface
+CARD_DENSITY = {"broadleaf": 4.0, "needle": 12.0}  # candidate cards per card area of crown surface
 _PAIRS = 150_000  # point-triangle pairs per chunk
 
 
@@ -300,7 +300,8 @@ def _piece_cards(verts, tris, own, kind: str, card_m: float, density: float, rng
     deepest = 2.2 if kind == "broadleaf" else 1.0  # a conifer's skirts are thin: candidates stay near the top
     points = on + inward * (CARD_RADIUS * card_m * rng.uniform(0.3, deepest, len(tri)))[:, None]
     dist, nearest = surface_distance(points, verts, tris[own])
-    keep = (winding_numbers(points, verts, tris[own]) > 0.5) & (dist > 0.25 * CARD_RADIUS * card_m)
+    smallest = 0.25 if kind == "broadleaf" else 0.15  # small needle sprays reach out to a skirt's thin rim
+    keep = (winding_numbers(points, verts, tris[own]) > 0.5) & (dist > smallest * CARD_RADIUS * card_m)
     if not keep.any():
         return {}
     points, dist = points[keep], dist[keep]
