@@ -67,7 +67,8 @@ class _Canvas:
         edge = (half - np.abs(v)) * width * self.size
         cover = np.clip(edge + 0.5, 0, 1) * (u > 0) * (u < 1)
         rib = np.clip(1.0 - np.abs(v) * width * self.size / 0.9, 0, 1) * (u < 0.9)
-        shade = (0.85 + 0.3 * uc)[..., None] * (1.0 + 0.18 * np.clip(np.abs(v) / np.maximum(half, 1e-6), 0, 1))[..., None]
+        rim = np.clip(np.abs(v) / np.maximum(half, 1e-6), 0, 1)  # 0 on the midrib, 1 at the edge
+        shade = ((0.85 + 0.3 * uc) * (1.0 + 0.18 * rim))[..., None]
         rgb = np.asarray(color) * shade * (1 - 0.35 * rib[..., None])
         self.over(where, cover, rgb)
 

@@ -224,7 +224,8 @@ def surface_distance(points, verts, tris) -> tuple[np.ndarray, np.ndarray]:
         inside = np.ones(h.shape, bool)
         for u, v in ((a, b), (b, c), (c, a)):
             inside &= np.einsum("...i,...i", np.cross(v - u, q - u), n) >= 0
-        edge = np.minimum(np.minimum(_segment_distance(p, a, b), _segment_distance(p, b, c)), _segment_distance(p, c, a))
+        edge = np.minimum(_segment_distance(p, a, b), _segment_distance(p, b, c))
+        edge = np.minimum(edge, _segment_distance(p, c, a))
         d = np.where(inside, np.abs(h), edge)
         nearest[s] = d.argmin(1)
         dist[s] = d.min(1)
