@@ -281,7 +281,6 @@ GOLDEN: dict[str, str] = {
 }
 
 
-
 @pytest.mark.parametrize("family", sorted({k.split("/")[0] for k in CASES}))
 def test_scene_functions_match_their_golden_digests(family):
     keys = [k for k in CASES if k.startswith(family + "/")]
