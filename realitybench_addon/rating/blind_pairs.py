@@ -89,18 +89,8 @@ def check_answer(pair_id: str, value) -> Answer:
 
 def read_answers(path: Path, pairs: list[Pair]) -> tuple[str, dict[str, Answer]]:
     """A viewer's name and answers from `path`, checked whole against the pairs shown."""
-    path = Path(path)
-    from ..core.errors import RealityBenchError
-    from ..core.safe_parse import InputError, loads_json
-    from ..core.safefs import CAPS, read_path
-    try:
-        data = loads_json(read_path(path, "json"), max_bytes=CAPS["json"])  # a regular file; depth/int limits
-    except FileNotFoundError:
-        raise RatingsError(f"{path}: no such answers file") from None
-    except OSError as err:
-        raise RatingsError(f"{path}: cannot be read ({err.strerror or err})") from None
-    except (InputError, RealityBenchError) as err:
-        raise RatingsError(f"{path}: not a JSON answers file ({err})") from None
+    from .answers_json import load_answers_json
+    data = load_answers_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("answers"), dict):
         raise RatingsError(f"{path}: expected {{\"viewer\": ..., \"answers\": {{pair_id: answer}}}}")
     viewer = data.get("viewer")

@@ -108,19 +108,8 @@ def parse_answers(data, viewings: list[Viewing], where: str) -> tuple[str, dict[
 
 def read_answers(path: Path, viewings: list[Viewing]) -> tuple[str, dict[str, int]]:
     """parse_answers of a file, read through the guarded file and JSON layer."""
-    from ..core.errors import RealityBenchError
-    from ..core.safe_parse import InputError, loads_json
-    from ..core.safefs import CAPS, read_path
-    path = Path(path)
-    try:
-        data = loads_json(read_path(path, "json"), max_bytes=CAPS["json"])
-    except FileNotFoundError:
-        raise RatingsError(f"{path}: no such answers file") from None
-    except OSError as err:
-        raise RatingsError(f"{path}: cannot be read ({err.strerror or err})") from None
-    except (InputError, RealityBenchError) as err:
-        raise RatingsError(f"{path}: not a JSON answers file ({err})") from None
-    return parse_answers(data, viewings, str(path))
+    from .answers_json import load_answers_json
+    return parse_answers(load_answers_json(path), viewings, str(path))
 
 
 @dataclass(frozen=True)
