@@ -136,6 +136,8 @@ def test_every_setting_reaches_cycles_and_the_record(bpy):
     from realitybench_addon.bl.render import configure_cycles
 
     scene = bpy.context.scene
+    if scene.world is None:  # an earlier test may leave an emptied scene (bl.analytic.reset_scene) without a world
+        scene.world = bpy.data.worlds.new("World")
     s = RenderSettings(samples=5, adaptive_threshold=0.07, adaptive_min_samples=3, max_bounces=5, diffuse_bounces=1,
                        glossy_bounces=2, transmission_bounces=3, transparent_bounces=6, caustics=False,
                        blur_glossy=0.5, clamp_indirect=2.0, persistent_data=True, denoise_prefilter="FAST",
