@@ -226,7 +226,7 @@ def export(d):
         yield from d.type_into(f"realitybench.{field}", value)
     say("EXPORT-FIELDS", s.export_environments, s.export_random, s.export_positive, s.export_resolution,
         s.export_samples, os.path.normpath(bpy.path.abspath(s.export_out)) == os.path.normpath(SET_DIR))
-    yield from d.click("bpy.ops.realitybench.export(")
+    yield from d.click("bpy.ops.realitybench.export(", timeout_s=300)  # the export's start holds the window a while
     manifest = os.path.join(SET_DIR, "manifest.json")
     yield from d.wait_until(lambda: os.path.exists(manifest) and '"complete": true' in open(manifest).read(),
                             "the export from the panel", timeout_s=300, every=1.0)
