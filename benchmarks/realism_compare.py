@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from realitybench_addon.core.errors import RealityBenchError  # noqa: E402
+from realitybench_addon.rating.answers_json import read_panel  # noqa: E402
 from realitybench_addon.rating import blind_pairs as bp  # noqa: E402
 from realitybench_addon.setio import image_path, read_rows  # noqa: E402
 
@@ -127,12 +128,7 @@ def cmd_contact(args) -> None:
 
 def cmd_score(args) -> None:
     pairs = bp.pairs_from_key(json.loads(Path(args.key).read_text()))
-    viewers = {}
-    for path in args.answers:
-        name, answers = bp.read_answers(Path(path), pairs)
-        if name in viewers:
-            raise RealityBenchError(f"{path}: viewer {name!r} answered twice; one file per viewer")
-        viewers[name] = answers
+    viewers = read_panel(args.answers, lambda path: bp.read_answers(path, pairs))
     table = bp.markdown_table(bp.summarize(pairs, list(viewers.values())), len(viewers))
     print(table)
     if args.markdown:

@@ -23,6 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from realitybench_addon.core.errors import RealityBenchError  # noqa: E402
+from realitybench_addon.rating.answers_json import read_panel  # noqa: E402
 from realitybench_addon.rating import blind_single as bs  # noqa: E402
 from realitybench_addon.setio import image_path, read_rows  # noqa: E402
 
@@ -92,12 +93,7 @@ def cmd_score(args) -> None:
     except (OSError, InputError) as err:
         raise RealityBenchError(f"{args.key}: not a rating key ({err})") from None
     viewings = bs.viewings_from_key(key)
-    viewers = {}
-    for path in args.answers:
-        name, answers = bs.read_answers(Path(path), viewings)
-        if name in viewers:
-            raise RealityBenchError(f"{path}: viewer {name!r} answered twice; one file per viewer")
-        viewers[name] = answers
+    viewers = read_panel(args.answers, lambda path: bs.read_answers(path, viewings))
     table = bs.markdown_table(bs.summarize(viewings, list(viewers.values()), seed=args.seed), len(viewers))
     print(table)
     if args.markdown:

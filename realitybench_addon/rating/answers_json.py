@@ -20,3 +20,15 @@ def load_answers_json(path: Path):
         raise RatingsError(f"{path}: cannot be read ({err.strerror or err})") from None
     except (InputError, RealityBenchError) as err:
         raise RatingsError(f"{path}: not a JSON answers file ({err})") from None
+
+
+def read_panel(paths, read_one) -> dict:
+    """Each viewer's answers, {viewer: answers}, from one file per viewer; `read_one(path)` reads a file as
+    (viewer, answers). A viewer named in two files is a RatingsError (one file per viewer)."""
+    viewers: dict = {}
+    for path in paths:
+        name, answers = read_one(Path(path))
+        if name in viewers:
+            raise RatingsError(f"{path}: viewer {name!r} answered twice; one file per viewer")
+        viewers[name] = answers
+    return viewers
