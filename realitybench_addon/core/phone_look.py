@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-REC709 = np.array([0.2126, 0.7152, 0.0722])
+from .image_terms import REC709
 
 GLARE_SIGMAS = (0.03, 0.12)  # the glow's two widths, as shares of the frame's diagonal (equal weights)
 FLARE_SOURCE_MIN = 20.0  # linear level (after exposure) a source must reach to leave a ghost: the sun, not a sky
