@@ -159,7 +159,8 @@ def needs_composite_node() -> bool:
 
 def exr_file_output(tree, directory: str, inputs: dict[str, str]):
     """A File Output node writing one 32-bit OpenEXR per input into `directory`; `inputs` maps each input's
-    name to its kind ("RGBA" or "FLOAT"). The files are named after the inputs (4.x adds the frame number)."""
+    name to its kind ("RGBA" or "FLOAT"). The files are named after the inputs (4.x adds the frame number); the
+    node's inputs are in the order of `inputs` (link them by position: before 5.0 the first is called "Image")."""
     node = tree.nodes.new("CompositorNodeOutputFile")
     if NODE_GROUP_COMPOSITOR:
         node.format.media_type = "IMAGE"
@@ -171,8 +172,11 @@ def exr_file_output(tree, directory: str, inputs: dict[str, str]):
             items.new(kind, name)
     else:
         node.base_path = directory
-        node.file_slots.clear()
-        for name in inputs:
+        # The node's own first slot is renamed, not cleared: Blender 3.4's file_slots.clear() leaks one
+        # block a call ("Not freed memory blocks: 1" at exit). Its input keeps the name "Image".
+        first, *rest = inputs
+        node.file_slots[0].path = first
+        for name in rest:
             node.file_slots.new(name)
     node.format.file_format = "OPEN_EXR"
     node.format.color_depth = "32"

@@ -153,8 +153,8 @@ class _RenderRig:
             layers.layer = self.view_layer.name
             out = compat.exr_file_output(self.tree, self.folder, {"rgb": "RGBA", "index": "FLOAT"})
             self.node_names.append(out.name)
-            self.tree.links.new(layers.outputs["Image"], out.inputs["rgb"])
-            self.tree.links.new(compat.render_layer_socket(layers, "IndexOB"), out.inputs["index"])
+            self.tree.links.new(layers.outputs["Image"], out.inputs[0])  # "rgb"
+            self.tree.links.new(compat.render_layer_socket(layers, "IndexOB"), out.inputs[1])  # "index"
             if compat.needs_composite_node() and not any(n.bl_idname == "CompositorNodeComposite"
                                                          for n in self.tree.nodes):
                 composite = self._add_node("CompositorNodeComposite")
