@@ -30,6 +30,7 @@ import numpy as np
 
 from ..answers import counting, stats
 from ..answers.items import canonical_json
+from ..core.capture_terms import SHARP_TERM
 from .errors import EvalError
 from .real_photos import STRATUM, is_real_run, labelled_questions
 from .scoring import all_field_scores
@@ -71,7 +72,7 @@ def match(labels, summaries, real_label: str, real_summary: dict) -> Optional[in
 # damage_view's terms that say the damage is readable: sharp at the target, unoccluded, resolved (px per cm and
 # the image terms measured on the damage's pixels); not the framing terms (in frame, neighbour panel, distance,
 # view angle). The image terms are read off the environment's preset, so a new damage visibility term joins.
-READABLE_GEOMETRIC = ("sharp_at_target", "damage_unoccluded", "px_per_cm")
+READABLE_GEOMETRIC = (SHARP_TERM, "damage_unoccluded", "px_per_cm")
 READABLE_QUESTIONS = {"damage_view.severity": "damage_view"}
 
 
