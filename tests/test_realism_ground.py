@@ -7,6 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from bake_support import bake_emission
 from realitybench_addon.core import damage as dmg
 from realitybench_addon.core import ground
 from realitybench_addon.core.parking_lot import draw_lot, layout_seed
@@ -90,41 +91,6 @@ def test_aggregate_and_tone_scales_share_no_short_common_period():
 
 # -- the shaders, sampled in Blender -----------------------------------------------------------------------
 
-def _bake(bpy, mat, x0, y0, size_m, px, socket):
-    """`socket` of `mat` baked as emission on a square of ground [x0, x0+size] x [y0, y0+size] (world = object
-    coordinates), `px` texels a side; rows run along +y."""
-    from realitybench_addon.bl.meshes import mesh_object
-
-    scene = bpy.context.scene
-    v = np.array([[x0, y0, 0.0], [x0 + size_m, y0, 0.0], [x0 + size_m, y0 + size_m, 0.0], [x0, y0 + size_m, 0.0]])
-    obj = mesh_object("BakeGround", v, np.array([[0, 1, 2], [0, 2, 3]]), scene.collection, materials=[mat])
-    mesh = obj.data
-    uv = mesh.uv_layers.new(name="UV")
-    for loop in mesh.loops:
-        p = v[loop.vertex_index]
-        uv.data[loop.index].uv = ((p[0] - x0) / size_m, (p[1] - y0) / size_m)
-    nodes, links = mat.node_tree.nodes, mat.node_tree.links
-    emit = nodes.new("ShaderNodeEmission")
-    links.new(emit.outputs["Emission"], nodes.get("Material Output").inputs["Surface"])
-    links.new(socket, emit.inputs["Color"])
-    image = bpy.data.images.new("bake", px, px, float_buffer=True)
-    image.colorspace_settings.name = "Non-Color"
-    target = nodes.new("ShaderNodeTexImage")
-    target.image = image
-    nodes.active = target
-    scene.render.engine = "CYCLES"
-    scene.cycles.samples = 1
-    scene.cycles.device = "CPU"
-    for o in bpy.data.objects:
-        o.select_set(o == obj)
-    bpy.context.view_layer.objects.active = obj
-    bpy.ops.object.bake(type="EMIT", margin=0, use_clear=True)
-    out = np.empty(px * px * 4, np.float32)
-    image.pixels.foreach_get(out)
-    bpy.data.objects.remove(obj)
-    return out.reshape(px, px, 4)[:, :, :3].mean(axis=2)
-
-
 def _secondary_peak(patch: np.ndarray, min_lag_px: int) -> float:
     """The largest normalised autocorrelation of `patch` at any lag of at least `min_lag_px` (circular)."""
     a = patch - patch.mean()
@@ -150,17 +116,17 @@ def test_asphalt_colour_has_no_repetition_and_dirt_spares_the_subject():
     colour = bsdf.inputs["Base Color"].links[0].from_socket
     # mid-aisle (no curbs, lanes or stalls): 0.64 m at 2.5 mm and 20 m at 7.8 cm a texel
     y_mid = plan.aisle_width_m / 2 - 0.32
-    near = _bake(bpy, mat, plan.x0 + 2.0, y_mid, 0.64, 256, colour)
+    near = bake_emission(bpy, mat, plan.x0 + 2.0, y_mid, 0.64, 256, colour)
     assert near.std() > 0.1 * near.mean()  # stones and binder: a real texture, not flat
     assert _secondary_peak(near, 8) < 0.25  # nothing repeats beyond 2 cm (the stones' own size)
-    far = _bake(bpy, mat, plan.x0, y_mid - 10.0, 20.0, 256, colour)
+    far = bake_emission(bpy, mat, plan.x0, y_mid - 10.0, 20.0, 256, colour)
     assert _secondary_peak(far, 8) < 0.5  # beyond 0.6 m: stalls repeat by design, the texture does not
     # the dirt the shader computes is exactly zero over the subject's keep-out and present at the curbs
     dirt = next(n for n in mat.node_tree.nodes if n.label == lot_ground.DIRT_LABEL).outputs[0]
     (keep,) = ground.lot_keepouts(plan)
     side = 2 * max(keep.half_l, keep.half_w) + 1.0
     x0, y0 = keep.x - side / 2, keep.y - side / 2
-    baked = _bake(bpy, mat, x0, y0, side, 128, dirt)
+    baked = bake_emission(bpy, mat, x0, y0, side, 128, dirt)
     c = x0 + (np.arange(128) + 0.5) / 128 * side
     r = y0 + (np.arange(128) + 0.5) / 128 * side
     X, Y = np.meshgrid(c, r)
@@ -181,7 +147,7 @@ def test_lawn_dress_lays_clumps_soil_and_clover_over_the_lawn_colour_once():
     plain = vegetation.lawn_material("Test_Lawn", (0.08, 0.12, 0.04), seed=5)
     bsdf = next(n for n in plain.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
     before = bsdf.inputs["Base Color"].links[0].from_socket
-    flat = _bake(bpy, plain, 3.0, 3.0, 1.0, 64, before)
+    flat = bake_emission(bpy, plain, 3.0, 3.0, 1.0, 64, before)
     count = len(plain.node_tree.nodes)
     dressed = lawn_dress.dress_lawn(plain, seed=5)
     after = bsdf.inputs["Base Color"].links[0].from_socket
@@ -190,7 +156,7 @@ def test_lawn_dress_lays_clumps_soil_and_clover_over_the_lawn_colour_once():
     n = len(plain.node_tree.nodes)
     lawn_dress.dress_lawn(plain, seed=5)
     assert len(plain.node_tree.nodes) == n  # a second call adds nothing
-    mottled = _bake(bpy, plain, 3.0, 3.0, 1.0, 64, after)
+    mottled = bake_emission(bpy, plain, 3.0, 3.0, 1.0, 64, after)
     # a metre of lawn at 1.6 cm: the clumps vary the colour at least half as much again as the plain lawn
     assert mottled.std() > 1.5 * flat.std()
     assert abs(mottled.mean() / flat.mean() - 1.0) < 0.3  # the same lawn, not a different colour

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import atexit
+import math
 
 import bpy
 import numpy as np
@@ -187,17 +188,21 @@ def _granules(nodes, links, coord, color):
     """Granule colour: a blend of four granule colours (dark, the body colour, light, a warm accent), one per
     ~2 mm granule (white noise over cells of object space: nothing tiles), mottled in 2-5 cm clusters.
     Returns (colour, the clusters' noise)."""
-    cell = nodes.new("ShaderNodeVectorMath")
-    cell.operation = "SNAP"
-    cell.inputs[1].default_value = (1.0 / GRANULES_PER_M,) * 3
-    links.new(coord, cell.inputs[0])
-    cells = nodes.new("ShaderNodeTexWhiteNoise")
+    cells = _cell_noise(nodes, links, coord, 1.0 / GRANULES_PER_M, 0.0)
     cells.label = "granules"
-    links.new(cell.outputs["Vector"], cells.inputs["Vector"])
+    # Cells of one grid read as a pixel mosaic up close: two more grids, turned and of other sizes, and each
+    # spot takes its value from one of them, so the granules are irregular polygons facing every way.
+    chooser = _cell_noise(nodes, links, coord, 1.31 / GRANULES_PER_M, 37.0)
+    other = _cell_noise(nodes, links, coord, 0.87 / GRANULES_PER_M, 71.0)
+    pick = nodes.new("ShaderNodeMix")
+    pick.data_type = "FLOAT"
+    links.new(math_node(nodes, links, "GREATER_THAN", chooser.outputs["Value"], 0.5), pick.inputs["Factor"])
+    links.new(cells.outputs["Value"], pick.inputs[2])
+    links.new(other.outputs["Value"], pick.inputs[3])
     dark = tuple(c * 0.55 for c in color)
     light = tuple(min(1.0, c * 1.55) for c in color)
     accent = (min(1.0, color[0] * 1.35), color[1] * 1.1, color[2] * 0.8)
-    ramp = color_ramp(nodes, links, cells.outputs["Value"],
+    ramp = color_ramp(nodes, links, pick.outputs[0],
                       [(0.0, dark), (0.3, color), (0.62, light), (0.8, accent)])
     ramp.color_ramp.interpolation = "CONSTANT"
     clusters = _labelled_noise(nodes, links, "granule_blend", 38.0, 1.0, vector=coord)
@@ -206,6 +211,23 @@ def _granules(nodes, links, coord, color):
 
 
 GRANULES_PER_M = 480.0  # ~2 mm granules
+
+
+def _cell_noise(nodes, links, coord, cell: float, turn_deg: float):
+    """White noise constant over cubes of side `cell` of object space, turned `turn_deg` about Z."""
+    if turn_deg:
+        turned = nodes.new("ShaderNodeVectorRotate")
+        turned.rotation_type = "Z_AXIS"
+        turned.inputs["Angle"].default_value = math.radians(turn_deg)
+        links.new(coord, turned.inputs["Vector"])
+        coord = turned.outputs["Vector"]
+    snap = nodes.new("ShaderNodeVectorMath")
+    snap.operation = "SNAP"
+    snap.inputs[1].default_value = (cell,) * 3
+    links.new(coord, snap.inputs[0])
+    noise = nodes.new("ShaderNodeTexWhiteNoise")
+    links.new(snap.outputs["Vector"], noise.inputs["Vector"])
+    return noise
 
 
 def _voronoi_1d(nodes, links, w, scale: float, feature: str, label: str):
@@ -405,11 +427,58 @@ CELL_GAP_M = 0.002
 PIXEL_ANGLE_RAD = 1.0 / 1155.0
 
 
+BUSBARS, BUSBAR_M = 5, 0.0012  # a mono cell's printed silver busbars: how many, how wide
+CELL_CHAMFER = 0.11  # a pseudo-square cell's cut corner: its leg as a share of the cell's side
+BUSBAR_COLOR = (0.12, 0.12, 0.13)
+
+
+def _fraction_of_cell(nodes, links, along, cell_m: float):
+    """0..1 across one cell along an object axis (the Brick texture's bricks start at 0 and repeat every cell)."""
+    return math_node(nodes, links, "FRACT", math_node(nodes, links, "DIVIDE", along, cell_m))
+
+
+def _cell_face(nodes, links, coord, distance, cell_m: float, cell, backsheet):
+    """A mono cell's face: BUSBARS thin silver lines down each cell (widened to a pixel with distance and
+    faded in proportion, as the gaps are, so a far module neither flickers nor brightens), and cut corners
+    where the white backsheet shows (pseudo-square wafers). Returns the colour socket for the cells."""
+    xyz = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(coord, xyz.inputs[0])
+    u = _fraction_of_cell(nodes, links, xyz.outputs["X"], cell_m)
+    v = _fraction_of_cell(nodes, links, xyz.outputs["Y"], cell_m)
+    # distance in metres from the nearest busbar's centre line
+    spacing = cell_m / BUSBARS
+    off = math_node(nodes, links, "ABSOLUTE", math_node(nodes, links, "SUBTRACT", math_node(
+        nodes, links, "FRACT", math_node(nodes, links, "MULTIPLY", u, float(BUSBARS))), 0.5))
+    to_bar = math_node(nodes, links, "MULTIPLY", off, spacing)
+    half = math_node(nodes, links, "MAXIMUM", math_node(nodes, links, "MULTIPLY", distance, 0.5 * PIXEL_ANGLE_RAD),
+                     0.5 * BUSBAR_M)
+    on_bar = math_node(nodes, links, "LESS_THAN", to_bar, half)
+    bar = math_node(nodes, links, "MULTIPLY", on_bar, math_node(nodes, links, "DIVIDE", 0.5 * BUSBAR_M, half))
+    # a corner is cut where |u - 1/2| + |v - 1/2| > 1 - chamfer
+    corner_u = math_node(nodes, links, "ABSOLUTE", math_node(nodes, links, "SUBTRACT", u, 0.5))
+    corner_v = math_node(nodes, links, "ABSOLUTE", math_node(nodes, links, "SUBTRACT", v, 0.5))
+    corner = math_node(nodes, links, "GREATER_THAN", math_node(nodes, links, "ADD", corner_u, corner_v),
+                       1.0 - CELL_CHAMFER)
+    with_bars = nodes.new("ShaderNodeMix")
+    with_bars.data_type = "RGBA"
+    with_bars.label = "busbars"
+    with_bars.inputs[6].default_value = (*cell, 1.0)
+    with_bars.inputs[7].default_value = (*BUSBAR_COLOR, 1.0)
+    links.new(bar, with_bars.inputs["Factor"])
+    cut = nodes.new("ShaderNodeMix")
+    cut.data_type = "RGBA"
+    cut.label = "cell_corners"
+    links.new(with_bars.outputs[2], cut.inputs[6])
+    cut.inputs[7].default_value = (*backsheet, 1.0)
+    links.new(corner, cut.inputs["Factor"])
+    return cut.outputs[2]
+
+
 @reused
 def module_glass(name: str, cell_m: float = 0.166):
-    """A solar module's face: dark blue cells in a grid of white gaps (widened and faded to a pixel with
-    distance), under textured anti-reflective glass (a softer, dimmer sun glint than plain glass) with a film
-    of dust, heavier along the lower frame where rain leaves it."""
+    """A solar module's face: dark blue mono cells (busbars, cut corners: `_cell_face`) in a grid of white gaps
+    (widened and faded to a pixel with distance), under textured anti-reflective glass (a softer, dimmer sun
+    glint than plain glass) with a film of dust, heavier along the lower frame where rain leaves it."""
     mat, nodes, links, bsdf = new_material(name)
     coord = nodes.new("ShaderNodeTexCoord")
     distance = nodes.new("ShaderNodeCameraData").outputs["View Distance"]
@@ -423,8 +492,9 @@ def module_glass(name: str, cell_m: float = 0.166):
     links.new(keep, gap_mix.inputs["Factor"])
     tex = nodes.new("ShaderNodeTexBrick")
     tex.offset = 0.0
-    tex.inputs["Color1"].default_value = (*cell, 1.0)
-    tex.inputs["Color2"].default_value = (0.012, 0.018, 0.045, 1.0)
+    face = _cell_face(nodes, links, coord.outputs["Object"], distance, cell_m, cell, gap_color)
+    links.new(face, tex.inputs["Color1"])
+    links.new(face, tex.inputs["Color2"])
     links.new(gap_mix.outputs[2], tex.inputs["Mortar"])
     tex.inputs["Scale"].default_value = 1.0
     links.new(gap, tex.inputs["Mortar Size"])

@@ -1,0 +1,38 @@
+"""A shader socket sampled in Blender: baked as emission onto a square of ground, read back as numpy.
+Shared by the realism tests that check what a material draws (asphalt, dirt, lawn, module cells)."""
+import numpy as np
+
+
+def bake_emission(bpy, mat, x0, y0, size_m, px, socket):
+    """`socket` of `mat` baked as emission on a square of ground [x0, x0+size] x [y0, y0+size] (world = object
+    coordinates), `px` texels a side; rows run along +y."""
+    from realitybench_addon.bl.meshes import mesh_object
+
+    scene = bpy.context.scene
+    v = np.array([[x0, y0, 0.0], [x0 + size_m, y0, 0.0], [x0 + size_m, y0 + size_m, 0.0], [x0, y0 + size_m, 0.0]])
+    obj = mesh_object("BakeGround", v, np.array([[0, 1, 2], [0, 2, 3]]), scene.collection, materials=[mat])
+    mesh = obj.data
+    uv = mesh.uv_layers.new(name="UV")
+    for loop in mesh.loops:
+        p = v[loop.vertex_index]
+        uv.data[loop.index].uv = ((p[0] - x0) / size_m, (p[1] - y0) / size_m)
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    emit = nodes.new("ShaderNodeEmission")
+    links.new(emit.outputs["Emission"], nodes.get("Material Output").inputs["Surface"])
+    links.new(socket, emit.inputs["Color"])
+    image = bpy.data.images.new("bake", px, px, float_buffer=True)
+    image.colorspace_settings.name = "Non-Color"
+    target = nodes.new("ShaderNodeTexImage")
+    target.image = image
+    nodes.active = target
+    scene.render.engine = "CYCLES"
+    scene.cycles.samples = 1
+    scene.cycles.device = "CPU"
+    for o in bpy.data.objects:
+        o.select_set(o == obj)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.bake(type="EMIT", margin=0, use_clear=True)
+    out = np.empty(px * px * 4, np.float32)
+    image.pixels.foreach_get(out)
+    bpy.data.objects.remove(obj)
+    return out.reshape(px, px, 4)[:, :, :3].mean(axis=2)
