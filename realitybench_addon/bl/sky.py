@@ -17,6 +17,9 @@ SUN = "RB_Sun"
 # gain away from it); measured on renders, cumulus read 1.3-1.8x brighter than the blue between them.
 CLOUD_GAIN = (1.4, 2.6)
 CLOUD_WHITENESS = 0.75
+# A cloud's lumps (a finer noise over the same deck): their scale against the clouds' cell, how far they fray
+# the edge (in units of the deck noise's value), and the light they leave on a lump's lit and shaded sides.
+BILLOW_SCALE, BILLOW_FRAY, BILLOW_LIGHT = 5.0, 0.12, (0.86, 1.1)
 
 
 def sun_direction(elevation_deg: float, azimuth_deg: float) -> np.ndarray:
@@ -57,7 +60,8 @@ def _smoothstep(nodes, links, value, edge0: float, edge1: float):
 
 def _cloud_noise(nodes, links, plan: CloudPlan, direction, z):
     """The cloud deck's noise where the view ray meets it: direction * altitude / z (z floored so the
-    horizon stays finite), mapped by the plan's offset, wind and cell size."""
+    horizon stays finite), mapped by the plan's offset, wind and cell size; returns the noise node and the
+    finer billows' value (a socket) over the same deck."""
     floored = mats.math_node(nodes, links, "MAXIMUM", z.outputs["Z"], 0.03)
     reach = mats.math_node(nodes, links, "DIVIDE", plan.altitude_m, floored)
     deck = nodes.new("ShaderNodeVectorMath")
@@ -75,14 +79,24 @@ def _cloud_noise(nodes, links, plan: CloudPlan, direction, z):
     noise.inputs["Detail"].default_value = NOISE_DETAIL
     noise.inputs["Roughness"].default_value = NOISE_ROUGHNESS
     links.new(mapping.outputs["Vector"], noise.inputs["Vector"])
-    return noise
+    billows = nodes.new("ShaderNodeTexNoise")  # a cloud's own lumps, a fifth of its size
+    billows.label = "cloud_billows"
+    billows.noise_dimensions = "2D"
+    billows.inputs["Scale"].default_value = BILLOW_SCALE
+    billows.inputs["Detail"].default_value = 3.0
+    billows.inputs["Roughness"].default_value = 0.6
+    links.new(mapping.outputs["Vector"], billows.inputs["Vector"])
+    return noise, billows.outputs["Fac"]
 
 
-def _cloud_coverage(nodes, links, plan: CloudPlan, noise, direction, z, sun: np.ndarray):
-    """The clouds' coverage (density faded out by `core.clouds.fade_ranges`), their thick cores, and the
-    view direction's cosine to the sun (sockets)."""
+def _cloud_coverage(nodes, links, plan: CloudPlan, noise, billows, direction, z, sun: np.ndarray):
+    """The clouds' coverage (density faded out by `core.clouds.fade_ranges`, its edge frayed by the billows),
+    their thick cores, the view direction's cosine to the sun, and the billows' light factor (sockets)."""
     lo, hi = plan.density_ramp()
-    density = _smoothstep(nodes, links, noise.outputs["Fac"], lo, hi)
+    # the billows fray a cloud's edge (their spread, about a tenth of the deck noise's, barely moves coverage)
+    frayed = mats.math_node(nodes, links, "MULTIPLY_ADD", billows, BILLOW_FRAY, noise.outputs["Fac"])
+    frayed = mats.math_node(nodes, links, "SUBTRACT", frayed, 0.5 * BILLOW_FRAY)
+    density = _smoothstep(nodes, links, frayed, lo, hi)
     core = _smoothstep(nodes, links, noise.outputs["Fac"], hi, hi + 3.0 * NOISE_SD)
     (z0, z1), (c0, c1) = fade_ranges()
     toward_sun = nodes.new("ShaderNodeVectorMath")
@@ -92,10 +106,12 @@ def _cloud_coverage(nodes, links, plan: CloudPlan, noise, direction, z, sun: np.
     weight = mats.math_node(nodes, links, "MULTIPLY", _smoothstep(nodes, links, z.outputs["Z"], z0, z1),
                             _smoothstep(nodes, links, toward_sun.outputs["Value"], c0, c1))
     coverage = mats.math_node(nodes, links, "MULTIPLY", density, weight)
-    return coverage, core, toward_sun.outputs["Value"]
+    # lumps lit and shaded within a cloud: it reads as a volume, not a flat cut-out
+    relief = mats.map_range(nodes, links, billows, 0.35, 0.65, *BILLOW_LIGHT)
+    return coverage, core, toward_sun.outputs["Value"], relief
 
 
-def _cloud_colour(nodes, links, plan: CloudPlan, sky, sun: np.ndarray, toward_sun, core):
+def _cloud_colour(nodes, links, plan: CloudPlan, sky, sun: np.ndarray, toward_sun, core, relief):
     """The cloud's light: the sky's colour low on the sun's side, nearly white, lit more towards the sun,
     darker in thick cores (a socket)."""
     lit_sky = nodes.new("ShaderNodeTexSky")
@@ -116,6 +132,7 @@ def _cloud_colour(nodes, links, plan: CloudPlan, sky, sun: np.ndarray, toward_su
     forward = _smoothstep(nodes, links, toward_sun, 0.0, 1.0)
     light = mats.math_node(nodes, links, "MULTIPLY", mats.math_node(nodes, links, "MULTIPLY_ADD", forward, *CLOUD_GAIN),
                            mats.math_node(nodes, links, "MULTIPLY_ADD", core, -plan.shade, 1.0))
+    light = mats.math_node(nodes, links, "MULTIPLY", light, relief)
     cloud = nodes.new("ShaderNodeVectorMath")
     cloud.operation = "SCALE"
     links.new(white.outputs[2], cloud.inputs[0])
@@ -159,9 +176,9 @@ def add_clouds(world, plan: CloudPlan, sun_dir) -> None:
     direction = nodes.new("ShaderNodeTexCoord").outputs["Generated"]  # a world's Generated is the view direction
     z = nodes.new("ShaderNodeSeparateXYZ")
     links.new(direction, z.inputs[0])
-    noise = _cloud_noise(nodes, links, plan, direction, z)
-    coverage, core, toward_sun = _cloud_coverage(nodes, links, plan, noise, direction, z, sun)
-    cloud = _cloud_colour(nodes, links, plan, sky, sun, toward_sun, core)
+    noise, billows = _cloud_noise(nodes, links, plan, direction, z)
+    coverage, core, toward_sun, relief = _cloud_coverage(nodes, links, plan, noise, billows, direction, z, sun)
+    cloud = _cloud_colour(nodes, links, plan, sky, sun, toward_sun, core, relief)
     _show_clouds(nodes, links, sky, background, coverage, cloud)
 
 
