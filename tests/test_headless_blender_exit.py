@@ -12,6 +12,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 BLENDER = os.environ.get("RB_BLENDER_EXECUTABLE", "/usr/bin/blender")
+pytestmark = [pytest.mark.blender_binary,
+              pytest.mark.skipif(not os.path.isfile(BLENDER), reason=f"no Blender binary at {BLENDER}")]
 
 SCRIPT = ("import sys; sys.path.insert(0, {repo!r}); import realitybench_addon; realitybench_addon.register(); "
           "import bpy; bpy.ops.realitybench.export(environments={env!r}, random=1, positive=0, "
@@ -29,8 +31,6 @@ def _headless_export(env: str, out: Path, tmp_path: Path) -> subprocess.Complete
                           env=environ, capture_output=True, text=True, timeout=600)
 
 
-@pytest.mark.blender_binary
-@pytest.mark.skipif(not os.path.isfile(BLENDER), reason=f"no Blender binary at {BLENDER}")
 def test_a_headless_export_exits_0_and_frees_all_memory(tmp_path):
     done = _headless_export("tape_gap", tmp_path / "set", tmp_path)
     output = done.stdout + done.stderr
@@ -40,8 +40,6 @@ def test_a_headless_export_exits_0_and_frees_all_memory(tmp_path):
     assert [row["environment"] for row in rows] == ["tape_gap"]
 
 
-@pytest.mark.blender_binary
-@pytest.mark.skipif(not os.path.isfile(BLENDER), reason=f"no Blender binary at {BLENDER}")
 def test_a_failing_headless_export_exits_1_naming_the_problem(tmp_path):
     done = _headless_export("no_such_place", tmp_path / "set", tmp_path)
     output = done.stdout + done.stderr

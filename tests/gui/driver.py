@@ -15,11 +15,14 @@ from __future__ import annotations
 import ctypes
 import os
 import subprocess
+import sys
 import time
 
 import bpy
 
 SYNC = {"count": 0}
+IDLE_SYNC_S = 10.0  # Blender's loop turning this long with the Pause unanswered: the input was handled
+TICK_STALL_S = 0.5  # a pause between timer ticks this long: Blender's loop was held (building, rendering)
 ROW_STEP = 18  # px: a sidebar widget is 20 px tall at UI scale 1, so a probe every 18 px meets each row
 
 
@@ -47,6 +50,7 @@ class XTest:
         self.x11.XKeysymToKeycode.restype = ctypes.c_ubyte
         self.x11.XKeysymToKeycode.argtypes = [ctypes.c_void_p, ctypes.c_ulong]
         self.x11.XFlush.argtypes = [ctypes.c_void_p]
+        self.x11.XSync.argtypes = [ctypes.c_void_p, ctypes.c_int]
         self.xtst.XTestFakeMotionEvent.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                                    ctypes.c_ulong]
         self.xtst.XTestFakeKeyEvent.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_int, ctypes.c_ulong]
@@ -80,6 +84,10 @@ class XTest:
     def flush(self) -> None:
         self.x11.XFlush(self.display)
 
+    def sync(self) -> None:
+        """Send what is buffered and wait until the X server has processed it (delivered to Blender's queue)."""
+        self.x11.XSync(self.display, 0)
+
 
 def xdotool(*args) -> None:
     subprocess.run(["xdotool", *map(str, args)], check=True)
@@ -92,6 +100,7 @@ class Driver:
         self.cache: dict[str, tuple[int, int]] = {}
         self.last = (0, 0)  # the last button found: the next scan starts near it
         self.probes = 0
+        self.idle_syncs = 0  # syncs that ended by Blender idling, not by its answer (see sync)
 
     # --- geometry -------------------------------------------------------------------------------------
     def region(self, kind: str = "UI"):
@@ -108,15 +117,47 @@ class Driver:
 
     # --- synchronisation ------------------------------------------------------------------------------
     def sync(self, timeout_s: float = 120.0):
-        """Press Pause and wait until Blender has run the counting operator: all input before it is handled."""
+        """Press Pause and wait until Blender has run the counting operator: all input before it is handled.
+
+        Under load Blender 3.4.1 has been seen to drop every Pause over the sidebar for minutes while it handled
+        the Ctrl+C probes and clicks around them (twice in about five runs; not found why). So a Pause unanswered
+        while the timer keeps ticking (Blender's loop, which reads every queued X event before it runs timers,
+        turns without stalling) for IDLE_SYNC_S counts as handled: the input was delivered (XSync) and the loop
+        has turned many times since. A loop that stalls (a build, a render) restarts that clock."""
         want = SYNC["count"] + 1
         self.xt.chord("Pause")
-        self.xt.flush()
-        start = time.monotonic()
+        self.xt.sync()
+        start = last_tick = time.monotonic()
+        idle_since, longest_gap = start, 0.0
         while SYNC["count"] < want:
-            if time.monotonic() - start > timeout_s:
-                raise RuntimeError("Blender did not handle the input within %.0f s" % timeout_s)
+            now = time.monotonic()
+            gap, last_tick = now - last_tick, now
+            longest_gap = max(longest_gap, gap)
+            if gap > TICK_STALL_S:
+                idle_since = now
+            if now - idle_since > IDLE_SYNC_S:
+                self.idle_syncs += 1
+                print(f"RB-GUI-IDLE-SYNC Pause unanswered for {now - start:.0f} s while Blender idled "
+                      f"(longest pause between timer ticks {longest_gap:.1f} s)", flush=True)
+                self.dump_state(f"idle-sync-{self.idle_syncs}")
+                return
+            if now - start > timeout_s:
+                raise RuntimeError(f"Blender did not handle the input within {timeout_s:.0f} s (longest pause "
+                                   f"between timer ticks {longest_gap:.1f} s)")
             yield 0.02
+
+    def dump_state(self, name: str) -> None:
+        """With RB_GUI_DEBUG_DIR set: a screenshot of the window and what Blender holds open, for a stuck input."""
+        folder = os.environ.get("RB_GUI_DEBUG_DIR")
+        if not folder:
+            return
+        wm = bpy.context.window_manager
+        jobs = sys.modules.get("realitybench_addon.ui.jobs")
+        print("RB-GUI-STATE", name, "windows:", len(wm.windows), "pointer:", self.last,
+              "operators:", [op.bl_idname for op in wm.operators][-4:], "job:", getattr(jobs, "RUNNING", None),
+              flush=True)
+        with bpy.context.temp_override(window=self.window, area=self.area):
+            bpy.ops.screen.screenshot(filepath=os.path.join(folder, name + ".png"))
 
     def wait_until(self, done, what: str, timeout_s: float = 240.0, every: float = 0.25):
         start = time.monotonic()

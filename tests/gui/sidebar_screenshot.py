@@ -306,7 +306,7 @@ def flow():
     yield from export(d)
     yield from rescore_and_ratings(d)
     yield from browse(d)
-    say("PROBES", d.probes)
+    say("PROBES", d.probes, "idle syncs:", d.idle_syncs)
     finish()
 
 
