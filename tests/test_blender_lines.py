@@ -25,8 +25,9 @@ SUITES = ["tests/test_cli.py", "tests/test_measure_bpy.py", "tests/test_envs_roo
           "tests/test_positive_strata.py", "tests/test_camera_state.py", "tests/test_meshes_box.py",
           "tests/test_capture_terms_and_lot_kit.py", "tests/test_guide_loop.py", "tests/test_phone_view.py",
           "tests/test_menus.py", "tests/test_sidebar_state.py",
-          # issue 41's realism round: leaf cards, ground bakes, props, shingles, cars, the phone look
-          "tests/test_realism_trees.py", "tests/test_realism_ground.py", "tests/test_realism_props.py",
+          # issue 41's realism round: leaf cards, ground bakes, props, shingles, module cells, clouds, cars,
+          # the phone look
+          "tests/test_realism_module_cells.py", "tests/test_realism_sky.py", "tests/test_realism_trees.py", "tests/test_realism_ground.py", "tests/test_realism_props.py",
           "tests/test_realism_roof_shingles.py", "tests/test_realism_cars.py", "tests/test_postprocess_phone_look.py",
           "tests/test_render_settings.py"]
 TIMEOUT_S = 1500
