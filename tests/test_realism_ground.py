@@ -160,3 +160,11 @@ def test_lawn_dress_lays_clumps_soil_and_clover_over_the_lawn_colour_once():
     # a metre of lawn at 1.6 cm: the clumps vary the colour at least half as much again as the plain lawn
     assert mottled.std() > 1.5 * flat.std()
     assert abs(mottled.mean() / flat.mean() - 1.0) < 0.3  # the same lawn, not a different colour
+    # the clumps' shades blend into each other (smooth F1): no flat polygon of one shade, no jump at its border
+    clumps = next(n for n in plain.node_tree.nodes if n.bl_idname == "ShaderNodeTexVoronoi")
+    assert clumps.feature == "SMOOTH_F1"
+    shades = bake_emission(bpy, plain, 3.0, 3.0, 0.5, 128, clumps.outputs["Color"])  # 4 mm texels
+    steps = np.abs(np.diff(shades, axis=1))
+    # (seed 5 measured: plain F1 left 96 % of steps zero and its largest jump 0.90 of the range; smooth F1 11 %, 0.11)
+    assert np.mean(steps < 1e-6) < 0.5, np.mean(steps < 1e-6)
+    assert steps.max() < 0.3 * np.ptp(shades), steps.max() / np.ptp(shades)

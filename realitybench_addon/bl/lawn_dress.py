@@ -1,7 +1,8 @@
 """A lawn seen from a distance is not a cloud of green noise (issue 41): `dress_lawn` changes a finished lawn
 material (`vegetation.lawn_material`'s copy; its template is untouched) in place, between its colour and the
-BSDF: mottled clumps (warped Voronoi cells of 11 cm, each its own shade, averaged with a 5 cm noise),
-flecks of soil where the turf is thin, and patches of clover (a bluer, lighter green with a round-leaf speckle).
+BSDF: mottled clumps (warped smooth Voronoi cells of 11 cm, each its own shade blending into the next,
+averaged with a 5 cm noise), flecks of soil where the turf is thin, and patches of clover (a bluer, lighter
+green with a round-leaf speckle).
 Every pattern is shifted per scene by `core.ground.texture_offset(seed)`; nothing is drawn from a generator.
 
     lawn = dress_lawn(vegetation.lawn_material("RB_Lawn", (0.08, 0.12, 0.04)), seed=plan_seed)
@@ -13,17 +14,20 @@ from . import compat
 from .lot_ground import NodeGraph
 
 CLUMP_M = 0.11  # a clump of grass: a Voronoi cell this wide
+CLUMP_BLEND = 1.0  # smooth-F1 smoothness: how far a clump's shade blends into its neighbours'
 CLOVER_SCALE = 0.7  # clover patches: noise of this scale (1/m), the top ~20 % of it
 SOIL_RGB = (0.085, 0.064, 0.042)
 CLOVER_RGB = (0.05, 0.105, 0.045)
 DRESSED_LABEL = "Lawn dress"
 
 
-def _cells(g: NodeGraph, domain, scale: float, feature: str = "F1"):
+def _cells(g: NodeGraph, domain, scale: float, feature: str = "F1", smoothness: float = 0.0):
     node = g.nodes.new("ShaderNodeTexVoronoi")
     node.voronoi_dimensions = "2D"
     node.feature = feature
     node.inputs["Scale"].default_value = scale
+    if feature == "SMOOTH_F1":
+        node.inputs["Smoothness"].default_value = smoothness
     g.links.new(domain, node.inputs["Vector"])
     return node
 
@@ -46,9 +50,12 @@ def dress_lawn(mat, seed: int):
     domain = g.warp(7.0, 0.07, vector=shifted.outputs[0])
     # clumps: each its own shade, two layers of cells (incommensurate sizes) averaged, so no cell edge shows
     rgb = nodes.new("ShaderNodeSeparateColor")
-    links.new(_cells(g, domain, 1.0 / CLUMP_M).outputs["Color"], rgb.inputs[0])
+    # smooth F1: neighbouring clumps' shades blend over most of a cell, so no polygon edge shows (plain F1's
+    # constant cells read as camouflage on a close, downward frame)
+    links.new(_cells(g, domain, 1.0 / CLUMP_M, "SMOOTH_F1", CLUMP_BLEND).outputs["Color"], rgb.inputs[0])
     tufts = g.noise(1.0 / (0.437 * CLUMP_M), 1.0, domain, flat=True)  # a finer, incommensurate layer
-    shade = g.math("MULTIPLY_ADD", g.math("ADD", rgb.outputs[0], tufts), 0.3, 0.7)  # x0.7..1.3
+    # x0.6..1.4 (the blended cells spread less than F1's constant ones; the mean stays x1)
+    shade = g.math("MULTIPLY_ADD", g.math("ADD", rgb.outputs[0], tufts), 0.4, 0.6)
     mult = nodes.new("ShaderNodeMix")
     mult.data_type = "RGBA"
     mult.blend_type = "MULTIPLY"
