@@ -21,13 +21,13 @@ CLOVER_RGB = (0.05, 0.105, 0.045)
 DRESSED_LABEL = "Lawn dress"
 
 
-def _cells(g: NodeGraph, domain, scale: float, feature: str = "F1", smoothness: float = 0.0):
+def _clump_cells(g: NodeGraph, domain):
+    """Smooth-F1 Voronoi cells of CLUMP_M, each clump's shade blending CLUMP_BLEND into its neighbours'."""
     node = g.nodes.new("ShaderNodeTexVoronoi")
     node.voronoi_dimensions = "2D"
-    node.feature = feature
-    node.inputs["Scale"].default_value = scale
-    if feature == "SMOOTH_F1":
-        node.inputs["Smoothness"].default_value = smoothness
+    node.feature = "SMOOTH_F1"
+    node.inputs["Scale"].default_value = 1.0 / CLUMP_M
+    node.inputs["Smoothness"].default_value = CLUMP_BLEND
     g.links.new(domain, node.inputs["Vector"])
     return node
 
@@ -52,7 +52,7 @@ def dress_lawn(mat, seed: int):
     rgb = nodes.new("ShaderNodeSeparateColor")
     # smooth F1: neighbouring clumps' shades blend over most of a cell, so no polygon edge shows (plain F1's
     # constant cells read as camouflage on a close, downward frame)
-    links.new(_cells(g, domain, 1.0 / CLUMP_M, "SMOOTH_F1", CLUMP_BLEND).outputs["Color"], rgb.inputs[0])
+    links.new(_clump_cells(g, domain).outputs["Color"], rgb.inputs[0])
     tufts = g.noise(1.0 / (0.437 * CLUMP_M), 1.0, domain, flat=True)  # a finer, incommensurate layer
     # x0.6..1.4 (the blended cells spread less than F1's constant ones; the mean stays x1)
     shade = g.math("MULTIPLY_ADD", g.math("ADD", rgb.outputs[0], tufts), 0.4, 0.6)
