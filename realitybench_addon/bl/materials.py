@@ -31,6 +31,26 @@ def principled(name: str, color, roughness: float = 0.6, metallic: float = 0.0, 
     return mat
 
 
+def set_input(bsdf, name: str, value) -> None:
+    """Set a BSDF input where this Blender has it (names differ between lines: see `clear_coat`)."""
+    socket = bsdf.inputs.get(name)
+    if socket is not None:
+        socket.default_value = value
+
+
+def clear_coat(bsdf, weight: float, roughness: float) -> None:
+    """A clear coat on any Blender we run on (4.0 renamed Clearcoat to Coat Weight)."""
+    set_input(bsdf, "Coat Weight", weight)
+    set_input(bsdf, "Clearcoat", weight)
+    set_input(bsdf, "Coat Roughness", roughness)
+    set_input(bsdf, "Clearcoat Roughness", roughness)
+
+
+def coat_input(bsdf, name: str):
+    """The coat's `name` socket ("Weight", "Roughness", "Normal") on any Blender we run on, or None."""
+    return bsdf.inputs.get(f"Coat {name}") or bsdf.inputs.get(f"Clearcoat {name}" if name != "Weight" else "Clearcoat")
+
+
 def color_ramp(nodes, links, fac_socket, colors):
     """A colour ramp over `fac_socket` with stops [(position, rgb), ...]."""
     ramp = nodes.new("ShaderNodeValToRGB")
@@ -525,13 +545,42 @@ def module_glass(name: str, cell_m: float = 0.166):
     links.new(dust, dusty.inputs["Factor"])
     links.new(tex.outputs["Color"], dusty.inputs[6])
     links.new(dusty.outputs[2], compat.principled_input(bsdf, "Base Color"))
-    rough = nodes.new("ShaderNodeMapRange")
-    rough.inputs["To Min"].default_value, rough.inputs["To Max"].default_value = 0.12, 0.5
-    links.new(dust, rough.inputs["Value"])
-    links.new(rough.outputs["Result"], compat.principled_input(bsdf, "Roughness"))
-    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.35
+    # the cells' own face under the glass: textured and anti-reflective, a dull sheen
+    compat.principled_input(bsdf, "Roughness").default_value = CELL_ROUGHNESS
+    compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.2
+    _cover_glass(nodes, links, bsdf, coord, dust)
     mat.diffuse_color = (0.02, 0.03, 0.07, 1.0)
     return mat
+
+
+CELL_ROUGHNESS = 0.4
+# The cover glass as the Principled BSDF's coat (IOR 1.5: 4 % of the sky at normal incidence, most of it at
+# grazing angles): its roughness from clean glass to the dustiest film, and its roller wave (tempered glass
+# is not flat: reflections of the sky's edges wobble over a module), in waves per metre and bump strength.
+GLASS_ROUGHNESS = (0.03, 0.3)
+ROLLER_WAVE_SCALE, ROLLER_WAVE_STRENGTH = 2.5, 0.03
+
+
+def _cover_glass(nodes, links, bsdf, coord, dust) -> None:
+    """The module's cover glass: a coat over the cells that mirrors the sky and clouds, dulled where the dust
+    film lies (`dust`, a socket: 0 clean .. 0.3 thick)."""
+    clear_coat(bsdf, 1.0, GLASS_ROUGHNESS[0])
+    weight, roughness = coat_input(bsdf, "Weight"), coat_input(bsdf, "Roughness")
+    if weight is None or roughness is None:
+        return
+    links.new(math_node(nodes, links, "MULTIPLY_ADD", dust, -1.5, 1.0, clamp=True), weight)
+    links.new(map_range(nodes, links, dust, 0.0, 0.3, *GLASS_ROUGHNESS), roughness)
+    wave = nodes.new("ShaderNodeTexNoise")
+    wave.label = "roller wave"
+    wave.inputs["Scale"].default_value = ROLLER_WAVE_SCALE
+    wave.inputs["Detail"].default_value = 0.0
+    links.new(coord.outputs["Object"], wave.inputs["Vector"])
+    bump = nodes.new("ShaderNodeBump")
+    bump.inputs["Strength"].default_value = ROLLER_WAVE_STRENGTH
+    links.new(wave.outputs["Fac"], bump.inputs["Height"])
+    normal = coat_input(bsdf, "Normal")
+    if normal is not None:
+        links.new(bump.outputs["Normal"], normal)
 
 
 PACK_ON_SAVE = "rb_pack_on_save"  # a custom property on the images `pack_on_save` marked

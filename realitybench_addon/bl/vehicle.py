@@ -47,20 +47,6 @@ class BuiltVehicle:
         return [n for k, n in self.objects.items() if not k.startswith((COSMETIC_PREFIX, DRESSING_PREFIX))]
 
 
-def _set_input(bsdf, name: str, value) -> None:
-    socket = bsdf.inputs.get(name)
-    if socket is not None:
-        socket.default_value = value
-
-
-def _coat(bsdf, weight: float, roughness: float) -> None:
-    """A clear coat on any Blender we run on (4.0 renamed Clearcoat to Coat Weight)."""
-    _set_input(bsdf, "Coat Weight", weight)
-    _set_input(bsdf, "Clearcoat", weight)
-    _set_input(bsdf, "Coat Roughness", roughness)
-    _set_input(bsdf, "Clearcoat Roughness", roughness)
-
-
 def _object_xyz(nodes, links):
     coord = nodes.new("ShaderNodeTexCoord")
     sep = nodes.new("ShaderNodeSeparateXYZ")
@@ -76,7 +62,7 @@ def paint_material(name: str, rgb, metallic: float):
     mat = mats.principled(name, tuple(rgb), roughness=rough, metallic=0.55 * metallic, specular=0.5)
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
     bsdf = nodes.get("Principled BSDF")
-    _coat(bsdf, 1.0, 0.03)
+    mats.clear_coat(bsdf, 1.0, 0.03)
     coord, sep = _object_xyz(nodes, links)
     # 1 at the sills, 0 from DIRT_TOP_M up
     low = math_node(nodes, links, "MULTIPLY_ADD", sep.outputs["Z"], -1.0 / DIRT_FADE_M, DIRT_TOP_M / DIRT_FADE_M,
@@ -92,7 +78,7 @@ def paint_material(name: str, rgb, metallic: float):
     ramp = mats.color_ramp(nodes, links, dirt, [(0.0, tuple(rgb)), (1.0, DIRT_RGB)])
     links.new(_panel_shade(nodes, links, coord, ramp.outputs["Color"]), compat.principled_input(bsdf, "Base Color"))
     links.new(math_node(nodes, links, "MULTIPLY_ADD", dirt, 0.6, rough), compat.principled_input(bsdf, "Roughness"))
-    coat_socket = bsdf.inputs.get("Coat Weight") or bsdf.inputs.get("Clearcoat")
+    coat_socket = mats.coat_input(bsdf, "Weight")
     if coat_socket is not None:  # dirt dulls the clear coat
         links.new(math_node(nodes, links, "MULTIPLY_ADD", dirt, -1.0, 1.0), coat_socket)
     _orange_peel(nodes, links, bsdf, coord)
@@ -131,7 +117,7 @@ def _orange_peel(nodes, links, bsdf, coord) -> None:
     peel.inputs["Detail"].default_value = 1.0
     links.new(coord.outputs["Object"], peel.inputs["Vector"])
     bump = mats.bump_normal(nodes, links, bsdf, peel.outputs["Fac"], strength=0.04, distance=0.002)
-    coat_normal = bsdf.inputs.get("Coat Normal") or bsdf.inputs.get("Clearcoat Normal")
+    coat_normal = mats.coat_input(bsdf, "Normal")
     if coat_normal is not None:
         links.new(bump.outputs["Normal"], coat_normal)
 
@@ -199,8 +185,8 @@ def lamp_material(name: str, lens_rgb, reflector_rgb, cell_m: float):
     mat = mats.principled(name, reflector_rgb, roughness=0.18, metallic=0.9, specular=0.8)
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
     bsdf = nodes.get("Principled BSDF")
-    _coat(bsdf, 1.0, 0.0)
-    _set_input(bsdf, "Coat Tint", (*lens_rgb, 1.0))
+    mats.clear_coat(bsdf, 1.0, 0.0)
+    mats.set_input(bsdf, "Coat Tint", (*lens_rgb, 1.0))
     coord = nodes.new("ShaderNodeTexCoord")
     cells = nodes.new("ShaderNodeTexVoronoi")
     cells.inputs["Scale"].default_value = 1.0 / cell_m
