@@ -200,20 +200,25 @@ def _add_roof_rails(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
             _box(b, "roof_rails", (L / 2 - dd - 0.05, y - 0.02, z - 0.02), (L / 2 - dd, y + 0.02, z + 0.04), "trim")
 
 
+ARCH_SEGMENTS = 24  # a flare's quads round its half circle (12 showed as facets at a few metres)
+
+
 def _add_cladding(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
-    """Black wheel-arch flares."""
+    """Black wheel-arch flares: a 7 cm band round each arch, standing 1 cm off the body's side face (its inner
+    edge over the arch's roll-in, which it hides)."""
     L = p.length
     for dw in prof.wheels_d:
-        a = np.linspace(0.0, np.pi, 13)
+        a = np.linspace(0.0, np.pi, ARCH_SEGMENTS + 1)
         for sgn in (1.0, -1.0):
-            for k in range(12):
+            for k in range(ARCH_SEGMENTS):
                 q = []
                 for r_, t_ in ((prof.arch_r, a[k]), (prof.arch_r + 0.07, a[k]), (prof.arch_r + 0.07, a[k + 1]),
                                (prof.arch_r, a[k + 1])):
                     dd = dw - r_ * math.cos(t_)
                     zz = p.tyre_radius + r_ * math.sin(t_)
                     sec = prof.sections([dd])[0]
-                    ww = float(np.interp(zz, sec[1:5, 1], sec[1:5, 0])) + 0.01
+                    # on the side face, not the roll-in under it (the arch edge's own section point)
+                    ww = float(np.interp(max(zz, sec[2, 1]), sec[1:5, 1], sec[1:5, 0])) + 0.01
                     q.append([L / 2 - dd, sgn * ww, zz])
                 b.add_quads("cladding", _flip_out(np.array(q), sgn), "trim")
 
