@@ -3,12 +3,14 @@
 The default line (bpy 5.2 LTS on Python 3.13, this venv) runs every test; each other line (4.5 LTS
 on Python 3.11, 5.3 on Python 3.13) runs the suites that build every environment's scene, render and
 measure frames, export (resume, shards, repair) and drive the sidebar's operators, in its own venv
-made by `bash scripts/setup.sh --tests`.
+made by `bash scripts/setup.sh --tests`. The other lines run at the same time, and leave to the default line a few
+of its heaviest checks that they would only repeat for more environments (`DEFAULT_LINE_ONLY`).
 """
 import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,7 +32,18 @@ SUITES = ["tests/test_cli.py", "tests/test_measure_bpy.py", "tests/test_envs_roo
           "tests/test_realism_module_cells.py", "tests/test_realism_sky.py", "tests/test_realism_trees.py", "tests/test_realism_ground.py", "tests/test_realism_props.py",
           "tests/test_realism_roof_shingles.py", "tests/test_realism_cars.py", "tests/test_postprocess_phone_look.py",
           "tests/test_render_settings.py"]
-TIMEOUT_S = 1500
+# Left to the default line, where each runs too: more environments of a check the other lines already make on a
+# few (the material copies of three more lot scenes, a third fresh-process rebuild) and the harness's scripted
+# models, whose bpy part (the guide loop's scene builds) the kill-and-resume test still runs. About a fifth of a
+# line's time.
+DEFAULT_LINE_ONLY = [
+    "tests/test_material_cache.py::test_copied_materials_equal_fresh_ones[car_plate]",
+    "tests/test_material_cache.py::test_copied_materials_equal_fresh_ones[damage_view]",
+    "tests/test_material_cache.py::test_copied_materials_equal_fresh_ones[ro_board]",
+    "tests/test_resume_determinism.py::test_a_frame_in_a_fresh_process_equals_it_after_its_scene_mates[car_view]",
+    "tests/test_guide_loop.py::test_scripted_models_against_the_baselines_and_a_hand_computation",
+]
+TIMEOUT_S = 3000  # both lines run at once, each on about one core
 
 
 def _counts(output: str) -> dict[str, int]:
@@ -38,21 +51,62 @@ def _counts(output: str) -> dict[str, int]:
     return {word: int(n) for n, word in re.findall(r"(\d+) (\w+)", lines[-1])} if lines else {}
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("line", other_lines())
-def test_bpy_suites_pass_on_each_other_line(line):
-    python = line_python(line)
-    if not python.exists():
-        pytest.skip(f"no {python.parent.parent.name}: run `bash scripts/setup.sh --tests` "
-                    f"(needs a Python {'3.11' if line == '4.5' else '3.13'})")
+def _line_version(python: Path) -> str:
     version = subprocess.run([str(python), "-c", "import bpy, json; print(json.dumps(bpy.app.version))"],
                              capture_output=True, text=True, timeout=120)
     assert version.returncode == 0, version.stderr
-    assert ".".join(map(str, json.loads(version.stdout)[:2])) == line
+    return ".".join(map(str, json.loads(version.stdout)[:2]))
+
+
+@pytest.fixture(scope="module")
+def line_runs(tmp_path_factory):
+    """Every other line's suites started at once (most of a suite is one Python thread: two lines on two cores
+    take little longer than one), each writing its output to a file; {line: (process, output path)}."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH")}
-    proc = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *SUITES], cwd=ROOT, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT_S)
-    tail = "\n".join(proc.stdout.splitlines()[-40:])
-    counts = _counts(proc.stdout)
-    assert proc.returncode == 0 and counts.get("failed", 0) == 0, f"Blender {line}: {counts}\n{tail}"
+    deselect = [arg for node in DEFAULT_LINE_ONLY for arg in ("--deselect", node)]
+    runs = {}
+    for line in other_lines():
+        python = line_python(line)
+        if not python.exists():
+            continue
+        output = tmp_path_factory.mktemp(f"line{line}") / "pytest.out"
+        with output.open("w") as sink:
+            runs[line] = (subprocess.Popen([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *SUITES,
+                                            *deselect], cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
+                                           text=True), output)
+    yield runs
+    for process, _ in runs.values():
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(TIMEOUT_S + 300)
+@pytest.mark.parametrize("line", other_lines())
+def test_bpy_suites_pass_on_each_other_line(line, line_runs):
+    python = line_python(line)
+    if line not in line_runs:
+        pytest.skip(f"no {python.parent.parent.name}: run `bash scripts/setup.sh --tests` "
+                    f"(needs a Python {'3.11' if line == '4.5' else '3.13'})")
+    assert _line_version(python) == line
+    process, output = line_runs[line]
+    try:
+        process.wait(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    text = output.read_text()
+    tail = "\n".join(text.splitlines()[-40:])
+    counts = _counts(text)
+    assert process.returncode == 0 and counts.get("failed", 0) == 0, f"Blender {line}: {counts}\n{tail}"
     assert counts.get("passed", 0) >= 100, f"Blender {line} ran too few tests: {counts}\n{tail}"
+
+
+@pytest.mark.slow
+def test_the_default_line_only_tests_exist():
+    """`--deselect` passes over a name that matches nothing: each one left to the default line is a test here."""
+    files = sorted({node.split("::")[0] for node in DEFAULT_LINE_ONLY})
+    listed = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *files],
+                            cwd=ROOT, capture_output=True, text=True, timeout=600).stdout.splitlines()
+    assert set(DEFAULT_LINE_ONLY) <= set(listed), sorted(set(DEFAULT_LINE_ONLY) - set(listed))
