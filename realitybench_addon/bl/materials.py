@@ -140,15 +140,17 @@ def scaled_vector(nodes, links, vector, scale):
     return node.outputs["Vector"]
 
 
-def bump_normal(nodes, links, bsdf, height, strength: float | None = None, distance: float | None = None):
-    """Drive the BSDF's normal by a bump of `height` (Blender's defaults where not given)."""
+def bump_normal(nodes, links, bsdf, height, strength: float | None = None, distance: float | None = None, *,
+                into=None):
+    """Drive the BSDF's normal (or the socket `into`, e.g. its coat's) by a bump of `height` (Blender's defaults
+    where not given)."""
     bump = nodes.new("ShaderNodeBump")
     if strength is not None:
         bump.inputs["Strength"].default_value = strength
     if distance is not None:
         bump.inputs["Distance"].default_value = distance
     links.new(height, bump.inputs["Height"])
-    links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    links.new(bump.outputs["Normal"], bsdf.inputs["Normal"] if into is None else into)
     return bump
 
 
@@ -570,17 +572,10 @@ def _cover_glass(nodes, links, bsdf, coord, dust) -> None:
         return
     links.new(math_node(nodes, links, "MULTIPLY_ADD", dust, -1.5, 1.0, clamp=True), weight)
     links.new(map_range(nodes, links, dust, 0.0, 0.3, *GLASS_ROUGHNESS), roughness)
-    wave = nodes.new("ShaderNodeTexNoise")
-    wave.label = "roller wave"
-    wave.inputs["Scale"].default_value = ROLLER_WAVE_SCALE
-    wave.inputs["Detail"].default_value = 0.0
-    links.new(coord.outputs["Object"], wave.inputs["Vector"])
-    bump = nodes.new("ShaderNodeBump")
-    bump.inputs["Strength"].default_value = ROLLER_WAVE_STRENGTH
-    links.new(wave.outputs["Fac"], bump.inputs["Height"])
     normal = coat_input(bsdf, "Normal")
     if normal is not None:
-        links.new(bump.outputs["Normal"], normal)
+        wave = _labelled_noise(nodes, links, "roller wave", ROLLER_WAVE_SCALE, 0.0, vector=coord.outputs["Object"])
+        bump_normal(nodes, links, bsdf, wave, ROLLER_WAVE_STRENGTH, into=normal)
 
 
 PACK_ON_SAVE = "rb_pack_on_save"  # a custom property on the images `pack_on_save` marked
