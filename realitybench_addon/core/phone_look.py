@@ -9,7 +9,8 @@ no-op at strength 0 (the default of a record written before they existed):
                   line through the frame's centre, on the other side of it
   denoise         the phone's noise reduction: an edge-aware (guided) filter of luminance and colour, in
                   linear light, whose strength follows the sensor's noise level; colour noise is removed
-                  almost entirely, luminance noise only in part, leaving a faint blotchy texture
+                  almost entirely, luminance noise only in part, leaving a faint blotchy texture; then
+                  false-colour suppression takes the colour off pixels at steep luminance edges
   local_tone_map  a base-detail split of log luminance (edge-aware base, detail kept) whose base is
                   compressed above a knee: a bright sky keeps its cloud detail instead of clipping
   sharpen         unsharp mask of display luminance: thin light and dark halos along edges, the overshoot
@@ -35,6 +36,8 @@ FLARE_TINT = np.array([0.75, 1.0, 0.85])  # a ghost from a coated lens is greeni
 LUMA_RADIUS, CHROMA_RADIUS = 2, 4  # the denoise windows' half-widths, px
 DENOISE_EPS = 1.0  # guided-filter threshold in noise standard deviations: weaker edges are smoothed
 CHROMA_EPS = 4.0  # ...and for colour, whose edges a phone trusts to luminance (colour noise goes almost entirely)
+FALSE_COLOUR_CONTRAST = 0.5  # log-luminance spread over 5x5 px at which the colour of an edge's pixels is halved
+FALSE_COLOUR_FLOOR = 0.01  # linear level added before the log (mid grey 0.18): noise in the dark is no edge
 TONE_RADIUS = 0.02  # the base layer's window half-width, share of the diagonal
 TONE_EPS = 0.3  # edge-awareness of the base in log luminance: steps above ~this stay in the base
 TONE_KNEE, TONE_SOFTNESS = 0.3, 0.5  # base compression starts near knee * tone_white, over softness (log units)
@@ -206,7 +209,20 @@ def _denoise_clipped(img: np.ndarray, luma: float, chroma: float, shot_noise: fl
             smooth = guided_filter(colour[..., c], CHROMA_RADIUS, eps_c, guide=lum)
             colour[..., c] += chroma * (smooth - colour[..., c])
         colour[..., 1] = -(REC709[0] * colour[..., 0] + REC709[2] * colour[..., 2]) / REC709[1]
+        colour *= false_colour_keep(out_lum)[..., None] ** chroma
     return out_lum[..., None] + colour
+
+
+def false_colour_keep(lum: np.ndarray) -> np.ndarray:
+    """The share of colour a phone keeps at each pixel (0..1): its false-colour suppression desaturates pixels at
+    steep luminance edges, where colour is the lens's chromatic-aberration fringes and the demosaic's guesses,
+    not the scene's. Measured as the spread of log luminance over the pixel's 5x5 neighbourhood (the core of a
+    4 px dark line included): a dark shut line on bright paint (spread ~1.5) keeps under a quarter of the colour
+    the filter gave it from its fringes, a red car against grey asphalt (~0.2) about 85 %, flat areas all."""
+    log_lum = np.log(np.maximum(lum, 0.0) + FALSE_COLOUR_FLOOR)
+    mean = box_mean(log_lum, 2)
+    spread2 = np.maximum(box_mean(log_lum * log_lum, 2) - mean * mean, 0.0)
+    return 1.0 / (1.0 + spread2 / FALSE_COLOUR_CONTRAST ** 2)
 
 
 def local_tone_map(img: np.ndarray, strength: float, tone_white: float) -> np.ndarray:

@@ -58,6 +58,11 @@ class PostParams:
         return PostParams(**data)  # a field an older record lacks keeps its default ("off")
 
 
+# Phones correct lateral chromatic aberration in the ISP; up to 1.5 px of it at the corner (0.0015 before
+# 2026-12-04) put red and blue fringes along every thin dark line, which the colour denoise merged into a
+# magenta line (the "purple seams" a blind panel saw on cars).
+MAX_CHROMATIC_ABERRATION = 0.0005
+
 # The render as Blender produced it: no exposure change, no noise, no lens effects.
 NEUTRAL = PostParams(auto_exposure=False)
 
@@ -69,7 +74,8 @@ def draw_post_params(rng: np.random.Generator) -> PostParams:
         wb_gains=tuple(float(g) for g in gains),
         exposure_key=float(rng.uniform(0.14, 0.22)),
         vignetting=float(rng.uniform(0.05, 0.35)),
-        chromatic_aberration=float(rng.uniform(0.0, 0.0015)),
+        # what is left of lateral CA after the ISP corrects it: at most half a pixel at a 1600 px frame's corner
+        chromatic_aberration=float(rng.uniform(0.0, MAX_CHROMATIC_ABERRATION)),
         shot_noise=float(math.exp(rng.uniform(math.log(2e-4), math.log(3e-3)))),
         read_noise=float(math.exp(rng.uniform(math.log(5e-4), math.log(4e-3)))),
         noise_seed=int(rng.integers(0, 2**63 - 1)),
