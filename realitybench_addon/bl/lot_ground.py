@@ -121,9 +121,11 @@ def finish(mat, g: NodeGraph, bsdf, color, roughness, height, bump_strength: flo
     mat.diffuse_color = (*fallback_rgb, 1.0)
 
 
-def _stones(g: NodeGraph, domain, cell_m: float, turn: float, lo: float, hi: float):
-    """(stone, random) of one aggregate layer: a stone (1) round each Voronoi point of a `cell_m` grid turned by
-    `turn`, binder (0) between; `random` is one value per stone. Radii vary with the cell's own random value."""
+def _stones(g: NodeGraph, domain, cell_m: float, turn: float, lo: float, hi: float, share: float):
+    """(stone, random) of one aggregate layer: a stone (1) in a `share` of the Voronoi cells of a `cell_m` grid
+    turned by `turn`, binder (0) in a band along the cell edges and in the other cells; `random` is one value
+    per stone. Stones are the cells shrunk by that band (`lo`..`hi` cell units, by the cell's own random value):
+    angular chips of crushed stone, some touching, not round dots standing apart, nor a packed mosaic."""
     rot = g.nodes.new("ShaderNodeVectorRotate")
     rot.rotation_type = "Z_AXIS"
     rot.inputs["Angle"].default_value = turn
@@ -135,9 +137,11 @@ def _stones(g: NodeGraph, domain, cell_m: float, turn: float, lo: float, hi: flo
     rgb = g.nodes.new("ShaderNodeSeparateColor")
     g.links.new(cells.outputs["Color"], rgb.inputs[0])
     random = rgb.outputs[0]
-    reach = g.math("MULTIPLY_ADD", rgb.outputs[1], hi - lo, lo)  # this stone's radius, in cell units
-    stone = g.smooth(g.math("SUBTRACT", cells.outputs["Distance"], reach), 0.04, -0.04)
-    return stone, random
+    band = g.math("MULTIPLY_ADD", rgb.outputs[1], hi - lo, lo)  # this stone's binder margin, in cell units
+    edge = g.edge_distance(1.0 / cell_m, rot.outputs["Vector"])
+    stone = g.smooth(g.math("SUBTRACT", edge, band), -0.03, 0.03)
+    present = g.math("LESS_THAN", rgb.outputs[2], share)  # the cell holds a stone
+    return g.math("MULTIPLY", stone, present), random
 
 
 def aggregate(g: NodeGraph, base: float, offset=(0.0, 0.0, 0.0), polish=None):
@@ -151,21 +155,21 @@ def aggregate(g: NodeGraph, base: float, offset=(0.0, 0.0, 0.0), polish=None):
     g.links.new(g.position, shifted.inputs[0])
     shifted.inputs[1].default_value = offset
     domain = g.warp(*ground.WARP_FINE, vector=shifted.outputs[0])
-    coarse, pick = _stones(g, domain, ground.COARSE_STONE_M, 0.0, 0.27, 0.47)
-    fine, fine_pick = _stones(g, domain, ground.FINE_STONE_M, ground.FINE_TURN_RAD, 0.22, 0.4)
+    coarse, pick = _stones(g, domain, ground.COARSE_STONE_M, 0.0, 0.05, 0.2, 0.6)
+    fine, fine_pick = _stones(g, domain, ground.FINE_STONE_M, ground.FINE_TURN_RAD, 0.12, 0.3, 0.65)
     broad = g.warp(*ground.WARP_BROAD, vector=shifted.outputs[0])
     n = [g.noise(s, d, broad, flat=True) for s, d in zip(ground.TONE_SCALES, (2.0, 2.0, 1.0))]
     tone = g.math("MULTIPLY_ADD", n[0], 0.45, g.math("MULTIPLY_ADD", n[1], 0.33, g.math("MULTIPLY", n[2], 0.22)))
     if polish is not None:  # worn binder shows more of the fine stones
         fine = g.math("MINIMUM", g.math("ADD", fine, g.math("MULTIPLY", polish, 0.35)), 1.0)
     b = base
-    binder = (b * 0.42, b * 0.42, b * 0.45)
-    fine_rgb = g.ramp(fine_pick, [(0.0, (b * 0.75, b * 0.74, b * 0.73)), (1.0, (b * 1.45, b * 1.42, b * 1.38))])
-    stone_rgb = g.ramp(pick, [(0.0, (b * 0.9, b * 0.9, b * 0.92)), (0.3, (b * 1.45, b * 1.43, b * 1.4)),
-                              (0.55, (b * 2.1, b * 1.95, b * 1.72)), (0.8, (b * 1.6, b * 1.58, b * 1.56)),
-                              (0.93, (b * 2.9, b * 2.85, b * 2.8))])
+    binder = (b * 0.5, b * 0.5, b * 0.53)
+    fine_rgb = g.ramp(fine_pick, [(0.0, (b * 0.72, b * 0.71, b * 0.7)), (1.0, (b * 1.3, b * 1.28, b * 1.25))])
+    stone_rgb = g.ramp(pick, [(0.0, (b * 0.8, b * 0.8, b * 0.82)), (0.3, (b * 1.2, b * 1.19, b * 1.17)),
+                              (0.55, (b * 1.6, b * 1.5, b * 1.35)), (0.8, (b * 1.35, b * 1.34, b * 1.33)),
+                              (0.95, (b * 2.2, b * 2.17, b * 2.13))])
     if polish is not None:
-        stone_rgb = g.mix(g.math("MULTIPLY", polish, 0.45), stone_rgb, (b * 2.6, b * 2.56, b * 2.5))
+        stone_rgb = g.mix(g.math("MULTIPLY", polish, 0.45), stone_rgb, (b * 2.0, b * 1.97, b * 1.93))
     color = g.mix(coarse, g.mix(g.math("MULTIPLY", fine, 0.85), binder, fine_rgb), stone_rgb)
     shade = g.ramp(tone, [(0.28, (0.72,) * 3), (0.5, (0.96, 0.96, 0.95)), (0.72, (1.25, 1.22, 1.18))])
     mult = g.nodes.new("ShaderNodeMix")
