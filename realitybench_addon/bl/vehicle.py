@@ -24,7 +24,7 @@ from .meshes import mesh_object
 from .material_cache import reused
 
 SMOOTH_ANGLE_DEG = 32.0  # loft facets smooth up to this crease angle; sharper edges (caps, boxes) stay sharp
-FLAT_PARTS = ("headlights", "taillights", "lights_amber", "grille", "mirrors", "handles", "roof_rails",
+FLAT_PARTS = ("grille", "mirrors", "handles", "roof_rails",
               "trim_strips", "seats", "soft_top", "windshield_frame", "underbody", "bed")
 CABIN_SMOOTH_DEG = 75.0  # the cabin's rounded blocks are coarse: smooth them across their facets
 
@@ -209,7 +209,7 @@ HOUSING_RGB = (0.012, 0.012, 0.013)  # the lamp's black housing round the lens
 
 
 def _lamp_housing(nodes, links, coord):
-    """From the lamp's UVs (`core.vehicle_details.lamp_uv`, 0..1 over each lamp): (bezel: 1 on the housing's
+    """From the lamp's UVs (`core.vehicle_lamps.add_lamp`, 0..1 over each lamp): (bezel: 1 on the housing's
     rim round the lens, 0 inside; depth: the reflector's brightness, darker near the rim, as in a deep bowl)."""
     uv = nodes.new("ShaderNodeSeparateXYZ")
     links.new(coord.outputs["UV"], uv.inputs[0])

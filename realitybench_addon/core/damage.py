@@ -28,6 +28,7 @@ from .rng import pick
 from .vehicle import SIDES, VehiclePlan
 from .vehicle_geometry import vehicle_geometry
 from .vehicle_loft import Part, Profile, triangle_areas
+from .vehicle_lamps import lamp_footprints
 
 KINDS = ("dent", "scratch", "rust")
 SEVERITIES = ("minor", "moderate", "severe")
@@ -204,7 +205,8 @@ def panel_patch(vehicle: VehiclePlan, panel: str) -> tuple[float, float, float, 
 @lru_cache(maxsize=16)
 def valid_region(vehicle: VehiclePlan, panel: str, patch: tuple) -> np.ndarray:
     """Texture pixels where a mark may go: covered by the panel's own lower and upper side quads (not a
-    bumper's, not a shut line's gap), at least 1.5 cm in from every edge of that cover."""
+    bumper's, not a shut line's gap, not under a lamp wrapping a corner), at least 1.5 cm in from every edge of
+    that cover."""
     D, Z = _grid(patch)
     covered = np.zeros(D.shape, bool)
     for qd0, qd1, e, quad, _mat in vehicle_geometry(vehicle).loft_quads.get(panel, ()):
@@ -217,6 +219,9 @@ def valid_region(vehicle: VehiclePlan, panel: str, patch: tuple) -> np.ndarray:
         lo = quad[0, 2] + t * (quad[1, 2] - quad[0, 2])
         hi = quad[3, 2] + t * (quad[2, 2] - quad[3, 2])
         covered[:, cols] |= (Z[:, cols] >= lo[None, :]) & (Z[:, cols] <= hi[None, :])
+    prof = Profile(vehicle.profile)
+    for d0, d1, z0, z1 in lamp_footprints(vehicle.profile, prof):  # no damage under a lamp wrapping the corner
+        covered &= ~((D >= d0) & (D <= d1) & (Z >= z0) & (Z <= z1))
     k = int(round(0.015 / TEX_M_PER_PX))  # erode: the whole (2k+1)^2 neighbourhood must be covered
     count, whole = window_counts(covered, k)
     return covered & whole & (count == (2 * k + 1) ** 2)

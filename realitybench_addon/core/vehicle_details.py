@@ -1,5 +1,5 @@
-"""The small parts of a vehicle (pure): wheels and tyres, lights, grille, mirrors, door handles, roof
-rails, and the plate mounts."""
+"""The small parts of a vehicle (pure): wheels and tyres, mirrors, door handles, roof rails, and the plate
+mounts; the lamps and grille (`vehicle_lamps`)."""
 from __future__ import annotations
 
 import math
@@ -8,6 +8,7 @@ import numpy as np
 
 from .vehicle import PlateMount, StyleProfile, VehiclePlan
 from .vehicle_interior import superellipsoid
+from .vehicle_lamps import add_grille, add_lamps
 from .vehicle_loft import PartBuilder, Profile, box_quads, cylinder_y
 
 PLATE_SIZE_M = (0.305, 0.152)  # a US plate: 12 x 6 in
@@ -82,44 +83,6 @@ def _add_wheel_wells(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
         y = p.width / 2 - 0.06 - p.tyre_width
         _box(b, "underbody", (x - prof.arch_r, -y, p.clearance + 0.02), (x + prof.arch_r, y, 2 * p.tyre_radius + 0.04),
              "chassis")
-
-
-def _add_front(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
-    """Headlights, indicators and the grille (tall on upright bodies, else with an intake low in the bumper)."""
-    xf = p.length / 2
-    wf = float(prof.half_width(0.0))
-    nose = float(prof.sections([0.0])[0, 4, 1])
-    hl_z0, hl_z1 = max(p.crease + 0.02, nose - 0.17), nose - 0.03
-    for sgn in (1.0, -1.0):
-        _box(b, "headlights", (xf - 0.01, sgn * 0.52 * wf, hl_z0), (xf + 0.012, sgn * 0.93 * wf, hl_z1), "headlight")
-        _box(b, "lights_amber", (xf - 0.01, sgn * 0.8 * wf, hl_z0 - 0.055), (xf + 0.012, sgn * 0.93 * wf, hl_z0 - 0.015),
-             "indicator")
-    zb_front = float(prof.z_bottom(0.0))
-    if p.name in ("pickup", "suv", "van"):  # a tall grille between the headlights
-        grille_bottom = max(zb_front + 0.15, p.crease - 0.12)
-        _box(b, "grille", (xf - 0.01, -0.5 * wf, grille_bottom), (xf + 0.008, 0.5 * wf, hl_z1), "grille_slats")
-    else:  # a grille between the headlights and an intake low in the bumper
-        _box(b, "grille", (xf - 0.01, -0.42 * wf, p.crease - 0.03), (xf + 0.008, 0.42 * wf, hl_z1 - 0.03),
-             "grille_mesh")
-        intake_top = max(zb_front + 0.12, p.crease - 0.2)
-        _box(b, "grille", (xf - 0.01, -0.34 * wf, zb_front + 0.07), (xf + 0.008, 0.34 * wf, intake_top), "grille_mesh")
-
-
-def _add_taillights(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
-    """Tail lights (tall ones at the corners of hatches and vans)."""
-    L = p.length
-    xr, wr = -L / 2, float(prof.half_width(L))
-    top_rear = float(prof.sections([L], form="bed" if p.bed else "body")[0, 4, 1])
-    if p.name in ("suv", "van", "minivan", "crossover", "wagon"):
-        tl_z1 = min(top_rear - 0.03, p.belt + 0.25)
-        tl_z0 = max(p.crease + 0.02, tl_z1 - (0.5 if p.name in ("van", "minivan", "suv") else 0.25))
-        inner = 0.72
-    else:
-        tl_z1 = top_rear - 0.04
-        tl_z0 = max(p.crease + 0.02, tl_z1 - 0.18)
-        inner = 0.58
-    for sgn in (1.0, -1.0):
-        _box(b, "taillights", (xr - 0.012, sgn * inner * wr, tl_z0), (xr + 0.01, sgn * 0.95 * wr, tl_z1), "taillight")
 
 
 def mirror_base(p: StyleProfile, prof: Profile) -> tuple[float, float, float]:
@@ -249,8 +212,10 @@ def add_details(plan: VehiclePlan, prof: Profile, seams: dict, zones: dict, b: P
     for center in plan.wheel_centers():
         _add_wheel(plan, b, center)
     _add_wheel_wells(p, prof, b)
-    _add_front(p, prof, b)
-    _add_taillights(p, prof, b)
+    front_plate = plate_mounts_of(p, prof)["front"].center
+    mw, mh = MOUNT_SIZE_M
+    add_lamps(p, prof, b)
+    add_grille(p, prof, b, (-mw / 2, mw / 2, front_plate[2] - mh / 2, front_plate[2] + mh / 2))
     for sgn in (1.0, -1.0):
         _add_side(p, prof, seams, zones, b, sgn)
     if p.roof_rails:
@@ -296,20 +261,6 @@ def _convertible_details(p: StyleProfile, prof: Profile, b: PartBuilder) -> None
 
 
 LAMP_PARTS = ("headlights", "taillights", "lights_amber")  # two lamps each, one either side of the centre line
-
-
-def lamp_uv(vertices: np.ndarray) -> np.ndarray:
-    """Per-vertex UVs of a pair of lamp boxes: each lamp's (y, z) spanned to 0..1 over its own box (the two lamps
-    lie either side of y = 0), so the lamp material can draw a housing round the lens (its rim is where a UV
-    nears 0 or 1; the box's thin sides are all rim)."""
-    uv = np.zeros((len(vertices), 2))
-    for side in (vertices[:, 1] > 0, vertices[:, 1] <= 0):
-        if not side.any():
-            continue
-        yz = vertices[side][:, 1:3]
-        lo, hi = yz.min(axis=0), yz.max(axis=0)
-        uv[side] = (yz - lo) / np.maximum(hi - lo, 1e-9)
-    return uv
 
 
 def tyre_uv(plan: VehiclePlan, vertices: np.ndarray) -> np.ndarray:

@@ -8,7 +8,7 @@ from functools import lru_cache
 import numpy as np
 
 from .vehicle import INNER_INSET_M, SEAM_GAP_M, SIDES, StyleProfile, VehiclePlan
-from .vehicle_details import LAMP_PARTS, add_details, add_mirror_dressing, lamp_uv, plate_mounts_of, tyre_uv
+from .vehicle_details import add_details, add_mirror_dressing, plate_mounts_of, tyre_uv
 from .vehicle_interior import add_interior
 from .vehicle_loft import (CANT, GREENHOUSE, LOWER, N_POINTS, RING_EDGES, ROCKER, ROOF, ROOF_EDGE, SHOULDER,
                            UNDERSIDE, UPPER, PartBuilder, Profile, VehicleGeometry, loft_ring, loft_stations,
@@ -134,7 +134,8 @@ def _end_caps(lo: _Loft, s0: float, s1: float, form: str) -> None:
             quad = np.array([[x, l0[0], l0[1]], [x, -l0[0], l0[1]], [x, -l1[0], l1[1]], [x, l1[0], l1[1]]])
             if end == "front":
                 quad = quad[::-1]
-            lo.b.add_quads(low if e < 3 else up, quad[None], "paint")
+            # the lowest strip (the rocker's, ~9 cm) is the bumper's black lower valance
+            lo.b.add_quads(low if e < 3 else up, quad[None], "trim" if e == ROCKER and form != "bed" else "paint")
 
 
 @lru_cache(maxsize=64)
@@ -161,8 +162,5 @@ def vehicle_geometry(plan: VehiclePlan) -> VehicleGeometry:
     add_mirror_dressing(p, prof, b)  # cosmetic too: after the targets
     parts = b.parts()
     parts["tyres"].uv = tyre_uv(plan, parts["tyres"].vertices)  # the tread and sidewall pattern's coordinates
-    for name in LAMP_PARTS:  # each lamp's housing round its lens
-        if name in parts:
-            parts[name].uv = lamp_uv(parts[name].vertices)
     panels = body_panels(parts, lo.labels, zones, p, outer_ring_size)
     return VehicleGeometry(parts, panels, plate_mounts_of(p, prof), segments, seams, zones, lo.loft)

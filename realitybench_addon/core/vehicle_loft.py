@@ -24,6 +24,11 @@ RING = 2 * N_EDGES  # points around a closed section
 CORNER_RADII_M = {1: 0.05, 5: 0.012, 7: 0.06, 8: 0.18}
 TOP_ROUNDING_M = 0.16
 FLARE_M = 0.014
+# Plan corners (issue 41: "flat box fronts"): the half width narrows by CORNER_INSET at the very ends, over
+# CORNER_REACH times the style's `corner` (it was 12 % over 1x: square ends with a small chamfer).
+CORNER_INSET = 0.2
+CORNER_REACH = 1.8
+ARCH_CLEARANCE_M = 0.04  # the rounding ends this far before a wheel arch
 
 
 def _interp(d, knots):
@@ -78,13 +83,22 @@ class Profile:
             z = z + 0.025 * np.sin(np.pi * t) ** 2
         return z
 
+    def corner_length(self, end: str) -> float:
+        """How far along the car the plan rounding of `end` ("front" | "rear") reaches: CORNER_REACH times the
+        style's `corner`, stopping short of the wheel arch (the flares and tyres keep the full width)."""
+        p = self.p
+        overhang = p.front_overhang if end == "front" else p.rear_overhang
+        return max(min(CORNER_REACH * p.corner, overhang - self.arch_r - ARCH_CLEARANCE_M), 1e-3)
+
     def half_width(self, d, inset: float = 0.0):
+        """Half the body's width at `d`: full between the corners; at each end an elliptical quarter (in plan)
+        narrows it by CORNER_INSET, so the bumpers curve round the corners instead of meeting the sides square."""
         p = self.p
         d = np.asarray(d, float)
         w0 = p.width / 2 - inset
-        c = max(p.corner, 1e-3)
-        t = np.maximum(np.clip((c - d) / c, 0, 1), np.clip((d - (p.length - c)) / c, 0, 1))
-        return w0 * (0.88 + 0.12 * np.sqrt(np.clip(1 - t ** 2, 0, 1)))
+        cf, cr = self.corner_length("front"), self.corner_length("rear")
+        t = np.maximum(np.clip((cf - d) / cf, 0, 1), np.clip((d - (p.length - cr)) / cr, 0, 1))
+        return w0 * (1.0 - CORNER_INSET * (1.0 - np.sqrt(np.clip(1 - t ** 2, 0, 1))))
 
     def z_bottom(self, d):
         p = self.p
@@ -326,19 +340,23 @@ class PartBuilder:
     def __init__(self):
         self.data: dict[str, dict] = {}
 
-    def add(self, part: str, verts: np.ndarray, tris: np.ndarray, material: str):
-        entry = self.data.setdefault(part, {"v": [], "t": [], "m": [], "n": 0})
+    def add(self, part: str, verts: np.ndarray, tris: np.ndarray, material: str, uv: np.ndarray | None = None):
+        """Triangles of `part`; `uv` (per vertex) if the part carries UVs: then every chunk of it must, and
+        coincident vertices must share theirs (they are welded into one)."""
+        entry = self.data.setdefault(part, {"v": [], "t": [], "m": [], "n": 0, "uv": []})
         verts = np.asarray(verts, float).reshape(-1, 3)
         tris = np.asarray(tris, int).reshape(-1, 3)
         entry["v"].append(verts)
         entry["t"].append(tris + entry["n"])
         entry["m"] += [material] * len(tris)
         entry["n"] += len(verts)
+        if uv is not None:
+            entry["uv"].append(np.asarray(uv, float).reshape(-1, 2))
 
     def add_quad(self, part: str, quad: np.ndarray, material: str):
         """One (4, 3) float quad, counter-clockwise seen from outside: `add_quads` of one, without its
         conversions (a loft adds some 10,000 a vehicle)."""
-        entry = self.data.setdefault(part, {"v": [], "t": [], "m": [], "n": 0})
+        entry = self.data.setdefault(part, {"v": [], "t": [], "m": [], "n": 0, "uv": []})
         entry["v"].append(quad)
         entry["t"].append(entry["n"])  # its two triangles, made in `parts` with the quads next to it
         entry["m"] += [material, material]
@@ -361,21 +379,28 @@ class PartBuilder:
             v, t = np.concatenate(e["v"]), _triangles(e["t"])
             fm = np.array([index[m] for m in e["m"]], np.int32)
             keep = triangle_areas(v, t) > 1e-12  # drop the degenerate triangles of collapsed sections
-            v, t = weld(v, t[keep])
+            v_all = v
+            v, t, source = weld(v, t[keep])
             out[name] = Part(name, v, t, mats, fm[keep])
+            if e["uv"]:
+                uv = np.concatenate(e["uv"])
+                if len(uv) != len(v_all):
+                    raise ValueError(f"part {name!r}: UVs given for some of its chunks only")
+                out[name].uv = uv[source]
         return out
 
 
-def weld(v: np.ndarray, t: np.ndarray, tol: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
-    """Merge coincident vertices (so smooth shading runs across the loft's quads) and drop unused ones."""
+def weld(v: np.ndarray, t: np.ndarray, tol: float = 1e-6) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Merge coincident vertices (so smooth shading runs across the loft's quads) and drop unused ones:
+    (vertices, triangles, the input index each vertex came from)."""
     if len(t) == 0:
-        return np.zeros((0, 3)), np.zeros((0, 3), int)
+        return np.zeros((0, 3)), np.zeros((0, 3), int), np.zeros(0, np.int64)
     used = np.unique(t)
     key = np.round(v[used] / tol).astype(np.int64)
     uniq, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
     remap = np.zeros(len(v), np.int64)
     remap[used] = inverse.ravel()
-    return v[used][first], remap[t]
+    return v[used][first], remap[t], used[first]
 
 
 def box_quads(lo, hi) -> np.ndarray:
