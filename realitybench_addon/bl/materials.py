@@ -418,7 +418,7 @@ def brick(name: str, color):
     tex = nodes.new("ShaderNodeTexBrick")
     tex.inputs["Color1"].default_value = (*color, 1.0)
     tex.inputs["Color2"].default_value = (*(c * 0.75 for c in color), 1.0)
-    tex.inputs["Mortar"].default_value = (0.45, 0.43, 0.4, 1.0)
+    tex.inputs["Mortar"].default_value = (0.36, 0.34, 0.31, 1.0)
     tex.inputs["Scale"].default_value = 1.0
     tex.inputs["Mortar Size"].default_value = 0.01
     tex.inputs["Brick Width"].default_value = 0.2
@@ -434,10 +434,25 @@ def brick(name: str, color):
     links.new(along.outputs[0], combine.inputs["X"])
     links.new(sep.outputs["Z"], combine.inputs["Y"])
     links.new(combine.outputs["Vector"], tex.inputs["Vector"])
-    links.new(tex.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
+    # A blind panel saw "flat drawn-on mortar lines": the joints are struck back into the wall (a bump that drops
+    # over the mortar, whose edges catch the light), and each brick's fired face is mottled (a few cm) and
+    # pitted (a few mm), so neither bricks nor joints are flat colour.
+    mottle = _labelled_noise(nodes, links, "brick mottle", BRICK_MOTTLE_SCALE, 3.0, vector=coord.outputs["Object"])
+    shade = map_range(nodes, links, mottle, 0.3, 0.7, 1.0 - BRICK_MOTTLE, 1.0 + BRICK_MOTTLE)
+    face = mix_rgb(nodes, links, 1.0, tex.outputs["Color"], shade, blend="MULTIPLY")
+    links.new(face, compat.principled_input(bsdf, "Base Color"))
+    pits = _labelled_noise(nodes, links, "brick pits", BRICK_PIT_SCALE, 2.0, vector=coord.outputs["Object"])
+    struck = math_node(nodes, links, "SUBTRACT", 1.0, tex.outputs["Fac"])  # 1 on a brick, 0 in a joint
+    height = math_node(nodes, links, "MULTIPLY_ADD", pits, BRICK_PIT_SHARE, struck)
+    bump_normal(nodes, links, bsdf, height, strength=0.7, distance=BRICK_JOINT_DEPTH_M)
     compat.principled_input(bsdf, "Roughness").default_value = 0.9
     mat.diffuse_color = (*color, 1.0)
     return mat
+
+
+BRICK_MOTTLE_SCALE, BRICK_MOTTLE = 18.0, 0.14  # brick face colour: +-14 % over noise of 1/18 m
+BRICK_PIT_SCALE, BRICK_PIT_SHARE = 260.0, 0.12  # the face's pitting: noise of ~4 mm, an eighth of the joint's depth
+BRICK_JOINT_DEPTH_M = 0.008  # how far the mortar is struck back
 
 
 # The cell grid's gaps are 2 mm wide: from a few metres away that is under a pixel, and a sub-pixel white line
