@@ -32,10 +32,17 @@ UPRIGHT_GRILLE_STYLES = ("pickup", "suv", "van")  # a tall grille between the he
 TALL_TAILLAMP_STYLES = ("suv", "van", "minivan", "crossover", "wagon")  # upright lamps at a hatch's corners
 
 
-def surface_y(prof: Profile, d: float, z: float, form: str = "body") -> float:
-    """y of the left side's surface at station d and height z (the section's rocker to shoulder)."""
-    sec = prof.sections([d], form=form)[0]
-    return float(np.interp(z, sec[1:6, 1], sec[1:6, 0]))
+def surface_y(prof: Profile, d, z: float, form: str = "body") -> np.ndarray:
+    """y of the left side's surface at stations `d` (one section each, in one call) and height z (the section's
+    rocker to shoulder)."""
+    return np.array([np.interp(z, sec[1:6, 1], sec[1:6, 0]) for sec in prof.sections(np.atleast_1d(d), form=form)])
+
+
+def headlamp_heights(p: StyleProfile, prof: Profile) -> tuple[float, float]:
+    """(bottom, top) of the headlamps: under the hood's front edge (the beltline at the nose), above the crease.
+    The grille's top follows the headlamps' top."""
+    nose = float(prof.sections([0.0])[0, 4, 1])
+    return max(p.crease + 0.02, nose - 0.17), nose - 0.03
 
 
 def end_outline(p: StyleProfile, prof: Profile, end: str, z: float, y_in: float, wrap: float) -> tuple:
@@ -46,14 +53,14 @@ def end_outline(p: StyleProfile, prof: Profile, end: str, z: float, y_in: float,
     corner = prof.corner_length(end)
     sign = 1.0 if end == "front" else -1.0  # +x is the front
     x_end = sign * L / 2
-    y_face = surface_y(prof, 0.0 if end == "front" else L, z, form)
+    y_face = float(surface_y(prof, 0.0 if end == "front" else L, z, form)[0])
     ys = np.linspace(min(y_in, y_face - 0.02), y_face, FACE_STEPS + 1)[:-1]
     face = np.column_stack([np.full(len(ys), x_end), ys])
     # round the corner at even steps of the ellipse's angle (Profile.half_width: t = cos(angle))
     angle = np.linspace(0.0, np.arccos(1.0 - wrap), CORNER_STEPS + 1)
     ds = corner * (1.0 - np.cos(angle))
     stations = ds if end == "front" else L - ds
-    round_ = np.array([[x_end - sign * d, surface_y(prof, float(s), z, form)] for d, s in zip(ds, stations)])
+    round_ = np.column_stack([x_end - sign * ds, surface_y(prof, stations, z, form)])
     pts = np.vstack([face, round_])
     tangent = np.gradient(pts, axis=0)
     tangent /= np.linalg.norm(tangent, axis=1, keepdims=True)
@@ -136,8 +143,7 @@ def lamp_specs(p: StyleProfile, prof: Profile) -> list[LampSpec]:
     tail lamps wrapping the rear corners (tall ones at the corners of hatches and vans)."""
     L = p.length
     wf = float(prof.half_width(0.0))
-    nose = float(prof.sections([0.0])[0, 4, 1])
-    hl_z0, hl_z1 = max(p.crease + 0.02, nose - 0.17), nose - 0.03
+    hl_z0, hl_z1 = headlamp_heights(p, prof)
     wr = float(prof.half_width(L))
     top_rear = float(prof.sections([L], form="bed" if p.bed else "body")[0, 4, 1])
     if p.name in TALL_TAILLAMP_STYLES:
@@ -173,8 +179,7 @@ def add_grille(p: StyleProfile, prof: Profile, b: PartBuilder, plate_mount: tupl
     near `plate_mount` ((y0, y1, z0, z1) of the front plate's mount)."""
     xf = p.length / 2
     wf = float(prof.half_width(0.0))
-    nose = float(prof.sections([0.0])[0, 4, 1])
-    hl_z1 = nose - 0.03
+    _, hl_z1 = headlamp_heights(p, prof)
     zb_front = float(prof.z_bottom(0.0))
     y0, y1, z0, z1 = plate_mount
     clear = (y0 - PLATE_CLEAR_M, y1 + PLATE_CLEAR_M, z0 - PLATE_CLEAR_M, z1 + PLATE_CLEAR_M)
