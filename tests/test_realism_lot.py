@@ -8,9 +8,11 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from realitybench_addon import pipeline
-from realitybench_addon.core.parking_lot import (CURB_WIDTH_M, FacadeLayout, asphalt_patches, boxes_overlap, car_boxes,
+from realitybench_addon.core.parking_lot import (CURB_WIDTH_M, PATCH_HEIGHT_M, FacadeLayout, asphalt_patches, boxes_overlap, car_boxes,
                                                  draw_lot, facade_layout, shrub_plants, shrubs, tree_plants)
 from realitybench_addon.envs.lot_poses import inside_box
 
@@ -80,6 +82,26 @@ def test_patches_lie_on_the_paved_area():
             assert p.x0 < p.x1 and p.y0 < p.y1 and 0.0 <= p.age <= 1.0
             assert plan.row_a_head_y <= p.y0 and p.y1 <= plan.row_b_head_y
             assert plan.x0 - 2.0 <= p.x0 and p.x1 <= plan.x1 + 2.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_overlapping_patches_never_share_a_top(seed):
+    """Two repairs at one height render black where they overlap (each shades in the other's shadow): a later
+    patch laid over an earlier one stands higher, and every patch stays under the 3 mm stall paint."""
+    patches = asphalt_patches(lot(seed))
+    for k, p in enumerate(patches):
+        assert PATCH_HEIGHT_M <= p.top_m < 0.003
+        for q in patches[:k]:
+            if p.overlaps(q):
+                assert p.top_m > q.top_m
+
+
+def test_some_lots_have_overlapping_patches():
+    """What the test above guards is common: a third of the lots have at least one overlap."""
+    overlapping = sum(any(p.overlaps(q) for k, p in enumerate(ps) for q in ps[:k])
+                      for ps in (asphalt_patches(lot(seed)) for seed in range(60)))
+    assert overlapping >= 10
 
 
 def test_shrubs_stand_on_the_lawns_clear_of_cars_and_scenery():

@@ -20,7 +20,7 @@ from mathutils.bvhtree import BVHTree
 
 from ..core import facade as core_facade
 from ..core.facade import WallFrame
-from ..core.parking_lot import (CURB_HEIGHT_M, CURB_WIDTH_M, PATCH_HEIGHT_M, LotPlan, SceneIntersection,
+from ..core.parking_lot import (CURB_HEIGHT_M, CURB_WIDTH_M, LotPlan, SceneIntersection,
                                  asphalt_patches, facade_layout, layout_seed, shrub_plants, tree_plants)
 from ..core.grass import FADE_M, GrassPatch, scatter_patch, tuft_variants
 from ..core.plate import PLATE_PX_PER_MM, plate_texture
@@ -143,7 +143,7 @@ def _build_ground(scene, plan: LotPlan, built: BuiltLot) -> None:
     mesh_object("Asphalt", gv, gq, col, materials=[lot_ground.asphalt("RB_Asphalt", plan)])
     built.ground.append("Asphalt")
     for k, patch in enumerate(asphalt_patches(plan)):
-        pv, pq = boxes([patch.x0, patch.y0, 0.0], [patch.x1, patch.y1, PATCH_HEIGHT_M])
+        pv, pq = boxes([patch.x0, patch.y0, 0.0], [patch.x1, patch.y1, patch.top_m])
         mesh_object(f"AsphaltPatch{k}", pv, pq, col,
                     materials=[lot_ground.patch_asphalt(f"RB_AsphaltPatch{k}", plan, patch.age)])
         built.ground.append(f"AsphaltPatch{k}")

@@ -173,7 +173,7 @@ def _build_facade(scene, plan: RoofPlan, wall, x0: float, x1: float, y0: float, 
                                 door_edge=0, avoid=[(0, plan.ladder_u - x0, 0.45)], corner_boards=plan.siding == "lap")
     details["foundation"] = [local_boxes(WallFrame.from_edge(corners[e], corners[(e + 1) % 4]),
                                          [-0.02, 0.0, -0.05], [np.hypot(*np.subtract(corners[(e + 1) % 4], corners[e]))
-                                                               + 0.02, 0.02, 0.2]) for e in range(4)]
+                                                               + 0.02, 0.02, FOUNDATION_TOP_M]) for e in range(4)]
     door_colors = [(0.25, 0.04, 0.03), (0.03, 0.07, 0.12), (0.7, 0.7, 0.68), (0.05, 0.1, 0.06)]
     materials = {"glass": facade.window_glass_material("RB_HouseWindowGlass", seed=seed),
                  "frame": facade.trim_material("RB_HouseWindowTrim", (0.78, 0.78, 0.76), seed=seed),
@@ -186,6 +186,9 @@ def _build_facade(scene, plan: RoofPlan, wall, x0: float, x1: float, y0: float, 
 
 
 GRASS_BAND_M = 5.0  # grass blades stand within this of the house's walls
+# the foundation strip's top, a centimetre under the door's 0.2 m step: two tops at one height render black where
+# they overlap (each shades in the other's shadow)
+FOUNDATION_TOP_M = 0.19
 
 
 def _build_yard(scene, plan: RoofPlan, ridge_y: float) -> list[GrassPatch]:

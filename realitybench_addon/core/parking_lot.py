@@ -19,7 +19,7 @@ meshes again.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
@@ -400,6 +400,9 @@ def tree_mesh(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
 
 SIDEWALK_JOINT_M = 1.5  # sidewalk slabs: a tooled joint every 1.5 m along the walk
 PATCH_HEIGHT_M = 0.002  # a patch of newer asphalt lies this far above the old surface (under the 3 mm paint)
+# A later repair that overlaps an earlier one is laid over it, this much higher: two coplanar tops render black
+# where they overlap in Cycles (each shades in the other's shadow), which a blind panel saw as a "black square".
+PATCH_STEP_M = 0.0002
 SHRUB_WALL_GAP_M = 0.15  # foundation shrubs stand this far in front of the building wall
 
 
@@ -412,6 +415,14 @@ class GroundPatch:
     x1: float
     y1: float
     age: float  # 0 = fresh and black, 1 = weathered almost to the old surface's grey
+    level: int = 0  # 0 on the old surface; 1 + the highest level of the earlier patches it is laid over
+
+    @property
+    def top_m(self) -> float:
+        return PATCH_HEIGHT_M + self.level * PATCH_STEP_M
+
+    def overlaps(self, other: "GroundPatch") -> bool:
+        return self.x0 < other.x1 and other.x0 < self.x1 and self.y0 < other.y1 and other.y0 < self.y1
 
 
 @dataclass(frozen=True)
@@ -450,7 +461,11 @@ def asphalt_patches(plan: LotPlan) -> list[GroundPatch]:
             y = float(rng.uniform(plan.row_a_head_y + 1.0, plan.row_b_head_y - 1.0))
             hx, hy = float(rng.uniform(0.5, 1.6)), float(rng.uniform(0.5, 1.6))
             out.append(GroundPatch(x - hx, y - hy, x + hx, y + hy, float(rng.uniform(0.0, 1.0))))
-    return out
+    laid: list[GroundPatch] = []
+    for patch in out:
+        under = [p.level for p in laid if p.overlaps(patch)]
+        laid.append(replace(patch, level=1 + max(under)) if under else patch)
+    return laid
 
 
 def shrubs(plan: LotPlan) -> list[Shrub]:

@@ -185,7 +185,8 @@ def add_grille(p: StyleProfile, prof: Profile, b: PartBuilder, plate_mount: tupl
     clear = (y0 - PLATE_CLEAR_M, y1 + PLATE_CLEAR_M, z0 - PLATE_CLEAR_M, z1 + PLATE_CLEAR_M)
     if p.name in UPRIGHT_GRILLE_STYLES:
         grille_bottom = max(zb_front + 0.15, p.crease - 0.12)
-        _framed(b, "grille", xf, 0.5 * wf, grille_bottom, hl_z1, "grille_slats", clear)
+        # 5 mm under the lamps' top: one height for both would render black where they overlap (core.coplanar)
+        _framed(b, "grille", xf, 0.5 * wf, grille_bottom, hl_z1 - 0.005, "grille_slats", clear)
     else:
         _framed(b, "grille", xf, 0.42 * wf, p.crease - 0.03, hl_z1 - 0.03, "grille_mesh", clear)
         intake_top = max(zb_front + 0.12, p.crease - 0.2)
