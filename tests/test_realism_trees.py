@@ -144,6 +144,11 @@ def test_built_crowns_are_measured_hidden_from_render_and_cards_are_not_measured
     assert names == ["T_Leaves", "T_Wood"]  # only what is measured (the lot checks those for intersections)
     cards = [o.name for o in scene.objects if o.get(bv.CARD_TAG)]
     assert len(cards) == 4 and not measured & set(cards)
+    # the cards show to the camera, in shadows and in reflections (a car window or a module's glass would otherwise
+    # mirror the bare branches inside the hidden crown); bounced light does not search them
+    card = next(bpy.data.objects[n] for n in cards if n.endswith("_Card"))
+    assert card.visible_camera and card.visible_shadow and card.visible_glossy
+    assert not card.visible_diffuse and not card.visible_transmission
     # Blender places each instance where `card_instancer` says (centroid, first edge, normal, sqrt(area))
     depsgraph = bpy.context.evaluated_depsgraph_get()
     placed = np.array([np.array(i.matrix_world) for i in depsgraph.object_instances

@@ -282,8 +282,10 @@ def add_cards(collection, name: str, cards: dict, material) -> list[str]:
     uv = child.data.uv_layers.new(name="UVMap")
     uv.data.foreach_set("uv", ((cv.CARD_VERTS[cv.CARD_QUADS.ravel(), :2] + 1) / 2).astype(np.float32).ravel())
     child.parent = parent
-    for ray in ("visible_diffuse", "visible_glossy", "visible_transmission", "visible_volume_scatter"):
-        if hasattr(child, ray):  # camera and shadows only: bounced light need not search the cards
+    # camera, shadows and reflections only: bounced light need not search the cards, but a mirror must see them,
+    # or a car window or a module's glass reflects the bare branches inside the crown as a dark hand (issue 41)
+    for ray in ("visible_diffuse", "visible_transmission", "visible_volume_scatter"):
+        if hasattr(child, ray):
             setattr(child, ray, False)
     for obj in (parent, child):
         obj[CARD_TAG] = True
