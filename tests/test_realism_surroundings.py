@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from realitybench_addon.core import facade as cf
 from realitybench_addon.core import vegetation as cv
@@ -162,3 +164,55 @@ def test_yard_trees_stand_away_from_the_sun_and_the_house_has_its_details():
     trunks = np.array([v.co[:2] for v in mesh.vertices if v.co[2] > 3.0])  # tree wood only (shrubs have none)
     centre = np.array([plan.eave_length_m / 2, plan.slope_length_m / 2])
     assert len(trunks) and np.all((trunks - centre) @ towards_sun < 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.floats(0.0, 360.0), st.floats(15.0, 70.0))
+def test_set_dressing_never_shades_the_house(seed, azimuth, elevation):
+    """`clear_of_sun` keeps only what casts no shadow within the radius: checked by walking each kept thing's
+    shadow (its outline at every height, projected away from the sun) rather than by the formula it uses."""
+    from realitybench_addon.core.surroundings import clear_of_sun, draw_surroundings
+
+    radius = 12.0
+    drawn = draw_surroundings(np.random.default_rng(seed), radius + 22.0)
+    kept = clear_of_sun(drawn, radius, azimuth, elevation)
+    a, e = math.radians(azimuth), math.radians(elevation)
+    away = np.array([-math.sin(a), math.cos(a)]) / math.tan(e)
+    ring = np.stack([np.cos(np.linspace(0, 2 * np.pi, 24)), np.sin(np.linspace(0, 2 * np.pi, 24))], -1)
+    things = [((t.x, t.y), t.crown_radius_m, t.base_z + t.height_m) for t in kept.trees]
+    things += [((p.x, p.y), 1.0, p.height_m) for p in kept.poles]
+    things += [(b.wing.center, 0.5 * math.hypot(b.wing.length_m, b.wing.width_m), b.wing.eave_z)
+               for b in kept.buildings]
+    for foot, r, top in things:
+        heights = np.linspace(0.0, top, 30)[:, None, None]
+        shadow = np.asarray(foot) + heights * away + r * ring[None]
+        assert np.hypot(shadow[..., 0], shadow[..., 1]).min() >= radius - 1e-6
+    assert kept.terrain == drawn.terrain and kept.road == drawn.road
+
+
+def test_roof_scenes_stand_in_surroundings_that_never_shade_the_roof():
+    """The yard of a roof scene opens onto neighbours, a street and hills (issue 41), none of them between the
+    sun and the roof: rays from the shingles and modules towards the sun meet nothing of the surroundings."""
+    import bpy
+    from mathutils import Vector
+
+    from realitybench_addon import pipeline
+    from realitybench_addon.bl.sky import sun_direction
+
+    spec = pipeline.plan_frame("rail_attachment", 0, "random", 0)
+    pipeline.SHARED_CACHE.get(spec)
+    scene = bpy.context.scene
+    for name in ("Terrain", "Road", "Ground"):
+        assert bpy.data.objects.get(name) is not None, name
+    assert any(o.name.startswith(("Crowns_", "Neighbour")) for o in scene.objects)
+    sun = Vector(sun_direction(spec.plan.sun_elevation_deg, spec.plan.sun_azimuth_deg).tolist())
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    roof = [bpy.data.objects[n] for n in ("Shingles", "Fascia")]
+    points = [o.matrix_world @ v.co for o in roof for v in list(o.data.vertices)[::7]]
+    hits = set()
+    for p in points:
+        hit, _, _, _, obj, _ = scene.ray_cast(depsgraph, p + sun * 0.05, sun)
+        if hit:
+            hits.add(obj.name)
+    assert len(points) > 100
+    assert not {h for h in hits if h.startswith(("Crowns_", "Neighbour", "Trunks", "Pole", "Terrain"))}

@@ -16,6 +16,8 @@ from ..core.roof import (BRICK_COLORS, FLASHING_TOP, FOOT_PLATE_LENGTH, FOOT_PLA
 from ..core.roof_weathering import roof_wear
 from ..core.facade import WallFrame, footprint_details, local_boxes
 from ..core.shingles import SHINGLE_THICKNESS, shingle_courses
+from ..core.surroundings import clear_of_sun, draw_surroundings
+from ..core.surroundings_meshes import ground_mesh
 from ..core.grass import GrassPatch, scatter_patch, tuft_variants
 from ..core.vegetation import conifer_tree, deciduous_tree, merge_plants, shrub
 from . import facade, lawn_dress, vegetation
@@ -23,6 +25,7 @@ from .grass import add_grass, grass_material
 from . import materials as mats
 from .meshes import boxes, curve_object, mesh_object, ngon_object, prism
 from .sky import add_sky_and_sun, sun_direction
+from .surroundings import build_surroundings
 
 
 @dataclass
@@ -186,6 +189,8 @@ def _build_facade(scene, plan: RoofPlan, wall, x0: float, x1: float, y0: float, 
 
 
 GRASS_BAND_M = 5.0  # grass blades stand within this of the house's walls
+YARD_RADIUS_M = 22.0  # the surroundings start this far beyond the house's corners: clear of its own yard trees
+SURROUNDINGS_STREAM = 0x5111  # the surroundings' generator: (the plan's cosmetic seed, this)
 # the foundation strip's top, a centimetre under the door's 0.2 m step: two tops at one height render black where
 # they overlap (each shades in the other's shadow)
 FOUNDATION_TOP_M = 0.19
@@ -202,9 +207,11 @@ def _build_yard(scene, plan: RoofPlan, ridge_y: float) -> list[GrassPatch]:
     lawn = vegetation.lawn_material("RB_Lawn", (0.085, 0.125, 0.045), stripe_azimuth_deg=float(rng.uniform(0, 180)),
                                     seed=seed, stripe_center=(L / 2, depth / 2), stripe_radius_m=18.0)
     lawn = lawn_dress.dress_lawn(lawn, seed)  # clumps, soil showing, clover (issue 41)
-    # far enough that its edge is below the horizon
-    gv, gq = boxes([-400, -400, -0.05], [400 + L, 400 + 2 * ridge_y, 0.0])
-    mesh_object("Ground", gv, gq, col, materials=[lawn])
+    centre = np.array([L / 2, depth / 2])
+    surroundings = _surroundings(plan, seed, float(np.hypot(L, depth) / 2))
+    gv, gt = ground_mesh(surroundings.terrain)  # the flat yard, out to where the terrain starts rising
+    mesh_object("Ground", gv + [*centre, 0.0], gt, col, materials=[lawn])
+    build_surroundings(scene, surroundings, origin=tuple(centre), skip_kinds=("ground",))
     plants = []
     # foundation shrubs: in front of the gable walls and the back wall (the eave wall has the ladder and door)
     spots = [(WALL_INSET_M - 0.75, WALL_INSET_M + 0.8 + t * (depth - 1.6)) for t in (0.15, 0.55, 0.9)]
@@ -214,7 +221,6 @@ def _build_yard(scene, plan: RoofPlan, ridge_y: float) -> list[GrassPatch]:
         if rng.random() < 0.75:
             plants.append(shrub(x, y, 0.0, rng.uniform(0.45, 0.7), rng.uniform(0.6, 1.1), seed + 31 * k))
     sun = math.radians(plan.sun_azimuth_deg)  # azimuth 0 is -Y, 90 is +X (bl.sky.sun_direction)
-    centre = np.array([L / 2, depth / 2])
     away = -np.array([math.sin(sun), -math.cos(sun)])
     for k in range(int(rng.integers(2, 4))):
         ang = math.atan2(away[1], away[0]) + rng.uniform(-1.1, 1.1)
@@ -236,6 +242,14 @@ def _build_yard(scene, plan: RoofPlan, ridge_y: float) -> list[GrassPatch]:
     add_grass(col, "YardGrass", scatter_patch(seed, patch), tuft_variants(seed),
               grass_material("RB_YardGrass", (0.085, 0.125, 0.045)))
     return [patch]
+
+
+def _surroundings(plan: RoofPlan, seed: int, house_radius_m: float):
+    """Neighbouring houses, a street with poles, tree lines and hills around the yard (issue 41: the open lawn
+    to the horizon read as a video game), drawn from the plan's cosmetic seed, less anything whose shadow could
+    reach the house or the ground a worker stands on: none of it is measured, and the light on the roof is."""
+    drawn = draw_surroundings(np.random.default_rng([seed, SURROUNDINGS_STREAM]), house_radius_m + YARD_RADIUS_M)
+    return clear_of_sun(drawn, house_radius_m + GRASS_BAND_M, plan.sun_azimuth_deg, plan.sun_elevation_deg)
 
 
 def _build_chimney(scene, plan: RoofPlan, frame: RoofFrame) -> None:

@@ -119,14 +119,12 @@ def _scaled(color, k):
     return tuple(min(1.0, c * k) for c in color)
 
 
-def _materials(plan: SurroundingsPlan) -> dict:
-    field_c, forest, lawn = plan.field_color, plan.forest_color, plan.lawn_color
+def _materials(plan: SurroundingsPlan, lawn: bool = True) -> dict:
+    field_c, forest = plan.field_color, plan.forest_color
     out = {
         "terrain": _noisy("RB_Terrain", [(0.35, forest), (0.5, _scaled(forest, 1.3)), (0.58, field_c),
                                          (0.8, _scaled(field_c, 1.25))], 0.012, detail=6.0, bump=0.25,
                           roughness=0.95, haze_from_m=120.0),
-        "lawn": lawn_dress.dress_lawn(vegetation.lawn_material(
-            "RB_Lawn", lawn, stripe_azimuth_deg=plan.road.azimuth_deg, dry=0.4), seed=_road_seed(plan.road)),
         "asphalt": _road(plan),
         "deciduous": vegetation.leaf_material("RB_LeafCrown", vegetation.LEAF_GREENS, leaf_scale=5.0,
                                               shade_attribute="tree_shade"),
@@ -139,6 +137,9 @@ def _materials(plan: SurroundingsPlan) -> dict:
         "gutter": facade.gutter_material("RB_NeighbourGutter"),
         "wood": mats.principled("RB_PoleWood", (0.16, 0.12, 0.08), roughness=0.9, specular=0.2),
     }
+    if lawn:
+        out["lawn"] = lawn_dress.dress_lawn(vegetation.lawn_material(
+            "RB_Lawn", plan.lawn_color, stripe_azimuth_deg=plan.road.azimuth_deg, dry=0.4), seed=_road_seed(plan.road))
     for i, b in enumerate(plan.buildings):
         brick = b.wall_color[0] > 2 * b.wall_color[1]  # the red of the wall palette is brick; the rest is siding
         out[f"wall{i}"] = facade.weathered(f"RB_NeighbourWall{i:02d}", mats.brick if brick else mats.lap_siding,
@@ -149,17 +150,23 @@ def _materials(plan: SurroundingsPlan) -> dict:
     return out
 
 
-def build_surroundings(scene, plan: SurroundingsPlan, rng: np.random.Generator | None = None) -> BuiltSurroundings:
-    """Populate `scene` with the surroundings of `plan` (the plan fixes every shape; nothing is drawn here)."""
+def build_surroundings(scene, plan: SurroundingsPlan, rng: np.random.Generator | None = None, *,
+                       origin=(0.0, 0.0), skip_kinds: tuple[str, ...] = ()) -> BuiltSurroundings:
+    """Populate `scene` with the surroundings of `plan` (the plan fixes every shape; nothing is drawn here),
+    centred on `origin` (x, y), less the parts of `skip_kinds` (a scene with a lawn of its own skips "ground")."""
     col = scene.collection
     built = BuiltSurroundings(plan)
-    materials = _materials(plan)
+    materials = _materials(plan, lawn="ground" not in skip_kinds)
+    shift = np.array([origin[0], origin[1], 0.0])
     for part in surroundings_parts(plan):
+        if part.kind in skip_kinds:
+            continue
+        verts = part.vertices + shift
         attrs = {"tree_shade": part.face_shade} if part.face_shade is not None else None
-        obj = mesh_object(part.name, part.vertices, part.triangles, col, materials=[materials[part.material]],
+        obj = mesh_object(part.name, verts, part.triangles, col, materials=[materials[part.material]],
                           face_attributes=attrs, smooth=part.kind in ("crown", "terrain"))
         built.objects.append(part.name)
         if part.kind == "crown":  # measured as built; the render shows leaf cards inside (`bl.vegetation`)
-            vegetation.dress_surroundings_crowns(col, obj, part.vertices, part.triangles, part.face_shade,
+            vegetation.dress_surroundings_crowns(col, obj, verts, part.triangles, part.face_shade,
                                                  part.material, materials[part.material])
     return built

@@ -463,3 +463,41 @@ def draw_surroundings(rng: np.random.Generator, house_radius_m: float) -> Surrou
     lawn, field, forest = choose(rng, LAWN_COLORS), choose(rng, FIELD_COLORS), choose(rng, FOREST_COLORS)
     return SurroundingsPlan(terrain, tuple(trees), tuple(buildings), tuple(poles), road,
                             tuple(map(float, lawn)), tuple(map(float, field)), tuple(map(float, forest)))
+
+
+# -- set dressing around a scene that measures none of it -----------------------------------------------------
+
+def _shadow_reaches(x: float, y: float, radius: float, top_z: float, house_radius_m: float, away: np.ndarray,
+                    reach_per_m: float) -> bool:
+    """Whether an upright thing at (x, y), `radius` wide and `top_z` tall, shades any point within
+    `house_radius_m` of the origin: its shadow sweeps a disc of `radius` from its foot to `top_z * reach_per_m`
+    away from the sun."""
+    foot = np.array([x, y])
+    tip = foot + away * top_z * reach_per_m
+    seg = tip - foot
+    t = float(np.clip(-foot @ seg / max(float(seg @ seg), 1e-12), 0.0, 1.0))
+    return float(np.linalg.norm(foot + t * seg)) < house_radius_m + radius
+
+
+def clear_of_sun(plan: SurroundingsPlan, house_radius_m: float, sun_azimuth_deg: float,
+                 sun_elevation_deg: float) -> SurroundingsPlan:
+    """`plan` less every tree, building and pole whose shadow could fall within `house_radius_m` of the origin
+    for the sun at (azimuth, elevation) (azimuth 0 towards -Y, 90 towards +X, as `bl.sky.sun_direction`): set
+    dressing around a scene whose light on the house is part of what it measures leaves that light as it was."""
+    a, e = math.radians(sun_azimuth_deg), math.radians(sun_elevation_deg)
+    away = np.array([-math.sin(a), math.cos(a)])
+    reach = 1.0 / math.tan(max(e, math.radians(1.0)))
+
+    def keeps(x, y, radius, top_z):
+        return not _shadow_reaches(x, y, radius, top_z, house_radius_m, away, reach)
+
+    trees = tuple(t for t in plan.trees if keeps(t.x, t.y, t.crown_radius_m, t.base_z + t.height_m))
+    buildings = []
+    for b in plan.buildings:
+        w = b.wing
+        half_diagonal = 0.5 * math.hypot(w.length_m + 2 * w.rake_m, w.width_m + 2 * w.overhang_m)
+        ridge = w.eave_z + w.width_m * math.tan(math.radians(max(w.pitch_deg, w.upper_pitch_deg)))  # a shed's too
+        if keeps(w.center[0], w.center[1], half_diagonal, ridge):
+            buildings.append(b)
+    poles = tuple(p for p in plan.poles if keeps(p.x, p.y, 1.0, p.height_m))  # 1 m: the cross arm
+    return replace(plan, trees=trees, buildings=tuple(buildings), poles=poles)
