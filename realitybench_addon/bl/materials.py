@@ -208,48 +208,28 @@ def _labelled_noise(nodes, links, label: str, scale: float, detail: float = 2.0,
 
 def _granules(nodes, links, coord, color):
     """Granule colour: a blend of four granule colours (dark, the body colour, light, a warm accent), one per
-    ~2 mm granule (white noise over cells of object space: nothing tiles), mottled in 2-5 cm clusters.
-    Returns (colour, the clusters' noise)."""
-    cells = _cell_noise(nodes, links, coord, 1.0 / GRANULES_PER_M, 0.0)
-    cells.label = "granules"
-    # Cells of one grid read as a pixel mosaic up close: two more grids, turned and of other sizes, and each
-    # spot takes its value from one of them, so the granules are irregular polygons facing every way.
-    chooser = _cell_noise(nodes, links, coord, 1.31 / GRANULES_PER_M, 37.0)
-    other = _cell_noise(nodes, links, coord, 0.87 / GRANULES_PER_M, 71.0)
-    pick = nodes.new("ShaderNodeMix")
-    pick.data_type = "FLOAT"
-    links.new(math_node(nodes, links, "GREATER_THAN", chooser.outputs["Value"], 0.5), pick.inputs["Factor"])
-    links.new(cells.outputs["Value"], pick.inputs[2])
-    links.new(other.outputs["Value"], pick.inputs[3])
-    dark = tuple(c * 0.55 for c in color)
-    light = tuple(min(1.0, c * 1.55) for c in color)
-    accent = (min(1.0, color[0] * 1.35), color[1] * 1.1, color[2] * 0.8)
-    ramp = color_ramp(nodes, links, pick.outputs[0],
-                      [(0.0, dark), (0.3, color), (0.62, light), (0.8, accent)])
+    ~2 mm granule, mottled in 2-5 cm clusters. Granules are the cells of a 3D Voronoi of object space: rounded
+    grains facing every way (cubes of a snapped grid read as a "pixel mosaic" to a blind panel), nothing tiles.
+    Returns (colour, the clusters' noise, each granule's dome: 1 at its centre, 0 at its edge)."""
+    grains = nodes.new("ShaderNodeTexVoronoi")
+    grains.label = "granules"
+    grains.inputs["Scale"].default_value = GRANULES_PER_M
+    links.new(coord, grains.inputs["Vector"])
+    pick = nodes.new("ShaderNodeSeparateColor")
+    links.new(grains.outputs["Color"], pick.inputs[0])
+    dark = tuple(c * 0.68 for c in color)
+    light = tuple(min(1.0, c * 1.35) for c in color)
+    accent = (min(1.0, color[0] * 1.25), color[1] * 1.05, color[2] * 0.85)
+    ramp = color_ramp(nodes, links, pick.outputs[0], [(0.0, dark), (0.3, color), (0.62, light), (0.8, accent)])
     ramp.color_ramp.interpolation = "CONSTANT"
+    ramp.label = "granule_colour"
     clusters = _labelled_noise(nodes, links, "granule_blend", 38.0, 1.0, vector=coord)
     mottle = map_range(nodes, links, clusters, 0.3, 0.7, 0.8, 1.18)
-    return scaled_color(nodes, links, ramp.outputs["Color"], mottle), clusters
+    dome = map_range(nodes, links, grains.outputs["Distance"], 0.0, 0.75, 1.0, 0.0)
+    return scaled_color(nodes, links, ramp.outputs["Color"], mottle), clusters, dome
 
 
 GRANULES_PER_M = 480.0  # ~2 mm granules
-
-
-def _cell_noise(nodes, links, coord, cell: float, turn_deg: float):
-    """White noise constant over cubes of side `cell` of object space, turned `turn_deg` about Z."""
-    if turn_deg:
-        turned = nodes.new("ShaderNodeVectorRotate")
-        turned.rotation_type = "Z_AXIS"
-        turned.inputs["Angle"].default_value = math.radians(turn_deg)
-        links.new(coord, turned.inputs["Vector"])
-        coord = turned.outputs["Vector"]
-    snap = nodes.new("ShaderNodeVectorMath")
-    snap.operation = "SNAP"
-    snap.inputs[1].default_value = (cell,) * 3
-    links.new(coord, snap.inputs[0])
-    noise = nodes.new("ShaderNodeTexWhiteNoise")
-    links.new(snap.outputs["Vector"], noise.inputs["Vector"])
-    return noise
 
 
 def _voronoi_1d(nodes, links, w, scale: float, feature: str, label: str):
@@ -342,10 +322,11 @@ def shingle(name: str, color, shade_attribute: str = "tab_shade", courses: tuple
     attr = nodes.new("ShaderNodeAttribute")
     attr.attribute_name = shade_attribute
     tab = map_range(nodes, links, attr.outputs["Fac"], 0.0, 1.0, 0.9, 1.1)
-    granules, clusters = _granules(nodes, links, coord, color)
+    granules, clusters, dome = _granules(nodes, links, coord, color)
     col = scaled_color(nodes, links, granules, tab)
-    height = math_node(nodes, links, "MULTIPLY", _labelled_noise(nodes, links, "granule_bump", 900.0, 1.0,
-                                                                 vector=coord), 0.3)
+    # each granule a little dome, roughened by finer grit
+    grit = _labelled_noise(nodes, links, "granule_bump", 900.0, 1.0, vector=coord)
+    height = math_node(nodes, links, "MULTIPLY", math_node(nodes, links, "MULTIPLY_ADD", dome, 0.7, grit), 0.25)
     if courses is not None:
         tone, gap, shadow = _laminate(nodes, links, sep, *courses)
         col = scaled_color(nodes, links, col, tone)
