@@ -3,19 +3,23 @@ Shared by the realism tests that check what a material draws (asphalt, dirt, law
 import numpy as np
 
 
-def bake_emission(bpy, mat, x0, y0, size_m, px, socket):
+def bake_emission(bpy, mat, x0, y0, size_m, px, socket, *, wall=False):
     """`socket` of `mat` baked as emission on a square of ground [x0, x0+size] x [y0, y0+size] (world = object
-    coordinates), `px` texels a side; rows run along +y."""
+    coordinates), `px` texels a side; rows run along +y. `wall`: the square stands in the x-z plane instead
+    (y0 is then its bottom height), rows running up."""
     from realitybench_addon.bl.meshes import mesh_object
 
     scene = bpy.context.scene
     v = np.array([[x0, y0, 0.0], [x0 + size_m, y0, 0.0], [x0 + size_m, y0 + size_m, 0.0], [x0, y0 + size_m, 0.0]])
+    if wall:
+        v = v[:, [0, 2, 1]]
+        v[:, 1] *= 0.0
     obj = mesh_object("BakeGround", v, np.array([[0, 1, 2], [0, 2, 3]]), scene.collection, materials=[mat])
     mesh = obj.data
     uv = mesh.uv_layers.new(name="UV")
     for loop in mesh.loops:
         p = v[loop.vertex_index]
-        uv.data[loop.index].uv = ((p[0] - x0) / size_m, (p[1] - y0) / size_m)
+        uv.data[loop.index].uv = ((p[0] - x0) / size_m, (p[2 if wall else 1] - y0) / size_m)
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
     emit = nodes.new("ShaderNodeEmission")
     links.new(emit.outputs["Emission"], nodes.get("Material Output").inputs["Surface"])

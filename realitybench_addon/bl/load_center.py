@@ -100,27 +100,65 @@ def wall_material(plan: LoadCenterPlan):
         links.new(grain.outputs["Fac"], ramp.inputs["Fac"])
         links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
         return mat
-    # concrete block: 16 x 8 in blocks in running bond, grey mortar
+    return block_material(color)
+
+
+BLOCK_MORTAR_M = 0.01  # a 3/8 in joint
+BLOCK_PORES_PER_M = 120.0  # the face's open pores: 2-3 mm holes in about 4 of 10 cells of 8 mm
+
+
+def block_material(color):
+    """Concrete block (16 x 8 in, running bond): each block a tone of its own, a face of open pores and sand
+    grain, joints tooled concave and darker, grime towards the floor. A blind panel called the old flat blocks
+    with drawn-on joints "flat painted brick lines"; object coordinates, x along the wall, z up."""
     mat = mats.principled("RB_Block", color, roughness=0.95, specular=0.2)
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
     bsdf = nodes.get("Principled BSDF")
-    coord = nodes.new("ShaderNodeTexCoord")
+    coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
     sep = nodes.new("ShaderNodeSeparateXYZ")
-    links.new(coord.outputs["Object"], sep.inputs[0])
+    links.new(coord, sep.inputs[0])
     combine = nodes.new("ShaderNodeCombineXYZ")
     links.new(sep.outputs["X"], combine.inputs["X"])
     links.new(sep.outputs["Z"], combine.inputs["Y"])
     tex = nodes.new("ShaderNodeTexBrick")
+    tex.label = "blocks"
     tex.inputs["Color1"].default_value = (*color, 1.0)
-    tex.inputs["Color2"].default_value = (*(c * 0.9 for c in color), 1.0)
-    tex.inputs["Mortar"].default_value = (*(c * 0.8 for c in color), 1.0)
+    tex.inputs["Color2"].default_value = (*(c * 0.84 for c in color), 1.0)  # block to block: one batch, not one tone
+    tex.inputs["Mortar"].default_value = (*(c * 0.82 for c in color), 1.0)
     tex.inputs["Scale"].default_value = 1.0
-    tex.inputs["Mortar Size"].default_value = 0.01
+    tex.inputs["Mortar Size"].default_value = BLOCK_MORTAR_M
+    tex.inputs["Mortar Smooth"].default_value = 0.6  # a tooled joint rounds into the block's edge
     tex.inputs["Brick Width"].default_value = 0.406
     tex.inputs["Row Height"].default_value = 0.203
     links.new(combine.outputs["Vector"], tex.inputs["Vector"])
-    links.new(tex.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
-    return _noise_bump(mat, 60.0, 0.25, 0.002)
+    # the face: mottled over a few cm and over half a block, sand grain, and open pores (dark, recessed)
+    mottle = mats.math_node(nodes, links, "MULTIPLY_ADD", mats.noise_fac(nodes, links, coord, 18.0, 4.0), 0.6,
+                            mats.math_node(nodes, links, "MULTIPLY", mats.noise_fac(nodes, links, coord, 2.5, 3.0), 0.4))
+    grain = mats.noise_fac(nodes, links, coord, 900.0, 2.0)
+    pores = nodes.new("ShaderNodeTexVoronoi")
+    pores.label = "block_pores"
+    pores.inputs["Scale"].default_value = BLOCK_PORES_PER_M
+    links.new(coord, pores.inputs["Vector"])
+    pit = mats.math_node(nodes, links, "MULTIPLY",
+                         mats.map_range(nodes, links, pores.outputs["Distance"], 0.15, 0.3, 1.0, 0.0),
+                         mats.math_node(nodes, links, "GREATER_THAN", pores.outputs["Color"], 0.55))
+    shade = mats.math_node(nodes, links, "MULTIPLY_ADD", mottle, 0.28, 0.86)  # +-14 % about the block's tone
+    shade = mats.math_node(nodes, links, "MULTIPLY_ADD", grain, 0.12, mats.math_node(nodes, links, "SUBTRACT",
+                                                                                      shade, 0.06))
+    col = mats.scaled_color(nodes, links, tex.outputs["Color"], shade)
+    col = mats.mix_rgb(nodes, links, mats.math_node(nodes, links, "MULTIPLY", pit, 0.7), col,
+                       tuple(c * 0.35 for c in color))
+    # grime: darker and browner towards the floor, ragged
+    low = mats.map_range(nodes, links, mats.math_node(nodes, links, "MULTIPLY_ADD", mottle, 0.15, sep.outputs["Z"]),
+                         0.05, 0.45, 0.45, 0.0)
+    col = mats.mix_rgb(nodes, links, low, col, (color[0] * 0.55, color[1] * 0.5, color[2] * 0.42))
+    links.new(col, compat.principled_input(bsdf, "Base Color"))
+    # relief: joints struck 6 mm back, the face's grain and its pores
+    height = mats.math_node(nodes, links, "MULTIPLY_ADD", tex.outputs["Fac"], -0.6,
+                            mats.math_node(nodes, links, "MULTIPLY_ADD", grain, 0.15,
+                                           mats.math_node(nodes, links, "MULTIPLY", pit, -0.25)))
+    mats.bump_normal(nodes, links, bsdf, height, 0.6, 0.01)
+    return mat
 
 
 def _handle_atlas():
