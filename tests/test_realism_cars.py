@@ -237,3 +237,64 @@ def test_no_damage_is_drawn_under_a_lamp():
         for d0, d1, z0, z1 in lamp_footprints(vehicle.profile, Profile(vehicle.profile)):
             hits += int((mask & (D >= d0) & (D <= d1) & (Z >= z0) & (Z <= z1)).sum())
     assert hits == 0
+
+
+def _by_wheel(plan, vertices):
+    """(radius from the nearest axle, offset along it outward from that wheel's mid-plane) of each vertex."""
+    centres = np.array(plan.wheel_centers())
+    rel = vertices - centres[np.argmin(np.linalg.norm(vertices[:, None] - centres[None], axis=2), axis=1)]
+    outward = rel[:, 1] * np.sign(centres[np.argmin(np.linalg.norm(vertices[:, None] - centres[None], axis=2),
+                                                    axis=1), 1])
+    return np.hypot(rel[:, 0], rel[:, 2]), outward
+
+
+@pytest.mark.parametrize("style", BODY_STYLES)
+def test_dressed_wheels_lie_inside_the_measured_wheels_and_face_out(style):
+    """The wheels the camera sees (issue 41: "cartoon wheels"): a rounded tyre and a dished alloy rim with
+    spokes of some thickness, cosmetic, inside the measured tyre cylinder and rim discs (which the renderer
+    hides), so every measurement is as it was; the tread faces out of the axle, the rim's face out of the car."""
+    from realitybench_addon.core.vehicle_wheels import DISH_DEPTH_M, WHEEL_DRESSING
+
+    for seed in (0, 1, 2):
+        plan = draw_vehicle(np.random.default_rng(seed), style=style)
+        parts = vehicle_geometry(plan).parts
+        p = plan.profile
+        dress = parts[WHEEL_DRESSING]
+        assert dress.name == WHEEL_DRESSING and WHEEL_DRESSING.startswith(DRESSING_PREFIX)  # never a target
+        r, out = _by_wheel(plan, dress.vertices)
+        measured_r, measured_out = _by_wheel(plan, np.vstack([parts["tyres"].vertices, parts["rims"].vertices]))
+        assert r.max() <= measured_r.max() + 1e-9 and out.max() <= measured_out.max() + 1e-9
+        assert out.min() >= -p.tyre_width / 2 - 1e-9
+        tri = dress.vertices[dress.triangles]
+        normal = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+        cr, cout = _by_wheel(plan, tri.mean(axis=1))
+        tread = cr > 0.99 * p.tyre_radius
+        centres = np.array(plan.wheel_centers())
+        c = tri.mean(axis=1)
+        radial = c - centres[np.argmin(np.linalg.norm(c[:, None] - centres[None], axis=2), axis=1)]
+        radial[:, 1] = 0.0
+        assert np.all(np.einsum("ij,ij->i", normal[tread], radial[tread]) > 0)
+        # a dished rim: metal at the face, a dark dish DISH_DEPTH_M behind it, spokes spanning the depth between
+        metal = np.array([m == "wheel_metal" for m in np.asarray(dress.materials)[dress.face_material]])
+        assert cout[metal].max() > p.tyre_width / 2 and cout[metal].min() < p.tyre_width / 2 - 0.025
+        dark = ~metal & (cr < 0.5 * p.tyre_radius) & (cout > 0)
+        assert dark.any() and np.allclose(cout[dark], p.tyre_width / 2 - DISH_DEPTH_M, atol=0.006)
+
+
+def test_the_camera_sees_the_dressed_wheels_and_the_measurements_the_plain_ones():
+    pytest.importorskip("bpy")
+    from realitybench_addon.bl.analytic import reset_scene
+    from realitybench_addon.bl.vehicle import build_vehicle
+    from realitybench_addon.core.vehicle_wheels import WHEEL_DRESSING
+
+    scene = reset_scene()
+    built = build_vehicle(scene, draw_vehicle(np.random.default_rng(4), style="sedan"), "T", np.eye(4))
+    import bpy
+
+    for part in ("tyres", "rims"):
+        obj = bpy.data.objects[built.objects[part]]
+        assert not obj.visible_camera and not obj.visible_shadow and not obj.visible_glossy
+        assert built.objects[part] in built.body
+    dress = bpy.data.objects[built.objects[WHEEL_DRESSING]]
+    assert dress.visible_camera and dress.visible_shadow
+    assert dress.name not in built.body

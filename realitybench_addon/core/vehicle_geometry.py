@@ -9,6 +9,7 @@ import numpy as np
 
 from .vehicle import INNER_INSET_M, SEAM_GAP_M, SIDES, StyleProfile, VehiclePlan
 from .vehicle_details import add_details, add_mirror_dressing, plate_mounts_of, tyre_uv
+from .vehicle_wheels import WHEEL_DRESSING, add_wheel_dressing
 from .vehicle_interior import add_interior
 from .vehicle_loft import (CANT, GREENHOUSE, LOWER, N_POINTS, RING_EDGES, ROCKER, ROOF, ROOF_EDGE, SHOULDER,
                            UNDERSIDE, UPPER, PartBuilder, Profile, VehicleGeometry, loft_ring, loft_stations,
@@ -160,7 +161,9 @@ def vehicle_geometry(plan: VehiclePlan) -> VehicleGeometry:
     add_details(plan, prof, seams, zones, b)
     add_interior(plan, prof, seams, b)  # the parts before it (the targets) are as they were
     add_mirror_dressing(p, prof, b)  # cosmetic too: after the targets
+    add_wheel_dressing(plan, b)
     parts = b.parts()
-    parts["tyres"].uv = tyre_uv(plan, parts["tyres"].vertices)  # the tread and sidewall pattern's coordinates
+    for name in ("tyres", WHEEL_DRESSING):  # the tread and sidewall pattern's coordinates
+        parts[name].uv = tyre_uv(plan, parts[name].vertices)
     panels = body_panels(parts, lo.labels, zones, p, outer_ring_size)
     return VehicleGeometry(parts, panels, plate_mounts_of(p, prof), segments, seams, zones, lo.loft)
