@@ -99,13 +99,29 @@ def test_scatter_is_deterministic_keeps_out_of_holes_and_fades_at_open_edges():
         n = ((c[:, 0] >= x0) & (c[:, 0] < x1) & (c[:, 1] >= y0) & (c[:, 1] < y1)).sum()
         return n * cell / ((x1 - x0) * (y1 - y0))
 
-    assert density((1.5, 0.5, 8.5, 2.5)) == pytest.approx(1.0, abs=0.05)  # one tuft per cell inside
+    # one tuft per cell inside (beyond where a fading edge can wander to: 1.5 m of fade, 1.2 x 1.5 m of wander)
+    assert density((3.3, 0.5, 6.7, 2.5)) == pytest.approx(1.0, abs=0.05)
     assert density((0.0, 2.0, 0.3, 6.0)) < 0.45  # thinning at the fading x0 edge
     assert density((2.0, 0.0, 8.0, 0.3)) == pytest.approx(1.0, abs=0.1)  # the y0 edge (a curb) does not fade
     inner = a["scale"][(c[:, 0] > 2) & (c[:, 0] < 8) & (c[:, 1] < 1.5)]
-    edge = a["scale"][c[:, 0] < 0.4]
+    edge = a["scale"][c[:, 0] < 1.2]  # the open edge's outermost tufts (where its fade starts wanders)
     assert edge.mean() < 0.75 * inner.mean()  # and the tufts shrink into the flat lawn
     assert np.all(a["variant"] >= 0) and np.all(a["variant"] < 6) and len(set(a["variant"].tolist())) == 6
+
+
+def test_an_open_edge_wanders_and_a_curb_edge_stays_straight():
+    """A straight edge of blades read as "a square patch of grass" to a blind panel: where an open edge's fade
+    starts wanders along it (the outermost tufts of 0.5 m strips along it lie at different depths), while an
+    edge at a curb (no fade) stays where it is."""
+    for seed in range(5):
+        patch = grass.GrassPatch((0.0, 0.0, 30.0, 30.0), 0.0, fade=(1.5, 0.0, 1.5, 1.5))
+        c = grass.scatter_patch(seed, patch)["centers"]
+        strips = np.floor(c[:, 1] / 0.5)
+        open_edge = np.array([c[strips == k, 0].min() for k in range(4, 56)])  # along x0, away from the corners
+        assert np.percentile(open_edge, 90) - np.percentile(open_edge, 10) > 0.6
+        strips = np.floor(c[:, 0] / 0.5)
+        curb = np.array([c[strips == k, 1].min() for k in range(8, 52)])
+        assert curb.max() < 0.2
 
 
 def test_empty_area_is_an_error():

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .noise import value_noise
+
 MAX_BLADE_HEIGHT_M = 0.13  # the tallest blade any tuft can have, at the largest instance scale
 BLADE_HEIGHT_M = (0.045, 0.095)  # a mown lawn's blades (unit tuft, before the instance's scale)
 INSTANCE_SCALE = (0.8, 1.3)  # each tuft's size, relative to its mesh
@@ -29,6 +31,8 @@ TUFT_SPACING_M = 0.075  # the jittered grid the tufts stand on: about 180 tufts 
 # circumradius R has area (3 sqrt(3) / 4) R^2, so R = scale / EQUILATERAL_AREA_ROOT gives that scale.
 EQUILATERAL_AREA_ROOT = math.sqrt(3.0 * math.sqrt(3.0) / 4.0)
 FADE_M = 1.5  # over this much inside the area's outer edge, tufts thin out and shrink into the flat lawn
+RAGGED_SHARE = 1.2  # where that fade starts wanders inward by up to this share of it...
+RAGGED_WAVE_M = 2.5  # ...over a noise of this wavelength along the edge
 
 
 BLADE_LEVELS = (0.0, 0.4, 0.75)  # where along its height a blade's pairs of edge vertices stand
@@ -181,9 +185,13 @@ def scatter_tufts(seed: int, area, *, z: float = 0.0, holes=(), spacing_m: float
     lush = _patchiness(rng, points)
     gaps = [points[:, 0] - x0, points[:, 1] - y0, x1 - points[:, 0], y1 - points[:, 1]]
     inner = np.ones(n)
+    # an open edge wanders inward, by up to RAGGED_SHARE of its fade over a few metres: a straight one read as
+    # "a square patch of grass" on a lawn to a blind panel
+    wander = 0.5 * (value_noise(points[:, 0] / RAGGED_WAVE_M, points[:, 1] / RAGGED_WAVE_M, abs(int(seed)) % 2 ** 31)
+                    + 1.0)
     for gap, metres in zip(gaps, fade):
         if metres > 0:
-            inner = np.minimum(inner, np.clip(gap / metres, 0.0, 1.0))
+            inner = np.minimum(inner, np.clip((gap - RAGGED_SHARE * metres * wander) / metres, 0.0, 1.0))
     keep = (np.minimum.reduce(gaps) > 0) & ~_inside(points, holes) & (rng.random(n) < np.sqrt(inner))
     scale = scale * (0.4 + 0.6 * inner) * (0.75 + 0.25 * lush)
     centers = np.column_stack([points, np.full(n, float(z))])
