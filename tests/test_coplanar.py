@@ -26,7 +26,8 @@ def test_overlap_of_rectangles_is_the_product_of_their_shared_spans(x0, y0, w0, 
     assert convex_overlap_area(b[::-1], a) == pytest.approx(shared, abs=1e-9)  # either winding, either order
     c, s = math.cos(turn), math.sin(turn)
     spin = np.array([[c, -s], [s, c]])
-    assert convex_overlap_area(a @ spin.T, b @ spin.T) == pytest.approx(shared, abs=1e-8)  # turning both changes nothing
+    # turning both changes nothing
+    assert convex_overlap_area(a @ spin.T, b @ spin.T) == pytest.approx(shared, abs=1e-8)
 
 
 def test_a_triangle_inside_a_square_overlaps_by_its_own_area():

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from realitybench_addon import pipeline
-from realitybench_addon.core.parking_lot import (CURB_WIDTH_M, PATCH_HEIGHT_M, FacadeLayout, asphalt_patches, boxes_overlap, car_boxes,
+from realitybench_addon.core.parking_lot import (CURB_WIDTH_M, PATCH_HEIGHT_M, FacadeLayout, asphalt_patches,
+                                                 boxes_overlap, car_boxes,
                                                  draw_lot, facade_layout, shrub_plants, shrubs, tree_plants)
 from realitybench_addon.envs.lot_poses import inside_box
 

@@ -133,7 +133,8 @@ def block_material(color):
     links.new(combine.outputs["Vector"], tex.inputs["Vector"])
     # the face: mottled over a few cm and over half a block, sand grain, and open pores (dark, recessed)
     mottle = mats.math_node(nodes, links, "MULTIPLY_ADD", mats.noise_fac(nodes, links, coord, 18.0, 4.0), 0.6,
-                            mats.math_node(nodes, links, "MULTIPLY", mats.noise_fac(nodes, links, coord, 2.5, 3.0), 0.4))
+                            mats.math_node(nodes, links, "MULTIPLY", mats.noise_fac(nodes, links, coord, 2.5, 3.0),
+                                           0.4))
     grain = mats.noise_fac(nodes, links, coord, 900.0, 2.0)
     pores = nodes.new("ShaderNodeTexVoronoi")
     pores.label = "block_pores"
