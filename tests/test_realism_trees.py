@@ -161,21 +161,3 @@ def test_built_crowns_are_measured_hidden_from_render_and_cards_are_not_measured
     assert np.linalg.norm(placed[:, :3, 0], axis=1) == pytest.approx(expect["scales"], rel=1e-3)
     assert placed[:, :3, 0] / expect["scales"][:, None] == pytest.approx(expect["tangents"], abs=1e-3)
     assert placed[:, :3, 2] / expect["scales"][:, None] == pytest.approx(expect["normals"], abs=1e-3)
-
-
-def test_surrounding_trees_wear_leaf_cards_out_to_300_m():
-    """Crowns render as smooth lumps only beyond the last card band: a blind panel called lumps at 80-220 m
-    "blob trees" and "stacked cones". horizon_peak frame 0: the lumps' render copies start beyond 300 m."""
-    bpy = pytest.importorskip("bpy")
-    from realitybench_addon import pipeline
-    from realitybench_addon.bl import vegetation as bv
-
-    spec = pipeline.plan_frame("horizon_peak", 0, "random", 0)
-    pipeline.SHARED_CACHE.get(spec)
-    far = [o for o in bpy.context.scene.objects if o.name.endswith("Far") and o.type == "MESH"]
-    assert bv.SURROUNDINGS_CARDS[-1][1] >= 300.0
-    near = [t for t in spec.plan.surroundings.trees if math.hypot(t.x, t.y) < 280.0]
-    assert near, "trees within 280 m"
-    for obj in far:
-        xy = np.array([v.co[:2] for v in obj.data.vertices])
-        assert np.hypot(xy[:, 0], xy[:, 1]).min() > 280.0, obj.name

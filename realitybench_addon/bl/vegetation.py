@@ -300,9 +300,7 @@ def dress_crown(collection, name: str, hull, verts, tris, kind: str, *, card_m: 
     return add_cards(collection, f"{name}Cards", cards, card_material(f"RB_{kind.title()}Cards", kind))
 
 
-# (from, to metres from the house, card size): beyond the last band crowns render as their smooth lumps, which a
-# blind panel called "blob trees" out to 220 m, so the cards reach 300 m (issue 41)
-SURROUNDINGS_CARDS = ((0.0, 40.0, 0.3), (40.0, 80.0, 0.8), (80.0, 300.0, 1.6))
+SURROUNDINGS_CARDS = ((0.0, 40.0, 0.3), (40.0, 80.0, 0.8))  # (from, to metres from the house, card size)
 SURROUNDINGS_KIND = {"deciduous": "broadleaf", "conifer": "needle"}
 
 
