@@ -151,9 +151,11 @@ def _materials(plan: SurroundingsPlan, lawn: bool = True) -> dict:
 
 
 def build_surroundings(scene, plan: SurroundingsPlan, rng: np.random.Generator | None = None, *,
-                       origin=(0.0, 0.0), skip_kinds: tuple[str, ...] = ()) -> BuiltSurroundings:
+                       origin=(0.0, 0.0), skip_kinds: tuple[str, ...] = (),
+                       card_reach_m: float = math.inf) -> BuiltSurroundings:
     """Populate `scene` with the surroundings of `plan` (the plan fixes every shape; nothing is drawn here),
-    centred on `origin` (x, y), less the parts of `skip_kinds` (a scene with a lawn of its own skips "ground")."""
+    centred on `origin` (x, y), less the parts of `skip_kinds` (a scene with a lawn of its own skips "ground");
+    crowns beyond `card_reach_m` render as their lumps, without leaf cards."""
     col = scene.collection
     built = BuiltSurroundings(plan)
     materials = _materials(plan, lawn="ground" not in skip_kinds)
@@ -168,5 +170,5 @@ def build_surroundings(scene, plan: SurroundingsPlan, rng: np.random.Generator |
         built.objects.append(part.name)
         if part.kind == "crown":  # measured as built; the render shows leaf cards inside (`bl.vegetation`)
             vegetation.dress_surroundings_crowns(col, obj, verts, part.triangles, part.face_shade,
-                                                 part.material, materials[part.material])
+                                                 part.material, materials[part.material], card_reach_m=card_reach_m)
     return built
