@@ -62,14 +62,19 @@ def _add_wheel(plan: VehiclePlan, b: PartBuilder, center) -> None:
     b.add("rims", v, t, "wheel_metal")
 
 
+def spoke_layout(plan: VehiclePlan) -> tuple[int, float, float]:
+    """(how many spokes, half a spoke's width at the lip, the first spoke's angle): 5 to 7 by the plan's seed,
+    the same for the measured rims and the dressed wheel (`core.vehicle_wheels`)."""
+    return 5 + plan.seed % 3, 0.028 + 0.008 * (plan.seed % 3), (plan.seed % 7) * 0.1
+
+
 def _add_spokes(plan: VehiclePlan, b: PartBuilder, c: np.ndarray, sgn: float, rim_r: float, lip_in: float) -> None:
-    """The wheel's spokes (5 to 7, by the plan's seed) from the hub at `c` to the rim lip."""
-    n_spokes = 5 + plan.seed % 3
+    """The wheel's spokes (`spoke_layout`) from the hub at `c` to the rim lip."""
+    n_spokes, half, phase = spoke_layout(plan)
     for k in range(n_spokes):
-        ang = 2 * np.pi * k / n_spokes + (plan.seed % 7) * 0.1
+        ang = 2 * np.pi * k / n_spokes + phase
         radial = np.array([math.cos(ang), 0.0, math.sin(ang)])
         tangent = np.array([-math.sin(ang), 0.0, math.cos(ang)])
-        half = 0.028 + 0.008 * (plan.seed % 3)
         q = np.array([c + radial * 0.12 * rim_r - tangent * half * 0.7, c + radial * lip_in - tangent * half,
                       c + radial * lip_in + tangent * half, c + radial * 0.12 * rim_r + tangent * half * 0.7])
         b.add_quads("rims", _flip_out(q, sgn), "wheel_metal")

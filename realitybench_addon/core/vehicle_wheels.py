@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .vehicle import VehiclePlan
+from .vehicle_details import spoke_layout
 from .vehicle_loft import PartBuilder
 
 WHEEL_DRESSING = "dress_wheels"
@@ -58,8 +59,7 @@ def add_wheel_dressing(plan: VehiclePlan, b: PartBuilder) -> None:
     R, half = p.tyre_radius, p.tyre_width / 2
     rim_r = RIM_SHARE * R
     lip_in = 0.84 * rim_r
-    n_spokes = 5 + plan.seed % 3
-    spoke_half = 0.028 + 0.008 * (plan.seed % 3)
+    n_spokes, spoke_half, phase = spoke_layout(plan)
     for center in plan.wheel_centers():
         x, y, z = center
         sgn = 1.0 if y > 0 else -1.0
@@ -84,7 +84,6 @@ def add_wheel_dressing(plan: VehiclePlan, b: PartBuilder) -> None:
         b.add(WHEEL_DRESSING, v, t, "wheel_metal")
         c = np.array([x, y, z])
         axle = np.array([0.0, sgn, 0.0])
-        phase = (plan.seed % 7) * 0.1
         for k in range(n_spokes):  # from the hub's rim, rising to the lip: a dished wheel
             ang = 2 * np.pi * k / n_spokes + phase
             radial = np.array([math.cos(ang), 0.0, math.sin(ang)])
