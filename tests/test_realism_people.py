@@ -1,5 +1,5 @@
-"""The technician holding the RO board is a smooth person (issue 20): deterministic per board, a few thousand
-triangles, inside the footprint the lot places it with, hands over the written face only within
+"""The technician holding the RO board (issue 20; the MPFB2 body since issue 41, tests/test_body_model.py):
+deterministic per board, the mannequin a few thousand triangles, inside the footprint the lot places it with, hands over the written face only within
 `grip_boxes` (the thumb behind), no body part through the board, and the boards themselves unchanged."""
 import math
 
@@ -44,9 +44,14 @@ def test_looks_vary_between_boards():
     assert max(abs(look.head_yaw_deg) for look in looks) > 10
 
 
+def _mannequin(board):
+    """The smooth mannequin (core/person.person_parts) that stands in where the MPFB2 body data is absent."""
+    return person.person_parts(technician_look(board), board.feet_xy, board.facing_deg, board_grips(board))
+
+
 def test_a_few_thousand_smooth_triangles():
     for board in BOARDS:
-        meshes = _person_meshes(technician_parts(board))
+        meshes = _person_meshes(_mannequin(board))
         triangles = sum(len(t) for _, _, t in meshes)
         assert 4000 < triangles < 8000, triangles
         for _, v, t in meshes:
@@ -59,7 +64,7 @@ def _signed_volume(v, t):
 
 
 def test_closed_shapes_face_outwards():
-    parts = technician_parts(BOARDS[3])
+    parts = _mannequin(BOARDS[3])
     for key in ("skin", "shirt", "trousers", "boots"):
         for v, t in parts[key]:
             assert _signed_volume(v, t) > 0, key

@@ -14,9 +14,11 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from . import lettering
+from . import body_data, lettering
 from .errors import RealityBenchError
 from .lettering import TextLayout, TextRow
+from .body_model import Shape, draw_shape
+from .mpfb_person import mpfb_person_parts
 from .person import GripFrame, Look, draw_look, person_parts
 
 VIN_CHARS = "0123456789ABCDEFGHJKLMNPRSTUVWXYZ"
@@ -175,6 +177,7 @@ def board_texture(board: BoardPlan, px_per_mm: float = BOARD_PX_PER_MM) -> tuple
 TECH_HALF_SIZE_M = (0.3, 0.32)  # footprint (along the facing, across), arms and board included
 BOARD_FRAME_M = 0.012  # the frame's rim round the written face and its depth behind it
 PERSON_STREAM = 20  # the person's look comes from the board's seed and this (no draw from the scene's stream)
+BODY_STREAM = 21  # and the body's shape (core/body_model.Shape) from this one
 
 
 def _board_box(board: BoardPlan, x0: float, x1: float, y0: float, y1: float, z0: float, z1: float) -> np.ndarray:
@@ -200,6 +203,11 @@ def technician_look(board: BoardPlan) -> Look:
     return draw_look(np.random.default_rng([board.seed, PERSON_STREAM]))
 
 
+def technician_shape(board: BoardPlan) -> Shape:
+    """The technician's body (MakeHuman's macro sliders), from another stream of the board's seed."""
+    return draw_shape(np.random.default_rng([board.seed, BODY_STREAM]))
+
+
 def board_grips(board: BoardPlan) -> tuple[GripFrame, GripFrame]:
     """The two hands' grips (the holder's left hand, at the reader's right, first), matching grip_boxes:
     fingers over the face at most GRIP_OVER_FRONT_M in from each side edge and GRIP_LOW_M below the top."""
@@ -214,7 +222,12 @@ def technician_parts(board: BoardPlan) -> dict[str, list]:
     boots; vest, stripe, gloves, cap, hair as worn) as (vertices, triangles), and the board's frame as
     (6, 4, 3) quads. The hands (core/person.gripping_hand) are in "gloves" when worn, else in "skin"."""
     bw, bh = BOARD_SIZE_M
-    out = person_parts(technician_look(board), board.feet_xy, board.facing_deg, board_grips(board))
+    folder = body_data.body_dir()
+    if folder is None:  # no MPFB2 data on this machine: the smooth mannequin
+        out = person_parts(technician_look(board), board.feet_xy, board.facing_deg, board_grips(board))
+    else:
+        out = mpfb_person_parts(folder, technician_look(board), technician_shape(board), board.feet_xy,
+                                board.facing_deg, board_grips(board))
     # the board's frame: a thin slab behind the written face
     f = BOARD_FRAME_M
     out["frame"] = [_board_box(board, -bw / 2 - f, bw / 2 + f, -bh / 2 - f, bh / 2 + f, -f, -0.0005)]

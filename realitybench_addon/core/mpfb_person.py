@@ -1,0 +1,300 @@
+"""The technician as MakeHuman's MPFB2 body (core/body_model.py): shaped per person, the torso and head
+turned as the look says, the arms brought by two-bone IK to the wrists of the hands that grip the board
+(core/person.gripping_hand: the hands stay the measured, tested ones), and dressed by region: each face of the
+body goes to the skin, the shirt, the trousers or the boots by the bone that moves it most and where it lies
+at rest, and clothes stand off the skin by their thickness. A vest, hair or a cap, brows and eyes complete it.
+
+Returns what core/person.person_parts returns (material key -> list of (vertices, triangles), world
+coordinates), so the Blender side builds either the same way.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import body_model as bm
+from .person import GripFrame, Look, _add_boot, _Axes, gripping_hand, wrist_point
+
+Mesh = tuple[np.ndarray, np.ndarray]
+
+HAND_BONES = ("wrist", "metacarpal", "finger")
+FACE_BONES = ("head", "jaw", "neck", "eye", "levator", "oculi", "orbicularis", "oris", "risorius", "special",
+              "temporalis", "tongue")
+ARM_BONES = ("upperarm", "lowerarm", "shoulder", "clavicle")
+LEG_BONES = ("upperleg", "lowerleg", "pelvis", "root")
+FOOT_BONES = ("foot", "toe")
+
+# how far each garment stands off the skin (m), and how many passes of smoothing take the body's relief out of
+# it (cloth hangs over the hollows; a tight layer keeps them)
+THICKNESS_M = {"shirt": 0.011, "trousers": 0.014, "vest": 0.022, "stripe": 0.0225, "hair": 0.004, "cap": 0.008}
+SMOOTHING = {"shirt": 8, "trousers": 8, "vest": 10, "stripe": 10, "cap": 3}
+FOLD_M = {"shirt": 0.004, "trousers": 0.005}  # how deep the folds are
+BOOT_TOP_M = 0.13  # below this the body is hidden in the boots (core/person's boot shape, on these ankles)
+WAIST_ABOVE_PELVIS_M = 0.07  # the trousers' waistband, above the pelvis joint
+SHORT_SLEEVE = 0.45  # a short sleeve ends this far down the upper arm (shoulder 0 .. elbow 1)
+
+
+def _bone_kind(name: str) -> str:
+    stem = name.split(".")[0].rstrip("0123456789-")
+    for kind, prefixes in (("hand", HAND_BONES), ("foot", FOOT_BONES), ("arm", ARM_BONES), ("leg", LEG_BONES),
+                           ("face", FACE_BONES)):
+        if stem.startswith(prefixes):
+            return kind
+    return "torso"  # spine, breast
+
+
+def _vertex_normals(vertices: np.ndarray, tris: np.ndarray) -> np.ndarray:
+    n = np.cross(vertices[tris[:, 1]] - vertices[tris[:, 0]], vertices[tris[:, 2]] - vertices[tris[:, 0]])
+    out = np.zeros_like(vertices)
+    for k in range(3):
+        np.add.at(out, tris[:, k], n)
+    length = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.where(length > 0, length, 1.0)
+
+
+def _triangles(quads: np.ndarray) -> np.ndarray:
+    return np.concatenate([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]])
+
+
+def _piece(vertices: np.ndarray, normals: np.ndarray, quads: np.ndarray, offset: float) -> Mesh:
+    """The quads' own copy of their vertices, pushed `offset` along the normals, as triangles."""
+    used, inverse = np.unique(quads, return_inverse=True)
+    return vertices[used] + offset * normals[used], _triangles(inverse.reshape(quads.shape))
+
+
+def _border_edges(t: np.ndarray) -> np.ndarray:
+    edges = np.sort(np.concatenate([t[:, [0, 1]], t[:, [1, 2]], t[:, [2, 0]]]), axis=1)
+    unique, counts = np.unique(edges, axis=0, return_counts=True)
+    return unique[counts == 1]
+
+
+def _smoothed(mesh: Mesh, iterations: int) -> Mesh:
+    """Laplacian smoothing over the mesh's edges, its open border held (a collar stays on the neck's skin)."""
+    v, t = mesh
+    v = v.copy()
+    edges = np.concatenate([t[:, [0, 1]], t[:, [1, 2]], t[:, [2, 0]], t[:, [1, 0]], t[:, [2, 1]], t[:, [0, 2]]])
+    edges = np.unique(edges, axis=0)
+    count = np.bincount(edges[:, 0], minlength=len(v))[:, None].astype(float)
+    free = np.ones(len(v), bool)
+    free[_border_edges(t).ravel()] = False
+    for _ in range(iterations):
+        total = np.zeros_like(v)
+        np.add.at(total, edges[:, 0], v[edges[:, 1]])
+        v[free] = (0.5 * v + 0.5 * total / np.maximum(count, 1.0))[free]
+    return v, t
+
+
+def _straighten_border(mesh: Mesh, iterations: int = 12) -> Mesh:
+    """Smooth the open border along itself only: a region cut from quads has a staircase edge (a hairline, a
+    collar, a cuff); averaging each border vertex with its two border neighbours makes it a line."""
+    v, t = mesh
+    border = _border_edges(t)
+    if not len(border):
+        return mesh
+    v = v.copy()
+    ends = np.bincount(border.ravel(), minlength=len(v))
+    border = border[(ends[border[:, 0]] == 2) & (ends[border[:, 1]] == 2)]  # simple loops only
+    for _ in range(iterations):
+        total, count = np.zeros_like(v), np.zeros(len(v))
+        np.add.at(total, border[:, 0], v[border[:, 1]])
+        np.add.at(total, border[:, 1], v[border[:, 0]])
+        np.add.at(count, border.ravel(), 1.0)
+        moving = count == 2
+        v[moving] = 0.5 * v[moving] + 0.25 * total[moving]
+    return v, t
+
+
+def _folds(mesh: Mesh, normals_of, amplitude: float, seed: int) -> Mesh:
+    """Cloth's folds: the surface pushed along its normals by a sum of a few waves 7-14 cm long, mostly
+    running round the body (their crests horizontal), drawn from `seed`."""
+    v, t = mesh
+    rng = np.random.default_rng(seed)
+    k = rng.normal(0.0, 1.0, (5, 3)) * [0.35, 0.35, 1.0]
+    k *= (2 * np.pi / rng.uniform(0.07, 0.14, 5) / np.linalg.norm(k, axis=1))[:, None]
+    phase = rng.uniform(0.0, 2 * np.pi, 5)
+    wave = np.sin(v @ k.T + phase).sum(axis=1) / np.sqrt(5.0)
+    return v + amplitude * wave[:, None] * normals_of(v, t), t
+
+
+def face_regions(body: bm.Body, look: Look) -> tuple[np.ndarray, np.ndarray]:
+    """Per quad of the body group: a material key (or "" for the hands, which the gripping hands replace) and
+    the quads of the vest ("vest" / "stripe" keys, or "")."""
+    base, rig = body.base, body.rig
+    quads = base.quads[base.face_group == base.groups.index("body")]
+    kinds = np.array([_bone_kind(n) for n in rig.names])
+    vertex_kind = kinds[rig.weight_bones[:, 0]]
+    rest = body.vertices[quads].mean(axis=1)
+    # a quad is a hand's when most of its corners are; otherwise by its first corner's strongest bone
+    hand_share = (vertex_kind[quads] == "hand").mean(axis=1)
+    kind = vertex_kind[quads[:, 0]]
+    kind = np.where(hand_share >= 0.5, "hand", np.where(kind == "hand", "arm", kind))
+    waist = body.joint("spine05")[2] + WAIST_ABOVE_PELVIS_M
+    collar = body.joint("neck01")[2] + 0.025
+    keys = np.full(len(quads), "shirt", dtype=object)
+    keys[kind == "hand"] = ""
+    keys[(kind == "face") & (rest[:, 2] >= collar)] = "skin"
+    lower = np.isin(kind, ["leg", "foot"]) | ((kind == "torso") & (rest[:, 2] < waist))
+    keys[lower] = "trousers"
+    keys[(kind == "foot") | ((kind == "leg") & (rest[:, 2] < BOOT_TOP_M))] = ""  # inside the boots
+    if not look.long_sleeves:
+        for side in ("L", "R"):
+            s, e = body.joint(f"upperarm01.{side}"), body.joint(f"lowerarm01.{side}")
+            along = (rest - s) @ (e - s) / float(np.dot(e - s, e - s))
+            this_side = np.sign(rest[:, 1]) == (1 if side == "L" else -1)
+            keys[(kind == "arm") & this_side & (along > SHORT_SLEEVE)] = "skin"
+    vest = np.full(len(quads), "", dtype=object)
+    if look.top == "vest":
+        shoulders = body.joint("upperarm01.L")[2]
+        on_torso = np.isin(kind, ["torso"]) | ((kind == "arm") & (np.abs(rest[:, 1]) < body.joint("upperarm01.L")[1]))
+        band = on_torso & (rest[:, 2] > waist + 0.02) & (rest[:, 2] < shoulders + 0.12)
+        vest[band] = "vest"
+        for z in (waist + 0.1, waist + 0.22):
+            vest[band & (rest[:, 2] > z) & (rest[:, 2] < z + 0.05)] = "stripe"
+    return keys, vest
+
+
+def _head_frame(body: bm.Body):
+    """Rest-pose head measures: the eyes' centre, the skull's vertical axis point (x, y) and the eye height."""
+    eyes = np.concatenate([body.base.vertex_groups["helper-l-eye"], body.base.vertex_groups["helper-r-eye"]])
+    eye_center = body.vertices[eyes].mean(axis=0)
+    head_pivot = body.joint("head")
+    return eye_center, np.array([head_pivot[0] - 0.01, 0.0, eye_center[2]])
+
+
+def _scalp_keys(body: bm.Body, quads: np.ndarray, keys: np.ndarray, look: Look) -> np.ndarray:
+    """Hair (or a cap) over the scalp and dark brows over the eyes, on the skin's quads of the head."""
+    eye_center, pivot = _head_frame(body)
+    rest = body.vertices[quads].mean(axis=1)
+    rel = rest - pivot
+    c = rel[:, 0] / np.maximum(np.hypot(rel[:, 0], rel[:, 1]), 1e-9)  # cos of the angle from the face
+    if look.headwear == "cap":
+        line = np.where(c > 0, 0.03 + 0.012 * c, 0.03 + 0.03 * c)
+        key = "cap"
+    else:
+        line = np.where(c > 0, 0.028 + 0.022 * c, 0.028 + 0.075 * c)
+        key = "hair"
+    head = keys == "skin"
+    out = keys.copy()
+    out[head & (rel[:, 2] > line)] = key
+    left_eye = body.vertices[body.base.vertex_groups["helper-l-eye"]].mean(axis=0)
+    lateral = np.abs(np.abs(rest[:, 1]) - abs(float(left_eye[1])) - 0.004)
+    brow = head & (rest[:, 2] - eye_center[2] > 0.009) & (rest[:, 2] - eye_center[2] < 0.017) & (lateral < 0.022) & (
+        rest[:, 0] > eye_center[0] - 0.02) & (out == "skin")
+    out[brow] = "brows"
+    return out
+
+
+BRIM_HALF_ANGLE = 0.85  # a cap's peak spans the front of the head between these angles (rad) from the face
+
+
+def _brim(body: bm.Body, rot: np.ndarray, trans: np.ndarray) -> Mesh:
+    """A cap's peak: a curved plate from the cap's front edge, forward and a little down, in the head's pose."""
+    _, pivot = _head_frame(body)
+    skin = np.zeros(len(body.vertices), bool)
+    skin[np.unique(body.base.quads[body.base.face_group == body.base.groups.index("body")])] = True
+    head_vertices = body.vertices[skin & (body.rig.weight_bones[:, 0] == body.rig.index("head"))]
+    z = pivot[2] + 0.042
+    ring = head_vertices[np.abs(head_vertices[:, 2] - z) < 0.01] - pivot
+    phis = np.linspace(-BRIM_HALF_ANGLE, BRIM_HALF_ANGLE, 13)
+    inner, outer = [], []
+    for phi in phis:
+        d = np.array([math.cos(phi), math.sin(phi), 0.0])
+        r = float((ring @ d).max()) + THICKNESS_M["cap"]
+        length = 0.07 * max(math.cos(0.5 * math.pi * phi / BRIM_HALF_ANGLE), 0.0) ** 0.6 + 0.003
+        inner.append(pivot + r * d + [0, 0, z - pivot[2]])
+        outer.append(pivot + (r + length) * d + [0, 0, z - pivot[2] - 0.3 * length])
+    top = np.concatenate([inner, outer])
+    plate = np.concatenate([top, top - [0, 0, 0.006]])
+    m = len(phis)
+    quads = [(k, m + k, m + k + 1, k + 1) for k in range(m - 1)]
+    tris = [(a, b, c) for a, b, c, d in quads] + [(a, c, d) for a, b, c, d in quads]
+    tris = np.array(tris)
+    rim = [(m + k, 3 * m + k, 3 * m + k + 1) for k in range(m - 1)] + [(m + k, 3 * m + k + 1, m + k + 1)
+                                                                       for k in range(m - 1)]
+    faces = np.concatenate([tris, tris[:, ::-1] + 2 * m, np.array(rim)])
+    h = body.rig.index("head")
+    return plate @ rot[h].T + trans[h], faces
+
+
+def _add_boots(out: dict, body: bm.Body, rot: np.ndarray, trans: np.ndarray) -> None:
+    """core/person's work boot on each of the body's feet: the heel under the ankle, the toe along the foot."""
+    flat = _Axes(np.zeros(3), np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]), np.array([0.0, 0.0, 1.0]))
+    out.setdefault("boots", [])
+    for side in ("L", "R"):
+        b = body.rig.index(f"foot.{side}")
+        ankle = rot[b] @ body.heads[b] + trans[b]
+        toe = rot[b] @ body.tails[b] + trans[b] - ankle
+        toe[2] = 0.0
+        _add_boot(out, flat, np.array([ankle[0], ankle[1], 0.0]) - 0.02 * toe / np.linalg.norm(toe),
+                  toe / np.linalg.norm(toe))
+
+
+def _pose(body: bm.Body, look: Look, to_body, grips: tuple[GripFrame, GripFrame]):
+    """Bone transforms: the torso turned in two spine joints, the head in the neck and skull, the arms by IK."""
+    up, left = np.array([0.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0])
+    yaw, head_yaw, pitch = (math.radians(a) for a in (look.torso_yaw_deg, look.head_yaw_deg, look.head_pitch_deg))
+    local = {"spine03": bm.axis_rotation(up, yaw / 2), "spine01": bm.axis_rotation(up, yaw / 2),
+             "neck02": bm.axis_rotation(up, head_yaw / 2),
+             "head": bm.axis_rotation(up, head_yaw / 2) @ bm.axis_rotation(left, pitch)}
+    rot, trans = bm.global_transforms(body, local)
+    for side, s, grip in (("L", 1, grips[0]), ("R", -1, grips[1])):
+        torso_left = rot[body.rig.index("spine01")] @ left
+        pole = -up + s * look.elbow_out * torso_left - 0.25 * np.array([1.0, 0.0, 0.0])
+        local.update(bm.arm_rotations(body, rot, trans, side, to_body(wrist_point(grip)), pole))
+    return bm.global_transforms(body, local)
+
+
+def mpfb_person_parts(folder, look: Look, shape: bm.Shape, feet_xy, facing_deg: float,
+                      grips: tuple[GripFrame, GripFrame]) -> dict[str, list[Mesh]]:
+    """The person at `feet_xy` facing `facing_deg`, hands gripping the two edges (the holder's left first):
+    material key -> meshes in world coordinates. Keys: skin, shirt, trousers, boots, brows, eyes, sclera, and as
+    worn vest, stripe, gloves, cap or hair."""
+    body = bm.shaped_body(folder, shape)
+    shape_seed = int(1e6 * (shape.muscle + 2 * shape.weight + 3 * shape.height))  # the folds follow the body
+    a = math.radians(facing_deg)
+    axes = np.array([[math.cos(a), math.sin(a), 0.0], [-math.sin(a), math.cos(a), 0.0], [0.0, 0.0, 1.0]])
+    origin = np.array([feet_xy[0], feet_xy[1], 0.0])
+
+    def to_body(p):
+        return axes @ (np.asarray(p, float) - origin)
+
+    rot, trans = _pose(body, look, to_body, grips)
+    posed = bm.skin(body, rot, trans)
+    base = body.base
+    quads = base.quads[base.face_group == base.groups.index("body")]
+    normals = _vertex_normals(posed, _triangles(quads))
+    keys, vest = face_regions(body, look)
+    keys = _scalp_keys(body, quads, keys, look)
+    out: dict[str, list[Mesh]] = {}
+    for key, chosen in [(k, quads[keys == k]) for k in ("skin", "shirt", "trousers", "brows", "hair", "cap")] + [
+            (k, quads[vest == k]) for k in ("vest", "stripe")]:
+        if len(chosen):
+            piece = _piece(posed, normals, chosen, THICKNESS_M.get(key, 0.0))
+            if key in SMOOTHING:
+                piece = _smoothed(piece, SMOOTHING[key])
+            if key in FOLD_M:
+                piece = _folds(piece, _vertex_normals, FOLD_M[key], shape_seed)
+            out.setdefault(key, []).append(_straighten_border(piece))
+    _add_boots(out, body, rot, trans)
+    if look.headwear == "cap":
+        out["cap"].append(_brim(body, rot, trans))
+    eyes = np.concatenate([base.quads[base.face_group == base.groups.index(g)] for g in ("helper-l-eye",
+                                                                                           "helper-r-eye")])
+    ball = body.vertices[eyes].mean(axis=1)
+    centre = np.where(ball[:, 1:2] > 0, body.vertices[base.vertex_groups["helper-l-eye"]].mean(axis=0),
+                      body.vertices[base.vertex_groups["helper-r-eye"]].mean(axis=0))
+    outward = (ball - centre) / np.linalg.norm(ball - centre, axis=1, keepdims=True)
+    iris = outward[:, 0] > 0.8
+    eye_normals = _vertex_normals(posed, _triangles(eyes))
+    out["eyes"] = [_piece(posed, eye_normals, eyes[iris], 0.0)]
+    out["sclera"] = [_piece(posed, eye_normals, eyes[~iris], 0.0)]
+    to_world = axes.T
+    out = {key: [(v @ to_world.T + origin, t) for v, t in meshes] for key, meshes in out.items()}
+    hand_key = "gloves" if look.gloves else "skin"
+    for grip in grips:
+        hand = gripping_hand(grip, 0.0012 if look.gloves else 0.0)
+        out.setdefault(hand_key, []).append(hand["hand"])
+        if "cuff" in hand:
+            out[hand_key].append(hand["cuff"])
+    return out
