@@ -263,13 +263,15 @@ def global_transforms(body: Body, local: dict[str, np.ndarray]) -> tuple[np.ndar
     return rot, trans
 
 
-def skin(body: Body, rot: np.ndarray, trans: np.ndarray) -> np.ndarray:
-    """Linear blend skinning of the body's vertices by the bones' transforms."""
+def skin(body: Body, rot: np.ndarray, trans: np.ndarray, rest: np.ndarray | None = None) -> np.ndarray:
+    """Linear blend skinning of the body's vertices (or of `rest`, the same vertices moved at rest: a garment)
+    by the bones' transforms."""
+    rest = body.vertices if rest is None else rest
     idx, w = body.rig.weight_bones, body.rig.weight_values
-    moved = np.einsum("nkij,nj->nki", rot[idx], body.vertices) + trans[idx]
+    moved = np.einsum("nkij,nj->nki", rot[idx], rest) + trans[idx]
     posed = np.einsum("nk,nki->ni", w, moved)
     unweighted = w.sum(axis=1) == 0
-    posed[unweighted] = body.vertices[unweighted]
+    posed[unweighted] = rest[unweighted]
     return posed
 
 

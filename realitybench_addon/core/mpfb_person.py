@@ -29,6 +29,7 @@ FOOT_BONES = ("foot", "toe")
 # it (cloth hangs over the hollows; a tight layer keeps them)
 THICKNESS_M = {"shirt": 0.011, "trousers": 0.014, "vest": 0.022, "stripe": 0.0225, "hair": 0.004, "cap": 0.008}
 SMOOTHING = {"shirt": 8, "trousers": 8, "vest": 10, "stripe": 10, "cap": 3}
+CLOTHES = ("shirt", "trousers", "vest", "stripe")
 FOLD_M = {"shirt": 0.004, "trousers": 0.005}  # how deep the folds are
 BOOT_TOP_M = 0.13  # below this the body is hidden in the boots (core/person's boot shape, on these ankles)
 WAIST_ABOVE_PELVIS_M = 0.07  # the trousers' waistband, above the pelvis joint
@@ -61,6 +62,24 @@ def _piece(vertices: np.ndarray, normals: np.ndarray, quads: np.ndarray, offset:
     """The quads' own copy of their vertices, pushed `offset` along the normals, as triangles."""
     used, inverse = np.unique(quads, return_inverse=True)
     return vertices[used] + offset * normals[used], _triangles(inverse.reshape(quads.shape))
+
+
+def _with_hem(mesh: Mesh, normals: np.ndarray, depth: float) -> Mesh:
+    """A garment's open border closed down towards the skin under it (a collar, a cuff, a waistband): each
+    border edge gets a band `depth` back along the body's normals (per vertex of the mesh), so no gap shows
+    between cloth and skin."""
+    v, t = mesh
+    directed = np.concatenate([t[:, [0, 1]], t[:, [1, 2]], t[:, [2, 0]]])
+    n = len(v)
+    border = directed[~np.isin(directed[:, 1] * n + directed[:, 0], directed[:, 0] * n + directed[:, 1])]
+    if not len(border):  # kept in the faces' winding, so the band faces the way the garment does
+        return mesh
+    inner = len(v) + np.arange(len(border) * 2).reshape(-1, 2)
+    ends = border.ravel()
+    verts = np.concatenate([v, v[ends] - depth * normals[ends]])
+    a, b = border[:, 0], border[:, 1]
+    band = np.concatenate([np.stack([b, a, inner[:, 0]], 1), np.stack([b, inner[:, 0], inner[:, 1]], 1)])
+    return verts, np.concatenate([t, band])
 
 
 def _border_edges(t: np.ndarray) -> np.ndarray:
@@ -115,6 +134,70 @@ def _folds(mesh: Mesh, normals_of, amplitude: float, seed: int) -> Mesh:
     phase = rng.uniform(0.0, 2 * np.pi, 5)
     wave = np.sin(v @ k.T + phase).sum(axis=1) / np.sqrt(5.0)
     return v + amplitude * wave[:, None] * normals_of(v, t), t
+
+
+# how loose the clothes hang: least distances (m) from a limb's bones, (at its top joint, middle, end)
+TROUSER_LEG_M = (0.092, 0.072, 0.066)
+SLEEVE_M = (0.052, 0.046, 0.04)
+SHIRT_HANG = 0.97  # below the chest the shirt falls straight: at least this share of the chest's girth
+
+
+def _nearest_on_path(points: np.ndarray, path: np.ndarray, radii) -> tuple[np.ndarray, np.ndarray]:
+    """For each point, its nearest point on a polyline and the least radius there (radii at the path's points)."""
+    best_d, best_c, best_r = np.full(len(points), np.inf), np.zeros_like(points), np.zeros(len(points))
+    for k in range(len(path) - 1):
+        a, b = path[k], path[k + 1]
+        t = np.clip((points - a) @ (b - a) / float(np.dot(b - a, b - a)), 0.0, 1.0)
+        c = a + t[:, None] * (b - a)
+        d = np.linalg.norm(points - c, axis=1)
+        closer = d < best_d
+        best_d[closer], best_c[closer] = d[closer], c[closer]
+        best_r[closer] = (radii[k] + t * (radii[k + 1] - radii[k]))[closer]
+    return best_c, best_r
+
+
+def _loosened(points: np.ndarray, path: np.ndarray, radii) -> np.ndarray:
+    """Points pushed out from the path to at least its radius there (a tight limb in a loose tube)."""
+    c, r = _nearest_on_path(points, path, radii)
+    d = points - c
+    length = np.linalg.norm(d, axis=1, keepdims=True)
+    return np.where(length < r[:, None], c + d / np.maximum(length, 1e-9) * r[:, None], points)
+
+
+def clothed_rest(body: bm.Body) -> np.ndarray:
+    """The body at rest with its clothes' shape: trouser legs and sleeves as loose tubes round the limbs' bones,
+    the shirt hanging straight from the chest (each direction at least SHIRT_HANG of the chest's reach). The
+    same vertices, so the rig moves the clothes with the body."""
+    rig = body.rig
+    kinds = np.array([_bone_kind(n) for n in rig.names])[rig.weight_bones[:, 0]]
+    names = np.array(rig.names)[rig.weight_bones[:, 0]]
+    v = body.vertices.copy()
+    for side, s in (("L", 1), ("R", -1)):
+        this = np.sign(v[:, 1]) == s
+        legs = this & (kinds == "leg") & ~np.char.startswith(names.astype(str), "root")
+        path = np.array([body.joint(f"upperleg01.{side}"), body.joint(f"lowerleg01.{side}"), body.joint(f"foot.{side}")])
+        v[legs] = _loosened(v[legs], path, TROUSER_LEG_M)
+        arms = this & np.isin(names, [f"upperarm01.{side}", f"upperarm02.{side}", f"lowerarm01.{side}",
+                                      f"lowerarm02.{side}"])
+        path = np.array([body.joint(f"upperarm01.{side}"), body.joint(f"lowerarm01.{side}"),
+                         body.joint(f"wrist.{side}")])
+        v[arms] = _loosened(v[arms], path, SLEEVE_M)
+    # the shirt: the chest's reach per direction round the spine, at the armpits' height
+    chest_z = body.joint("upperarm01.L")[2] - 0.13
+    axis = np.array([body.joint("spine01")[0], 0.0])
+    torso = kinds == "torso"
+    rel = v[:, :2] - axis
+    angle = np.arctan2(rel[:, 1], rel[:, 0])
+    bins = ((angle + np.pi) / (2 * np.pi) * 36).astype(int) % 36
+    ring = torso & (np.abs(v[:, 2] - chest_z) < 0.025)
+    reach = np.zeros(36)
+    np.maximum.at(reach, bins[ring], np.linalg.norm(rel[ring], axis=1))
+    reach = np.maximum(reach, np.roll(reach, 1))  # a bin the ring missed takes its neighbour's
+    below = torso & (v[:, 2] < chest_z) & (v[:, 2] > body.joint("spine05")[2])
+    r = np.linalg.norm(rel[below], axis=1)
+    want = np.maximum(r, SHIRT_HANG * reach[bins[below]])
+    v[below, :2] = axis + rel[below] * (want / np.maximum(r, 1e-9))[:, None]
+    return v
 
 
 def face_regions(body: bm.Body, look: Look) -> tuple[np.ndarray, np.ndarray]:
@@ -185,7 +268,7 @@ def _scalp_keys(body: bm.Body, quads: np.ndarray, keys: np.ndarray, look: Look) 
     return out
 
 
-BRIM_HALF_ANGLE = 0.85  # a cap's peak spans the front of the head between these angles (rad) from the face
+BRIM_HALF_ANGLE = 0.75  # a cap's peak spans the front of the head between these angles (rad) from the face
 
 
 def _brim(body: bm.Body, rot: np.ndarray, trans: np.ndarray) -> Mesh:
@@ -203,7 +286,7 @@ def _brim(body: bm.Body, rot: np.ndarray, trans: np.ndarray) -> Mesh:
         r = float((ring @ d).max()) + THICKNESS_M["cap"]
         length = 0.07 * max(math.cos(0.5 * math.pi * phi / BRIM_HALF_ANGLE), 0.0) ** 0.6 + 0.003
         inner.append(pivot + r * d + [0, 0, z - pivot[2]])
-        outer.append(pivot + (r + length) * d + [0, 0, z - pivot[2] - 0.3 * length])
+        outer.append(pivot + (r + length) * d + [0, 0, z - pivot[2] - 0.3 * length - 0.035 * abs(math.sin(phi))])
     top = np.concatenate([inner, outer])
     plate = np.concatenate([top, top - [0, 0, 0.006]])
     m = len(phis)
@@ -261,21 +344,25 @@ def mpfb_person_parts(folder, look: Look, shape: bm.Shape, feet_xy, facing_deg: 
 
     rot, trans = _pose(body, look, to_body, grips)
     posed = bm.skin(body, rot, trans)
+    dressed = bm.skin(body, rot, trans, clothed_rest(body))
     base = body.base
     quads = base.quads[base.face_group == base.groups.index("body")]
-    normals = _vertex_normals(posed, _triangles(quads))
+    normals = _vertex_normals(dressed, _triangles(quads))
     keys, vest = face_regions(body, look)
     keys = _scalp_keys(body, quads, keys, look)
     out: dict[str, list[Mesh]] = {}
     for key, chosen in [(k, quads[keys == k]) for k in ("skin", "shirt", "trousers", "brows", "hair", "cap")] + [
             (k, quads[vest == k]) for k in ("vest", "stripe")]:
         if len(chosen):
-            piece = _piece(posed, normals, chosen, THICKNESS_M.get(key, 0.0))
+            piece = _piece(dressed if key in CLOTHES else posed, normals, chosen, THICKNESS_M.get(key, 0.0))
             if key in SMOOTHING:
                 piece = _smoothed(piece, SMOOTHING[key])
             if key in FOLD_M:
                 piece = _folds(piece, _vertex_normals, FOLD_M[key], shape_seed)
-            out.setdefault(key, []).append(_straighten_border(piece))
+            piece = _straighten_border(piece)
+            if key in CLOTHES:
+                piece = _with_hem(piece, normals[np.unique(chosen)], THICKNESS_M[key] + 0.004)
+            out.setdefault(key, []).append(piece)
     _add_boots(out, body, rot, trans)
     if look.headwear == "cap":
         out["cap"].append(_brim(body, rot, trans))
