@@ -30,8 +30,9 @@ FOOT_BONES = ("foot", "toe")
 THICKNESS_M = {"shirt": 0.011, "trousers": 0.014, "vest": 0.022, "stripe": 0.0225, "hair": 0.004, "cap": 0.008}
 SMOOTHING = {"shirt": 8, "trousers": 8, "vest": 10, "stripe": 10, "cap": 3}
 CLOTHES = ("shirt", "trousers", "vest", "stripe")
-FOLD_M = {"shirt": 0.004, "trousers": 0.005}  # how deep the folds are
+FOLD_M = {"shirt": 0.005, "trousers": 0.008}  # how deep the folds are
 BOOT_TOP_M = 0.13  # below this the body is hidden in the boots (core/person's boot shape, on these ankles)
+SOLE_M = 0.022  # the boot's sole, from the ground up
 WAIST_ABOVE_PELVIS_M = 0.07  # the trousers' waistband, above the pelvis joint
 SHORT_SLEEVE = 0.45  # a short sleeve ends this far down the upper arm (shoulder 0 .. elbow 1)
 
@@ -300,17 +301,25 @@ def _brim(body: bm.Body, rot: np.ndarray, trans: np.ndarray) -> Mesh:
     return plate @ rot[h].T + trans[h], faces
 
 
-def _add_boots(out: dict, body: bm.Body, rot: np.ndarray, trans: np.ndarray) -> None:
-    """core/person's work boot on each of the body's feet: the heel under the ankle, the toe along the foot."""
+def _boots(body: bm.Body, rot: np.ndarray, trans: np.ndarray) -> dict[str, list[Mesh]]:
+    """core/person's work boot on each of the body's feet (the heel under the ankle, the toe along the foot);
+    its rim within SOLE_M of the ground is the rubber sole ("soles"). Smoothing the foot itself leaves toes."""
     flat = _Axes(np.zeros(3), np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]), np.array([0.0, 0.0, 1.0]))
-    out.setdefault("boots", [])
+    out: dict[str, list[Mesh]] = {"boots": [], "soles": []}
     for side in ("L", "R"):
         b = body.rig.index(f"foot.{side}")
         ankle = rot[b] @ body.heads[b] + trans[b]
         toe = rot[b] @ body.tails[b] + trans[b] - ankle
         toe[2] = 0.0
-        _add_boot(out, flat, np.array([ankle[0], ankle[1], 0.0]) - 0.02 * toe / np.linalg.norm(toe),
-                  toe / np.linalg.norm(toe))
+        toe /= np.linalg.norm(toe)
+        shoe: dict[str, list[Mesh]] = {"boots": []}
+        _add_boot(shoe, flat, np.array([ankle[0], ankle[1], 0.0]) - 0.02 * toe, toe)
+        for v, t in shoe["boots"]:
+            low = v[t].mean(axis=1)[:, 2] < SOLE_M
+            out["boots"].append((v, t[~low]))
+            if low.any():
+                out["soles"].append((v, t[low]))
+    return out
 
 
 def _pose(body: bm.Body, look: Look, to_body, grips: tuple[GripFrame, GripFrame]):
@@ -363,7 +372,7 @@ def mpfb_person_parts(folder, look: Look, shape: bm.Shape, feet_xy, facing_deg: 
             if key in CLOTHES:
                 piece = _with_hem(piece, normals[np.unique(chosen)], THICKNESS_M[key] + 0.004)
             out.setdefault(key, []).append(piece)
-    _add_boots(out, body, rot, trans)
+    out.update(_boots(body, rot, trans))
     if look.headwear == "cap":
         out["cap"].append(_brim(body, rot, trans))
     eyes = np.concatenate([base.quads[base.face_group == base.groups.index(g)] for g in ("helper-l-eye",
