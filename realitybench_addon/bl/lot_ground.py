@@ -155,19 +155,22 @@ def aggregate(g: NodeGraph, base: float, offset=(0.0, 0.0, 0.0), polish=None):
     g.links.new(g.position, shifted.inputs[0])
     shifted.inputs[1].default_value = offset
     domain = g.warp(*ground.WARP_FINE, vector=shifted.outputs[0])
-    coarse, pick = _stones(g, domain, ground.COARSE_STONE_M, 0.0, 0.05, 0.2, 0.6)
-    fine, fine_pick = _stones(g, domain, ground.FINE_STONE_M, ground.FINE_TURN_RAD, 0.12, 0.3, 0.65)
+    # fewer, smaller coarse stones than cells, with binder between most of them: a packed layer of shrunk
+    # cells reads as a Voronoi mosaic ("voronoi-cell asphalt", the second blind panel said)
+    coarse, pick = _stones(g, domain, ground.COARSE_STONE_M, 0.0, 0.1, 0.34, 0.5)
+    fine, fine_pick = _stones(g, domain, ground.FINE_STONE_M, ground.FINE_TURN_RAD, 0.15, 0.35, 0.55)
     broad = g.warp(*ground.WARP_BROAD, vector=shifted.outputs[0])
     n = [g.noise(s, d, broad, flat=True) for s, d in zip(ground.TONE_SCALES, (2.0, 2.0, 1.0))]
     tone = g.math("MULTIPLY_ADD", n[0], 0.45, g.math("MULTIPLY_ADD", n[1], 0.33, g.math("MULTIPLY", n[2], 0.22)))
     if polish is not None:  # worn binder shows more of the fine stones
         fine = g.math("MINIMUM", g.math("ADD", fine, g.math("MULTIPLY", polish, 0.35)), 1.0)
     b = base
-    binder = (b * 0.5, b * 0.5, b * 0.53)
+    binder = (b * 0.68, b * 0.68, b * 0.71)
     fine_rgb = g.ramp(fine_pick, [(0.0, (b * 0.72, b * 0.71, b * 0.7)), (1.0, (b * 1.3, b * 1.28, b * 1.25))])
-    stone_rgb = g.ramp(pick, [(0.0, (b * 0.8, b * 0.8, b * 0.82)), (0.3, (b * 1.2, b * 1.19, b * 1.17)),
-                              (0.55, (b * 1.6, b * 1.5, b * 1.35)), (0.8, (b * 1.35, b * 1.34, b * 1.33)),
-                              (0.95, (b * 2.2, b * 2.17, b * 2.13))])
+    # most stones still wear a film of binder: close to its tone, a few bared ones lighter
+    stone_rgb = g.ramp(pick, [(0.0, (b * 0.8, b * 0.8, b * 0.82)), (0.3, (b * 1.1, b * 1.09, b * 1.08)),
+                              (0.55, (b * 1.4, b * 1.32, b * 1.22)), (0.8, (b * 1.2, b * 1.19, b * 1.18)),
+                              (0.95, (b * 1.8, b * 1.77, b * 1.74))])
     if polish is not None:
         stone_rgb = g.mix(g.math("MULTIPLY", polish, 0.45), stone_rgb, (b * 2.0, b * 1.97, b * 1.93))
     color = g.mix(coarse, g.mix(g.math("MULTIPLY", fine, 0.85), binder, fine_rgb), stone_rgb)
