@@ -19,7 +19,7 @@ CLOUD_GAIN = (1.4, 2.6)
 CLOUD_WHITENESS = 0.75
 # A cloud's lumps (a finer noise over the same deck): their scale against the clouds' cell, how far they fray
 # the edge (in units of the deck noise's value), and the light they leave on a lump's lit and shaded sides.
-BILLOW_SCALE, BILLOW_FRAY, BILLOW_LIGHT = 5.0, 0.12, (0.86, 1.1)
+BILLOW_SCALE, BILLOW_FRAY, BILLOW_LIGHT = 5.0, 0.2, (0.86, 1.1)
 
 
 def sun_direction(elevation_deg: float, azimuth_deg: float) -> np.ndarray:

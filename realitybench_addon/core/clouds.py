@@ -68,7 +68,7 @@ def draw_clouds(rng: np.random.Generator) -> CloudPlan:
         coverage=round(coverage, 4),
         altitude_m=float(rng.uniform(900.0, 2200.0)),
         cell_m=float(rng.uniform(500.0, 1400.0)),
-        softness=float(rng.uniform(0.06, 0.22)),
+        softness=float(rng.uniform(0.18, 0.4)),
         offset_m=tuple(float(x) for x in rng.uniform(-5000.0, 5000.0, 3)),
         stretch=float(rng.uniform(1.0, 2.2)),
         wind_deg=float(rng.uniform(0.0, 180.0)),
