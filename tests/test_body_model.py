@@ -118,7 +118,7 @@ def test_dressed_by_region():
     for board in BOARDS[:10]:
         look = technician_look(board)
         parts = technician_parts(board)
-        for key in ("skin", "shirt", "trousers", "boots", "eyes", "sclera"):
+        for key in ("skin", "shirt", "trousers", "boots", "soles", "brows", "lips", "eyes", "sclera"):
             assert parts[key], key
         assert bool(parts.get("vest")) == (look.top == "vest")
         assert bool(parts.get("cap")) == (look.headwear == "cap") and bool(parts.get("hair")) == (

@@ -132,6 +132,9 @@ def hair_material(name: str, color):
     return mat
 
 
+LIP_TINT = (0.9, 0.6, 0.58)  # the lips: the skin's colour, redder and darker
+
+
 def person_materials(prefix: str, look: Look, keys) -> dict:
     """Material key (core/person.person_parts) -> material, for the keys given (what the person wears)."""
     makers = {"skin": lambda name: skin_material(name, look.skin),
@@ -145,6 +148,7 @@ def person_materials(prefix: str, look: Look, keys) -> dict:
               "cap": lambda name: fabric_material(name, look.hair_or_cap, roughness=0.8, weave_per_m=1500.0),
               "hair": lambda name: hair_material(name, look.hair_or_cap),
               "eyes": lambda name: mats.principled(name, (0.025, 0.018, 0.014), roughness=0.15, specular=0.6),
+              "lips": lambda name: skin_material(name, tuple(c * k for c, k in zip(look.skin, LIP_TINT))),
               "soles": lambda name: mats.principled(name, (0.02, 0.019, 0.018), roughness=0.7),
               "sclera": lambda name: mats.principled(name, (0.55, 0.5, 0.46), roughness=0.2, specular=0.5),
               "brows": lambda name: hair_material(name, tuple(0.6 * c for c in HAIR[0 if sum(look.skin) < 0.6 else 1]))}

@@ -39,8 +39,9 @@ def needed_files() -> list[str]:
         files += [f"targets/macrodetails/{e}-{gender}-young.target.gz" for e in ETHNICITIES]
         for muscle in LEVELS:
             for weight in LEVELS:
-                files.append(f"targets/macrodetails/universal-{gender}-young-{muscle}muscle-{weight}weight.target.gz")
-                files += [f"targets/macrodetails/height/{gender}-young-{muscle}muscle-{weight}weight-{h}height.target.gz"
+                body = f"{muscle}muscle-{weight}weight"
+                files.append(f"targets/macrodetails/universal-{gender}-young-{body}.target.gz")
+                files += [f"targets/macrodetails/height/{gender}-young-{body}-{h}height.target.gz"
                           for h in ("min", "max")]
     return files
 

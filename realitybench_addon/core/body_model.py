@@ -173,11 +173,11 @@ def shape_weights(shape: Shape) -> dict[str, float]:
             out[f"targets/macrodetails/{ethnic}-{gender}-young.target.gz"] = g * e
         for muscle, m in muscles.items():
             for weight, w in weights.items():
-                out[f"targets/macrodetails/universal-{gender}-young-{muscle}muscle-{weight}weight.target.gz"] = g * m * w
+                kind = f"{muscle}muscle-{weight}weight"
+                out[f"targets/macrodetails/universal-{gender}-young-{kind}.target.gz"] = g * m * w
                 for h, hw in height.items():
                     if hw > 0:
-                        name = f"targets/macrodetails/height/{gender}-young-{muscle}muscle-{weight}weight-{h}height"
-                        out[name + ".target.gz"] = g * m * w * hw
+                        out[f"targets/macrodetails/height/{gender}-young-{kind}-{h}height.target.gz"] = g * m * w * hw
     return {name: w for name, w in out.items() if w > 1e-6}
 
 

@@ -176,7 +176,7 @@ def clothed_rest(body: bm.Body) -> np.ndarray:
     for side, s in (("L", 1), ("R", -1)):
         this = np.sign(v[:, 1]) == s
         legs = this & (kinds == "leg") & ~np.char.startswith(names.astype(str), "root")
-        path = np.array([body.joint(f"upperleg01.{side}"), body.joint(f"lowerleg01.{side}"), body.joint(f"foot.{side}")])
+        path = np.array([body.joint(f"{bone}.{side}") for bone in ("upperleg01", "lowerleg01", "foot")])
         v[legs] = _loosened(v[legs], path, TROUSER_LEG_M)
         arms = this & np.isin(names, [f"upperarm01.{side}", f"upperarm02.{side}", f"lowerarm01.{side}",
                                       f"lowerarm02.{side}"])
@@ -266,10 +266,17 @@ def _scalp_keys(body: bm.Body, quads: np.ndarray, keys: np.ndarray, look: Look) 
     brow = head & (rest[:, 2] - eye_center[2] > 0.009) & (rest[:, 2] - eye_center[2] < 0.017) & (lateral < 0.022) & (
         rest[:, 0] > eye_center[0] - 0.02) & (out == "skin")
     out[brow] = "brows"
+    # the lips: an ellipse round the mouth's muscles (MPFB's `oris` bones), on the front of the face
+    mouth = body.joint("oris05")
+    across = rest[:, 1] / LIPS_HALF_M[0]
+    down = (rest[:, 2] - (mouth[2] - 0.01)) / LIPS_HALF_M[1]  # oris05 sits under the nose
+    lips = head & (across ** 2 + down ** 2 < 1.0) & (rest[:, 0] > mouth[0] - 0.012) & (out == "skin")
+    out[lips] = "lips"
     return out
 
 
 BRIM_HALF_ANGLE = 0.75  # a cap's peak spans the front of the head between these angles (rad) from the face
+LIPS_HALF_M = (0.022, 0.0085)  # the lips' half width and half height
 
 
 def _brim(body: bm.Body, rot: np.ndarray, trans: np.ndarray) -> Mesh:
@@ -340,7 +347,8 @@ def _pose(body: bm.Body, look: Look, to_body, grips: tuple[GripFrame, GripFrame]
 def mpfb_person_parts(folder, look: Look, shape: bm.Shape, feet_xy, facing_deg: float,
                       grips: tuple[GripFrame, GripFrame]) -> dict[str, list[Mesh]]:
     """The person at `feet_xy` facing `facing_deg`, hands gripping the two edges (the holder's left first):
-    material key -> meshes in world coordinates. Keys: skin, shirt, trousers, boots, brows, eyes, sclera, and as
+    material key -> meshes in world coordinates. Keys: skin, shirt, trousers, boots, soles, brows, lips, eyes,
+    sclera, and as
     worn vest, stripe, gloves, cap or hair."""
     body = bm.shaped_body(folder, shape)
     shape_seed = int(1e6 * (shape.muscle + 2 * shape.weight + 3 * shape.height))  # the folds follow the body
@@ -360,7 +368,8 @@ def mpfb_person_parts(folder, look: Look, shape: bm.Shape, feet_xy, facing_deg: 
     keys, vest = face_regions(body, look)
     keys = _scalp_keys(body, quads, keys, look)
     out: dict[str, list[Mesh]] = {}
-    for key, chosen in [(k, quads[keys == k]) for k in ("skin", "shirt", "trousers", "brows", "hair", "cap")] + [
+    for key, chosen in [(k, quads[keys == k]) for k in ("skin", "shirt", "trousers", "brows", "lips", "hair",
+                                                          "cap")] + [
             (k, quads[vest == k]) for k in ("vest", "stripe")]:
         if len(chosen):
             piece = _piece(dressed if key in CLOTHES else posed, normals, chosen, THICKNESS_M.get(key, 0.0))
