@@ -149,6 +149,8 @@ def person_materials(prefix: str, look: Look, keys) -> dict:
               "hair": lambda name: hair_material(name, look.hair_or_cap),
               "eyes": lambda name: mats.principled(name, (0.025, 0.018, 0.014), roughness=0.15, specular=0.6),
               "lips": lambda name: skin_material(name, tuple(c * k for c, k in zip(look.skin, LIP_TINT))),
+              "nails": lambda name: mats.principled(name, tuple(min(1.0, 1.15 * c + 0.12) for c in look.skin),
+                                                    roughness=0.25, specular=0.5),
               "soles": lambda name: mats.principled(name, (0.02, 0.019, 0.018), roughness=0.7),
               "sclera": lambda name: mats.principled(name, (0.55, 0.5, 0.46), roughness=0.2, specular=0.5),
               "brows": lambda name: hair_material(name, tuple(0.6 * c for c in HAIR[0 if sum(look.skin) < 0.6 else 1]))}

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from . import body_model as bm
-from .person import GripFrame, Look, _add_boot, _Axes, gripping_hand, wrist_point
+from .person import GripFrame, Look, _add_boot, _Axes, fingernails, gripping_hand, wrist_point
 
 Mesh = tuple[np.ndarray, np.ndarray]
 
@@ -348,8 +348,7 @@ def mpfb_person_parts(folder, look: Look, shape: bm.Shape, feet_xy, facing_deg: 
                       grips: tuple[GripFrame, GripFrame]) -> dict[str, list[Mesh]]:
     """The person at `feet_xy` facing `facing_deg`, hands gripping the two edges (the holder's left first):
     material key -> meshes in world coordinates. Keys: skin, shirt, trousers, boots, soles, brows, lips, eyes,
-    sclera, and as
-    worn vest, stripe, gloves, cap or hair."""
+    sclera, nails (bare hands), and as worn vest, stripe, gloves, cap or hair."""
     body = bm.shaped_body(folder, shape)
     shape_seed = int(1e6 * (shape.muscle + 2 * shape.weight + 3 * shape.height))  # the folds follow the body
     a = math.radians(facing_deg)
@@ -402,4 +401,6 @@ def mpfb_person_parts(folder, look: Look, shape: bm.Shape, feet_xy, facing_deg: 
         out.setdefault(hand_key, []).append(hand["hand"])
         if "cuff" in hand:
             out[hand_key].append(hand["cuff"])
+        if not look.gloves:
+            out.setdefault("nails", []).append(fingernails(grip))
     return out

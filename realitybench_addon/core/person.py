@@ -230,6 +230,32 @@ def gripping_hand(grip: GripFrame, glove_m: float = 0.0) -> dict[str, Mesh]:
     return out
 
 
+NAIL_LENGTH_M = 0.011  # a fingernail along the finger, ending this far back from the tip's cap
+NAIL_HALF_ANGLE = 0.65  # and round it (rad either side of the finger's back)
+
+
+def fingernails(grip: GripFrame) -> Mesh:
+    """The nails of the three fingers curled over the board's face (bare hands only): thin curved plates on
+    each finger's back, just behind the tip, 0.3 mm proud of its skin; the fingers as `gripping_hand` lays them."""
+    plates = []
+    tip_o = -grip.over + FINGER_R_M + 0.0012
+    pitch = (grip.low - 2 * FINGER_R_M - 0.002) / 2
+    for k, scale in enumerate((1.0, 1.04, 0.98)):
+        radius = FINGER_R_M * scale * 0.9  # the finger's radius at its tip (gripping_hand's last ring)
+        u = -FINGER_R_M - 0.001 - k * pitch
+        centre_n = radius / 0.9 + 0.0012
+        along = tip_o + radius * 0.6 + np.linspace(0.0, NAIL_LENGTH_M, 4)
+        theta = np.linspace(-NAIL_HALF_ANGLE, NAIL_HALF_ANGLE, 4)
+        o, th = np.meshgrid(along, theta, indexing="ij")
+        r = radius + 0.0003
+        verts = grip.world(o.ravel(), (u + r * np.sin(th)).ravel(), (centre_n + r * np.cos(th)).ravel())
+        i, j = np.meshgrid(np.arange(3), np.arange(3), indexing="ij")
+        q = (i * 4 + j).ravel()
+        tris = np.concatenate([np.stack([q, q + 4, q + 5], 1), np.stack([q, q + 5, q + 1], 1)])
+        plates.append((verts, tris))
+    return merge(plates)
+
+
 def wrist_point(grip: GripFrame) -> np.ndarray:
     return grip.world(*WRIST_GRIP)[0]
 
