@@ -2,7 +2,8 @@
 turned as the look says, the arms brought by two-bone IK to the wrists of the hands that grip the board
 (core/person.gripping_hand: the hands stay the measured, tested ones), and dressed by region: each face of the
 body goes to the skin, the shirt, the trousers or the boots by the bone that moves it most and where it lies
-at rest, and clothes stand off the skin by their thickness. A vest, hair or a cap, brows and eyes complete it.
+at rest, and clothes stand off the skin by their thickness and hang loose. A vest, hair or a cap, brows, lips,
+eyes, nails and boots complete it.
 
 Returns what core/person.person_parts returns (material key -> list of (vertices, triangles), world
 coordinates), so the Blender side builds either the same way.
@@ -14,7 +15,7 @@ import math
 import numpy as np
 
 from . import body_model as bm
-from .person import GripFrame, Look, _add_boot, _Axes, fingernails, gripping_hand, wrist_point
+from .person import Axes, GripFrame, Look, add_boot, fingernails, gripping_hand, wrist_point
 
 Mesh = tuple[np.ndarray, np.ndarray]
 
@@ -311,7 +312,7 @@ def _brim(body: bm.Body, rot: np.ndarray, trans: np.ndarray) -> Mesh:
 def _boots(body: bm.Body, rot: np.ndarray, trans: np.ndarray) -> dict[str, list[Mesh]]:
     """core/person's work boot on each of the body's feet (the heel under the ankle, the toe along the foot);
     its rim within SOLE_M of the ground is the rubber sole ("soles"). Smoothing the foot itself leaves toes."""
-    flat = _Axes(np.zeros(3), np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]), np.array([0.0, 0.0, 1.0]))
+    flat = Axes(np.zeros(3), np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]), np.array([0.0, 0.0, 1.0]))
     out: dict[str, list[Mesh]] = {"boots": [], "soles": []}
     for side in ("L", "R"):
         b = body.rig.index(f"foot.{side}")
@@ -320,7 +321,7 @@ def _boots(body: bm.Body, rot: np.ndarray, trans: np.ndarray) -> dict[str, list[
         toe[2] = 0.0
         toe /= np.linalg.norm(toe)
         shoe: dict[str, list[Mesh]] = {"boots": []}
-        _add_boot(shoe, flat, np.array([ankle[0], ankle[1], 0.0]) - 0.02 * toe, toe)
+        add_boot(shoe, flat, np.array([ankle[0], ankle[1], 0.0]) - 0.02 * toe, toe)
         for v, t in shoe["boots"]:
             low = v[t].mean(axis=1)[:, 2] < SOLE_M
             out["boots"].append((v, t[~low]))

@@ -358,7 +358,7 @@ _TORSO = np.array([(0.84, 0.165, 0.108, -0.005), (0.95, 0.158, 0.1, 0.0), (1.06,
 
 
 @dataclass(frozen=True)
-class _Axes:
+class Axes:
     """An origin and three axes: `at(f, l, z)` is the point f forward, l left and z up of the origin."""
     origin: np.ndarray
     fwd: np.ndarray
@@ -370,7 +370,7 @@ class _Axes:
         return self.origin + f[..., None] * self.fwd + l[..., None] * self.left + z[..., None] * self.up
 
 
-def _add_leg(out: dict, look: Look, body: _Axes, s: int) -> None:
+def _add_leg(out: dict, look: Look, body: Axes, s: int) -> None:
     """One trouser leg and boot: the weight leg straight under the hip, the other knee eased forward, its
     foot out a little."""
     hip_l = look.weight_leg * look.hip_shift_m
@@ -383,10 +383,10 @@ def _add_leg(out: dict, look: Look, body: _Axes, s: int) -> None:
     path, rad = rounded_path([hip, knee, ankle], [0.098, 0.066, 0.058], per_segment=3, end_rings=1)
     out["trousers"].append(loft(path, rad, body.left, seg=12))
     toe_yaw = math.radians(s * (6 if bearing else 14))
-    _add_boot(out, body, body.at(foot_f, foot_l, 0.0), math.cos(toe_yaw) * body.fwd + math.sin(toe_yaw) * body.left)
+    add_boot(out, body, body.at(foot_f, foot_l, 0.0), math.cos(toe_yaw) * body.fwd + math.sin(toe_yaw) * body.left)
 
 
-def _add_boot(out: dict, body: _Axes, heel: np.ndarray, toe_dir: np.ndarray) -> None:
+def add_boot(out: dict, body: Axes, heel: np.ndarray, toe_dir: np.ndarray) -> None:
     up = body.up
     along = np.array([-0.075, -0.04, 0.03, 0.1, 0.17, 0.2])
     centers = heel + along[:, None] * toe_dir + np.array([0.075, 0.072, 0.058, 0.045, 0.036, 0.03])[:, None] * up
@@ -398,16 +398,16 @@ def _add_boot(out: dict, body: _Axes, heel: np.ndarray, toe_dir: np.ndarray) -> 
     out["boots"].append(loft(shaft, [[0.052, 0.058], [0.055, 0.06]], body.left, seg=12))
 
 
-def _torso_axes(look: Look, body: _Axes) -> _Axes:
+def _torso_axes(look: Look, body: Axes) -> Axes:
     """The torso's frame: turned by torso_yaw about the hips' centre, shifted with them."""
     hip_l = look.weight_leg * look.hip_shift_m
     yaw = math.radians(look.torso_yaw_deg)
     fwd, left = body.fwd, body.left
     t_fwd, t_left = math.cos(yaw) * fwd + math.sin(yaw) * left, -math.sin(yaw) * fwd + math.cos(yaw) * left
-    return _Axes(body.at(0.0, hip_l * 0.6, 0.0), t_fwd, t_left, body.up)
+    return Axes(body.at(0.0, hip_l * 0.6, 0.0), t_fwd, t_left, body.up)
 
 
-def _add_vest(out: dict, torso: _Axes, centers: np.ndarray) -> None:
+def _add_vest(out: dict, torso: Axes, centers: np.ndarray) -> None:
     """An open shell over the shirt, straps over the shoulders, reflective bands."""
     rows = slice(1, 7)
     shell = _TORSO[rows, 1:3] + [0.012, 0.012]
@@ -427,7 +427,7 @@ def _add_vest(out: dict, torso: _Axes, centers: np.ndarray) -> None:
                                      end_rings=1))
 
 
-def _add_head(out: dict, look: Look, torso: _Axes) -> None:
+def _add_head(out: dict, look: Look, torso: Axes) -> None:
     """The head's parts, turned and tipped on the neck."""
     t_fwd, t_left, up = torso.fwd, torso.left, torso.up
     head_parts_local = head_parts(look)
@@ -441,7 +441,7 @@ def _add_head(out: dict, look: Look, torso: _Axes) -> None:
         out.setdefault(key, []).extend((v @ rot + head_center, t) for v, t in meshes)
 
 
-def _add_arm(out: dict, look: Look, torso: _Axes, s: int, grip: GripFrame) -> None:
+def _add_arm(out: dict, look: Look, torso: Axes, s: int, grip: GripFrame) -> None:
     """Shoulder to the gripping hand's wrist, the elbow by two-bone IK, bent down and a little out; the hand."""
     t_fwd, t_left, up = torso.fwd, torso.left, torso.up
     shoulder = torso.at(-0.01, s * SHOULDER_HALF_M, SHOULDER_Z_M)
@@ -471,7 +471,7 @@ def person_parts(look: Look, feet_xy, facing_deg: float, grips: tuple[GripFrame,
     """The person standing at `feet_xy` facing `facing_deg`, hands gripping the two edges (the holder's left
     hand first): material key -> meshes, world coordinates. Keys: skin, shirt, trousers, boots, and as worn
     vest, stripe, gloves, cap, hair; eyes."""
-    body = _Axes(*_body_frame(feet_xy, facing_deg))
+    body = Axes(*_body_frame(feet_xy, facing_deg))
     out: dict[str, list[Mesh]] = {"skin": [], "shirt": [], "trousers": [], "boots": []}
     for s in (1, -1):
         _add_leg(out, look, body, s)
