@@ -241,12 +241,6 @@ def rotation_between(a, b) -> np.ndarray:
     return np.eye(3) + k + k @ k / (1 + c)
 
 
-def axis_rotation(axis, angle: float) -> np.ndarray:
-    axis = np.asarray(axis, float) / np.linalg.norm(axis)
-    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
-    return np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * k @ k
-
-
 def global_transforms(body: Body, local: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Each bone's world transform x -> R x + t, from rotations given in the rest frame about each bone's own
     head (a bone not named keeps its rest pose relative to its parent)."""

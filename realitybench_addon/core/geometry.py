@@ -14,6 +14,14 @@ from .optics import PinholeCamera
 _PLASTIC = 1.32471795724474602596  # the R2 low-discrepancy sequence's constant
 
 
+def axis_rotation(axis, angle_rad: float) -> np.ndarray:
+    """The rotation by `angle_rad` about `axis` (Rodrigues' formula)."""
+    axis = np.asarray(axis, float)
+    x, y, z = axis / np.linalg.norm(axis)
+    k = np.array([[0, -z, y], [z, 0, -x], [-y, x, 0]])
+    return np.eye(3) + math.sin(angle_rad) * k + (1 - math.cos(angle_rad)) * (k @ k)
+
+
 def triangle_areas(vertices: np.ndarray, triangles: np.ndarray) -> np.ndarray:
     v = np.asarray(vertices, float)
     t = np.asarray(triangles, int)

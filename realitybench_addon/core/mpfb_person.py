@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from . import body_model as bm
+from .geometry import axis_rotation
 from .person import Axes, GripFrame, Look, add_boot, fingernails, gripping_hand, wrist_point
 
 Mesh = tuple[np.ndarray, np.ndarray]
@@ -176,7 +177,7 @@ def clothed_rest(body: bm.Body) -> np.ndarray:
     v = body.vertices.copy()
     for side, s in (("L", 1), ("R", -1)):
         this = np.sign(v[:, 1]) == s
-        legs = this & (kinds == "leg") & ~np.char.startswith(names.astype(str), "root")
+        legs = this & (kinds == "leg") & (names != "root")
         path = np.array([body.joint(f"{bone}.{side}") for bone in ("upperleg01", "lowerleg01", "foot")])
         v[legs] = _loosened(v[legs], path, TROUSER_LEG_M)
         arms = this & np.isin(names, [f"upperarm01.{side}", f"upperarm02.{side}", f"lowerarm01.{side}",
@@ -334,9 +335,9 @@ def _pose(body: bm.Body, look: Look, to_body, grips: tuple[GripFrame, GripFrame]
     """Bone transforms: the torso turned in two spine joints, the head in the neck and skull, the arms by IK."""
     up, left = np.array([0.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0])
     yaw, head_yaw, pitch = (math.radians(a) for a in (look.torso_yaw_deg, look.head_yaw_deg, look.head_pitch_deg))
-    local = {"spine03": bm.axis_rotation(up, yaw / 2), "spine01": bm.axis_rotation(up, yaw / 2),
-             "neck02": bm.axis_rotation(up, head_yaw / 2),
-             "head": bm.axis_rotation(up, head_yaw / 2) @ bm.axis_rotation(left, pitch)}
+    local = {"spine03": axis_rotation(up, yaw / 2), "spine01": axis_rotation(up, yaw / 2),
+             "neck02": axis_rotation(up, head_yaw / 2),
+             "head": axis_rotation(up, head_yaw / 2) @ axis_rotation(left, pitch)}
     rot, trans = bm.global_transforms(body, local)
     for side, s, grip in (("L", 1, grips[0]), ("R", -1, grips[1])):
         torso_left = rot[body.rig.index("spine01")] @ left

@@ -198,6 +198,15 @@ FINGER_R_M = 0.0066
 WRIST_GRIP = (0.042, -0.028, -0.1)  # the wrist in the grip frame (out, up, normal)
 
 
+def _curled_fingers(grip: GripFrame, r: float):
+    """The index, middle and ring fingers over the board's face (finger radius `r`): per finger its knuckle's
+    height along the edge, its own radius, its height over the face and its tip's reach (grip-frame out)."""
+    tip_o = -grip.over + r + 0.0012
+    pitch = (grip.low - 2 * r - 0.002) / 2
+    for k, (u_knuckle, radius) in enumerate(((0.006, r), (-0.012, r * 1.04), (-0.03, r * 0.98))):
+        yield u_knuckle, radius, -r - 0.001 - k * pitch, tip_o
+
+
 def gripping_hand(grip: GripFrame, glove_m: float = 0.0) -> dict[str, Mesh]:
     """A hand holding the board's side edge near its top: the palm beside the edge, facing it, the index, middle
     and ring fingers curled round the edge onto the face (tips within `over`, all within `low` of the top),
@@ -205,10 +214,7 @@ def gripping_hand(grip: GripFrame, glove_m: float = 0.0) -> dict[str, Mesh]:
     r = FINGER_R_M + glove_m
     side = grip.up
     parts = []
-    tip_o = -grip.over + r + 0.0012
-    pitch = (grip.low - 2 * r - 0.002) / 2
-    for k, (u_knuckle, radius) in enumerate(((0.006, r), (-0.012, r * 1.04), (-0.03, r * 0.98))):
-        u = -r - 0.001 - k * pitch
+    for u_knuckle, radius, u, tip_o in _curled_fingers(grip, r):
         points = grip.world([0.026, 0.02, 0.004, tip_o], [u_knuckle, 0.5 * (u + u_knuckle), u, u],
                             [-0.02, 0.008, radius + 0.004, radius + 0.0012])
         parts.append(capsule(points, [radius * 1.08, radius, radius * 0.95, radius * 0.9], side, seg=8, per_segment=2,
@@ -238,12 +244,9 @@ def fingernails(grip: GripFrame) -> Mesh:
     """The nails of the three fingers curled over the board's face (bare hands only): thin curved plates on
     each finger's back, just behind the tip, 0.3 mm proud of its skin; the fingers as `gripping_hand` lays them."""
     plates = []
-    tip_o = -grip.over + FINGER_R_M + 0.0012
-    pitch = (grip.low - 2 * FINGER_R_M - 0.002) / 2
-    for k, scale in enumerate((1.0, 1.04, 0.98)):
-        radius = FINGER_R_M * scale * 0.9  # the finger's radius at its tip (gripping_hand's last ring)
-        u = -FINGER_R_M - 0.001 - k * pitch
-        centre_n = radius / 0.9 + 0.0012
+    for _, finger_r, u, tip_o in _curled_fingers(grip, FINGER_R_M):
+        radius = finger_r * 0.9  # the finger's radius at its tip (gripping_hand's last ring)
+        centre_n = finger_r + 0.0012
         along = tip_o + radius * 0.6 + np.linspace(0.0, NAIL_LENGTH_M, 4)
         theta = np.linspace(-NAIL_HALF_ANGLE, NAIL_HALF_ANGLE, 4)
         o, th = np.meshgrid(along, theta, indexing="ij")

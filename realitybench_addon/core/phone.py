@@ -17,6 +17,7 @@ from typing import Optional
 
 import numpy as np
 
+from .geometry import axis_rotation
 from .rng import log_uniform
 
 FULL_FRAME_DIAGONAL_MM = 43.2666
@@ -227,14 +228,6 @@ def camera_settings(phone: Phone, capture: Capture, target_distance_m: float,
     )
 
 
-def _rotation_matrix(axis: np.ndarray, angle_rad: float) -> np.ndarray:
-    axis = np.asarray(axis, float)
-    axis = axis / np.linalg.norm(axis)
-    x, y, z = axis
-    k = np.array([[0, -z, y], [z, 0, -x], [-y, x, 0]])
-    return np.eye(3) + math.sin(angle_rad) * k + (1 - math.cos(angle_rad)) * (k @ k)
-
-
 def shutter_poses(camera_to_world: np.ndarray, capture: Capture) -> tuple[np.ndarray, np.ndarray]:
     """Camera-to-world matrices at the start and end of the exposure.
 
@@ -248,7 +241,7 @@ def shutter_poses(camera_to_world: np.ndarray, capture: Capture) -> tuple[np.nda
     poses = []
     for sign in (-0.5, 0.5):
         pose = m.copy()
-        pose[:3, :3] = m[:3, :3] @ _rotation_matrix(capture.shake_axis, sign * angle)
+        pose[:3, :3] = m[:3, :3] @ axis_rotation(capture.shake_axis, sign * angle)
         pose[:3, 3] = m[:3, 3] + m[:3, :3] @ (np.asarray(capture.shake_direction) * sign * shift)
         poses.append(pose)
     return poses[0], poses[1]
