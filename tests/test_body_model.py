@@ -48,6 +48,25 @@ def test_a_wrong_body_dir_is_named(tmp_path, monkeypatch):
         body_data.body_dir()
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(["3dobjs/base.obj", "rigs/standard/rig.default.json", "rigs/standard/weights.default.json",
+                        "targets/macrodetails/caucasian-male-young.target.gz"]), st.binary(max_size=400))
+def test_damaged_data_is_named_not_a_traceback(tmp_path_factory, damaged, content):
+    """Any of the files read replaced by arbitrary bytes: shaping a body gives a RealityBenchError (or, where
+    the bytes happen to parse, a body), never another exception."""
+    folder = tmp_path_factory.mktemp("body")
+    for name in body_data.needed_files():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        if name == damaged:
+            (folder / name).write_bytes(content)
+        else:
+            (folder / name).symlink_to(FOLDER / name)
+    try:
+        bm.shaped_body(folder, bm.Shape(1.0, 0.5, 0.5, 0.5, (0.0, 0.0, 1.0)))
+    except RealityBenchError as exc:
+        assert str(folder) in str(exc)
+
+
 @pytest.mark.parametrize("gender", [0.0, 0.3, 1.0])
 def test_shape_weights_mix_each_slider(gender):
     shape = bm.Shape(gender, 0.7, 0.2, 0.5, (0.2, 0.3, 0.5))

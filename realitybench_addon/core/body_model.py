@@ -12,12 +12,14 @@ from __future__ import annotations
 import functools
 import gzip
 import json
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .body_data import ETHNICITIES
+from .errors import RealityBenchError
 
 DM = 0.1  # the base mesh's unit, in metres
 INFLUENCES = 4  # bones per vertex kept for skinning (the largest weights, renormalised)
@@ -208,7 +210,16 @@ def _place(spec, vertices: np.ndarray, base: BaseMesh) -> np.ndarray:
 
 
 def shaped_body(folder, shape: Shape) -> Body:
-    folder = str(folder)
+    """The body of `shape` from the MPFB2 data in `folder`; data that does not parse (a damaged or foreign
+    folder given as $REALITYBENCH_BODY_DIR) is a RealityBenchError naming the folder, not a traceback."""
+    try:
+        return _shaped_body(str(folder), shape)
+    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError, EOFError, zlib.error) as exc:
+        raise RealityBenchError(f"the MPFB2 body data in {folder} is unreadable ({type(exc).__name__}: {exc}); "
+                                f"fetch it again with `python -m realitybench_addon fetch-body`") from exc
+
+
+def _shaped_body(folder: str, shape: Shape) -> Body:
     base = load_base(folder)
     n = len(base.vertices)
     vertices = base.vertices.copy()
