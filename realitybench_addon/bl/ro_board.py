@@ -1,18 +1,32 @@
 """Build the technician holding the repair-order board: the board's written face as a textured quad at
-true size (`RO_Board`, the target), its frame, and the technician (bl/person.py: smooth skin and clothes,
-the hands gripping the board's top corners)."""
+true size (`RO_Board`, the target) with a gloss that varies, its frame, and the technician (bl/person.py:
+skin and clothes, the hands gripping the board's top corners)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..core.ro_board import (BOARD_PX_PER_MM, BOARD_SIZE_M, BoardPlan, board_texture, technician_look,
                              technician_parts)
+from . import compat
 from . import materials as mats
 from .meshes import mesh_object, textured_quad
 from .person import build_person_object, person_materials
 
 BOARD = "RO_Board"
 FRAME_MATERIAL = ((0.55, 0.56, 0.58), 0.35)
+GLOSS_ROUGHNESS = (0.18, 0.34)  # the dry-erase face: glossy, duller where wiping has dulled it
+
+
+def dry_erase_material(name: str, image):
+    """The board's face: its texture (core/ro_board.board_texture, wear included), its gloss varying in
+    wipe-sized patches (a few centimetres), so a reflection on it is not one even sheen."""
+    material = mats.image_material(name, image, roughness=GLOSS_ROUGHNESS[0])
+    nodes, links = material.node_tree.nodes, material.node_tree.links
+    bsdf = nodes.get("Principled BSDF")
+    uv = nodes.new("ShaderNodeTexCoord").outputs["UV"]
+    dull = mats.map_range(nodes, links, mats.noise_fac(nodes, links, uv, 9.0, 2.0), 0.35, 0.7, *GLOSS_ROUGHNESS)
+    links.new(dull, compat.principled_input(bsdf, "Roughness"))
+    return material
 
 
 def build_board(scene, board: BoardPlan) -> dict:
@@ -21,7 +35,7 @@ def build_board(scene, board: BoardPlan) -> dict:
     col = scene.collection
     image_rgb, layout = board_texture(board, BOARD_PX_PER_MM)
     image = mats.packed_image("RB_ROBoardImage", image_rgb)
-    material = mats.image_material("RB_ROBoard", image, roughness=0.25)
+    material = dry_erase_material("RB_ROBoard", image)
     center, right, up, normal = board.frame
     m = np.eye(4)
     m[:3, 0], m[:3, 1], m[:3, 2], m[:3, 3] = right, up, normal, center

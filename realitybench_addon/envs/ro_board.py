@@ -142,7 +142,7 @@ class RoBoard(LotEnvironment):
 
     def layout(self, ctx: FrameContext):
         names = ctx.built.extras.get("board") if hasattr(ctx.built, "extras") else None
-        return names["layout"] if names else board_texture(ctx.plan.extras["board"])[1]
+        return names["layout"] if names else board_texture(ctx.plan.extras["board"], worn=False)[1]
 
     def written_surface(self, ctx: FrameContext) -> WrittenSurface:
         layout = self.layout(ctx)
