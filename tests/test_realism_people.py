@@ -140,3 +140,25 @@ def test_the_boards_are_where_they_were(index):
     assert board.feet_xy == pytest.approx(feet, abs=1e-6)
     assert board.facing_deg == pytest.approx(facing, abs=1e-6)
     assert board.frame[0] == pytest.approx(center, abs=1e-6)
+
+
+@pytest.mark.slow
+def test_cloth_is_heathered_and_creased_down_the_garment():
+    """"Smooth gray figure with no fabric detail": the yarn's flecks show at a pixel or two at 2 m, and creases
+    run down a garment (longer along z than across)."""
+    bpy = pytest.importorskip("bpy")
+    from bake_support import bake_emission
+    from realitybench_addon.bl.analytic import reset_scene
+    from realitybench_addon.bl.person import CREASE_LABEL, HEATHER_SPREAD, fabric_material
+
+    reset_scene()
+    mat = fabric_material("Test_Shirt", (0.2, 0.2, 0.21))
+    bsdf = mat.node_tree.nodes.get("Principled BSDF")
+    color = bake_emission(bpy, mat, 0.0, 0.0, 0.1, 100, bsdf.inputs["Base Color"].links[0].from_socket, wall=True)
+    relative = color.std() / color.mean()
+    assert 0.04 < relative < 2 * HEATHER_SPREAD  # flecks 1 mm a texel resolves; no more than the spread
+    mat = fabric_material("Test_Trousers", (0.045, 0.075, 0.14), roughness=0.9, weave_per_m=1500.0, strength=0.18)
+    creases = next(n for n in mat.node_tree.nodes if n.label == CREASE_LABEL).outputs[0]
+    height = bake_emission(bpy, mat, 0.0, 0.0, 0.6, 120, creases, wall=True)  # rows run up the wall (z)
+    down, across = np.abs(np.diff(height, axis=0)).mean(), np.abs(np.diff(height, axis=1)).mean()
+    assert down < 0.6 * across, (down, across)

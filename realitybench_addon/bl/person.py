@@ -1,6 +1,7 @@
 """Materials and objects of a person (core/person.py): plain principled skin with a faint sheen and
-roughness variation (no subsurface: costly), fabric with a weave bump, a fluorescent hi-vis vest with
-retro-reflective stripes, leather boots, nitrile or work gloves, hair and a cap. Smooth shaded."""
+roughness variation (no subsurface: costly), heathered fabric with creases and a weave bump, a fluorescent
+hi-vis vest with retro-reflective stripes, scuffed leather boots, nitrile or work gloves, hair and a cap.
+Smooth shaded."""
 from __future__ import annotations
 
 import numpy as np
@@ -46,9 +47,17 @@ def skin_material(name: str, color):
     return mat
 
 
+HEATHER_PER_M, HEATHER_SPREAD = 350.0, 0.16  # yarn flecks 2-3 mm across, a pixel or two at 2 m, the colour x 0.84..1.16
+CREASE_PER_M, CREASE_STRENGTH = 9.0, 0.35  # creases some 5-10 cm apart
+CREASE_STRETCH = (1.0, 1.0, 0.3)  # ... and three times longer down the garment than across it
+CREASE_LABEL = "fabric creases"
+
+
 @reused
 def fabric_material(name: str, color, roughness: float = 0.85, weave_per_m: float = 2000.0, strength: float = 0.08):
-    """Cloth: a twill-like weave (two crossing bands) as a bump, a slight mottling, a sheen along the folds."""
+    """Cloth: a heathered yarn colour (fine light and dark flecks) over a slight mottling; creases that run mostly
+    down the garment (a noise stretched along z) as a bump, with a twill-like weave (two crossing bands) as a
+    finer bump on top; a sheen along the folds. A smooth colour and a weave finer than a pixel read as clay."""
     mat, nodes, links, bsdf = mats.new_material(name)
     coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
     weave = []
@@ -58,16 +67,19 @@ def fabric_material(name: str, color, roughness: float = 0.85, weave_per_m: floa
         wave.inputs["Scale"].default_value = weave_per_m / 10.0
         links.new(coord, wave.inputs["Vector"])
         weave.append(wave.outputs["Fac"])
-    mix = nodes.new("ShaderNodeMath")
-    mix.operation = "MULTIPLY"
-    links.new(weave[0], mix.inputs[0])
-    links.new(weave[1], mix.inputs[1])
     mottled = _tinted(nodes, links, color, _object_noise(nodes, links, 12.0), 0.1)
-    links.new(mottled, compat.principled_input(bsdf, "Base Color"))
+    heather = mats.map_range(nodes, links, mats.noise_fac(nodes, links, coord, HEATHER_PER_M, 6.0), 0.3, 0.7,
+                             1.0 - HEATHER_SPREAD, 1.0 + HEATHER_SPREAD)
+    links.new(mats.scaled_color(nodes, links, mottled, heather), compat.principled_input(bsdf, "Base Color"))
     compat.principled_input(bsdf, "Roughness").default_value = roughness
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.3
     _set(bsdf, ("Sheen Weight", "Sheen"), 0.4)
-    mats.bump_normal(nodes, links, bsdf, mix.outputs[0], strength, 0.002)
+    creases = mats.noise_fac(nodes, links, mats.scaled_vector(nodes, links, coord, CREASE_STRETCH), CREASE_PER_M, 3.0)
+    creases.node.label = CREASE_LABEL
+    crease_bump = mats.bump_normal(nodes, links, bsdf, creases, CREASE_STRENGTH, 0.01)
+    weave_bump = mats.bump_normal(nodes, links, bsdf, mats.math_node(nodes, links, "MULTIPLY", *weave), strength,
+                                  0.002)
+    links.new(crease_bump.outputs["Normal"], weave_bump.inputs["Normal"])
     mat.diffuse_color = (*color, 1.0)
     return mat
 
@@ -91,14 +103,24 @@ def reflective_stripe_material(name: str):
     return mat
 
 
+SCUFF_COLOR = (0.23, 0.2, 0.16)  # dry dust and scuffed grain on a work boot
+
+
 @reused
 def leather_material(name: str, color):
+    """Boot leather: a mottled, half-glossy grain with creases, and scuffs of dust in patches (rougher there)."""
     mat, nodes, links, bsdf = mats.new_material(name)
-    mottled = _tinted(nodes, links, color, _object_noise(nodes, links, 30.0), 0.15)
-    links.new(mottled, compat.principled_input(bsdf, "Base Color"))
-    rough = mats.map_range(nodes, links, _object_noise(nodes, links, 60.0), 0.0, 1.0, 0.35, 0.6)
-    links.new(rough, compat.principled_input(bsdf, "Roughness"))
-    mats.bump_normal(nodes, links, bsdf, _object_noise(nodes, links, 300.0, 2.0), 0.1, 0.002)
+    mottled = _tinted(nodes, links, color, _object_noise(nodes, links, 30.0), 0.2)
+    scuffs = mats.map_range(nodes, links, _object_noise(nodes, links, 18.0, 6.0), 0.55, 0.7, 0.0, 0.7)
+    links.new(mats.mix_rgb(nodes, links, scuffs, mottled, SCUFF_COLOR), compat.principled_input(bsdf, "Base Color"))
+    rough = mats.map_range(nodes, links, _object_noise(nodes, links, 60.0), 0.0, 1.0, 0.3, 0.55)
+    links.new(mats.math_node(nodes, links, "MAXIMUM", rough, mats.math_node(nodes, links, "ADD", scuffs, 0.2)),
+              compat.principled_input(bsdf, "Roughness"))
+    creases = mats.noise_fac(nodes, links, mats.scaled_vector(nodes, links, nodes.new("ShaderNodeTexCoord").outputs[
+        "Object"], (1.0, 1.0, 3.0)), 40.0, 3.0)
+    crease_bump = mats.bump_normal(nodes, links, bsdf, creases, 0.3, 0.004)
+    grain_bump = mats.bump_normal(nodes, links, bsdf, _object_noise(nodes, links, 300.0, 2.0), 0.1, 0.002)
+    links.new(crease_bump.outputs["Normal"], grain_bump.inputs["Normal"])
     mat.diffuse_color = (*color, 1.0)
     return mat
 
