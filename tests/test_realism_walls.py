@@ -41,3 +41,50 @@ def test_joints_are_struck_back_and_shadowed(baked):
     assert joint.mean() > 0.02
     assert baked["height"][joint].mean() < baked["height"][face].mean() - 0.4
     assert np.median(baked["colour"][joint]) < 0.9 * np.median(baked["colour"][face])
+
+
+def test_panel_steel_is_powder_coated_and_handled_not_spotless():
+    """The dead front and door (`bl.load_center.panel_steel_material`): "spotless uniform panel, no grime"."""
+    bpy = pytest.importorskip("bpy")
+    from realitybench_addon.bl.analytic import reset_scene
+    from realitybench_addon.bl.load_center import panel_steel_material
+
+    reset_scene()
+    color, roughness = (0.5, 0.51, 0.5), 0.38
+    mat = panel_steel_material("Test_PanelSteel", color, roughness)
+    bsdf = mat.node_tree.nodes.get("Principled BSDF")
+    tone = bake_emission(bpy, mat, 0.0, 0.8, 0.4, 200, bsdf.inputs["Base Color"].links[0].from_socket, wall=True)
+    assert 0.92 * 0.5 - 1e-3 <= tone.min() and tone.max() <= 0.51 + 1e-3  # only darkened, 8 % at most
+    assert (tone < 0.49).mean() > 0.1 and (tone > 0.5).mean() > 0.2  # grimy patches and clean steel
+    gloss = bake_emission(bpy, mat, 0.0, 0.8, 0.4, 200, bsdf.inputs["Roughness"].links[0].from_socket, wall=True)
+    assert roughness - 0.081 <= gloss.min() and gloss.max() <= roughness + 0.081 and gloss.std() > 0.02
+
+
+def test_the_dead_front_has_four_screws_clear_of_every_breaker():
+    pytest.importorskip("bpy")
+    import bpy
+
+    from realitybench_addon.bl.analytic import reset_scene
+    from realitybench_addon.bl.load_center import COVER, COVER_SCREW_RADIUS_M, build_load_center_scene
+    from realitybench_addon.core.load_center import draw_load_center_plan
+
+    for seed in range(6):
+        reset_scene()
+        plan = draw_load_center_plan(np.random.default_rng(seed))
+        build_load_center_scene(bpy.context.scene, plan, np.random.default_rng(seed))
+        screws = bpy.data.objects["Panel_CoverScrews"]
+        v = np.array([screws.matrix_world @ p.co for p in screws.data.vertices])
+        heads = v.reshape(4, -1, 3).mean(axis=1)
+        cover_object = bpy.data.objects[COVER]
+        cover = np.array([cover_object.matrix_world @ p.co for p in cover_object.data.vertices])
+        # on the cover's face, inside its outline, standing out towards the room (-y) by no more than a handle
+        assert np.all(heads[:, 0] > cover[:, 0].min()) and np.all(heads[:, 0] < cover[:, 0].max())
+        assert np.all(heads[:, 2] > cover[:, 2].min()) and np.all(heads[:, 2] < cover[:, 2].max())
+        assert v[:, 1].max() <= plan.cover_front_y + 1e-9 and v[:, 1].min() > plan.cover_front_y - 0.005
+        # no head lies over a breaker's opening or the main's
+        breakers = bpy.data.objects["Panel_Breakers"]
+        b = np.array([breakers.matrix_world @ p.co for p in breakers.data.vertices]).reshape(-1, 8, 3)
+        low, high = b.min(axis=1) - COVER_SCREW_RADIUS_M, b.max(axis=1) + COVER_SCREW_RADIUS_M
+        for head in heads:
+            over = np.all((low[:, [0, 2]] < head[[0, 2]]) & (head[[0, 2]] < high[:, [0, 2]]), axis=1)
+            assert not over.any()

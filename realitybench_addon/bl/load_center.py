@@ -17,7 +17,7 @@ from ..core.load_center import (BOX_WIDTH_M, COLUMN_OFFSET_M, INCH, SLOT_M, WALL
                                 sun_direction)
 from . import compat
 from . import materials as mats
-from .meshes import boxes, curve_object, mesh_object
+from .meshes import boxes, curve_object, mesh_object, ngon_object, prism
 from .sky import add_sky_and_sun
 
 CARD = "Panel_Card"
@@ -73,6 +73,46 @@ def _noise_bump(mat, scale: float, strength: float, distance: float = 0.001, col
         links.new(noise.outputs["Fac"], ramp.inputs["Fac"])
         links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
     return mat
+
+
+POWDER_PEEL_PER_M = 700.0  # the powder coat's orange peel: bumps of a millimetre or two
+GRIME_PER_M = 12.0  # handled, dusty patches some 8 cm across
+
+
+def panel_steel_material(name: str, color, roughness: float):
+    """Powder-coated enclosure steel: an orange-peel bump, the paint's gloss varying by +/- 0.08 in patches,
+    and patches of dust and handling grime (up to 8 % darker). A blind panel called the plain grey steel
+    "spotless", "no texture or wear". Object coordinates (the panel's are the world's)."""
+    mat = mats.principled(name, color, roughness=roughness, specular=0.5)
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    bsdf = nodes.get("Principled BSDF")
+    coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
+    grime = mats.map_range(nodes, links, mats.noise_fac(nodes, links, coord, GRIME_PER_M, 5.0), 0.45, 0.75)
+    dirty = mats.mix_rgb(nodes, links, grime, tuple(color), tuple(0.92 * c for c in color))
+    links.new(dirty, compat.principled_input(bsdf, "Base Color"))
+    gloss = mats.map_range(nodes, links, mats.noise_fac(nodes, links, coord, 30.0, 2.0), 0.3, 0.7,
+                           roughness - 0.08, roughness + 0.08)
+    links.new(gloss, compat.principled_input(bsdf, "Roughness"))
+    mats.bump_normal(nodes, links, bsdf, mats.noise_fac(nodes, links, coord, POWDER_PEEL_PER_M, 2.0), 0.06, 0.0005)
+    return mat
+
+
+COVER_SCREW_INSET_M = 0.75 * INCH  # the dead front's four screws, in from its corners
+COVER_SCREW_RADIUS_M, COVER_SCREW_HEAD_M = 0.0045, 0.0025
+
+
+def _build_cover_screws(scene, cx: float, half_width: float, z_bottom: float, z_top: float, front: float) -> None:
+    """The dead front's four screw heads (zinc, a low cylinder standing out of the cover towards the room)."""
+    verts, faces = [], []
+    inset = COVER_SCREW_INSET_M
+    for x in (cx - half_width + inset, cx + half_width - inset):
+        for z in (z_bottom + inset, z_top - inset):
+            v, f = prism(COVER_SCREW_RADIUS_M, COVER_SCREW_HEAD_M, 12)
+            offset = sum(len(a) for a in verts)
+            verts.append(np.column_stack([v[:, 0] + x, front - v[:, 2], v[:, 1] + z]))  # the prism's axis along -y
+            faces.extend([[i + offset for i in face] for face in f])
+    zinc = mats.principled("RB_CoverScrew", (0.55, 0.56, 0.55), roughness=0.35, metallic=1.0)
+    ngon_object("Panel_CoverScrews", np.concatenate(verts), faces, scene.collection, materials=[zinc])
 
 
 def wall_material(plan: LoadCenterPlan):
@@ -262,8 +302,8 @@ def _build_lights(scene, plan: LoadCenterPlan, built: BuiltLoadCenter) -> None:
 
 def _build_box(scene, plan: LoadCenterPlan, built: BuiltLoadCenter, rng: np.random.Generator) -> None:
     col = scene.collection
-    steel = mats.principled("RB_PanelSteel", (0.5, 0.51, 0.5), roughness=0.38, specular=0.5)
-    steel_light = mats.principled("RB_PanelSteelDoor", (0.55, 0.56, 0.55), roughness=0.4, specular=0.5)
+    steel = panel_steel_material("RB_PanelSteel", (0.5, 0.51, 0.5), roughness=0.38)
+    steel_light = panel_steel_material("RB_PanelSteelDoor", (0.55, 0.56, 0.55), roughness=0.4)
     black = mats.principled("RB_BreakerPlastic", (0.018, 0.018, 0.02), roughness=0.45)
     cx = plan.box_center_x
     w2 = plan.cover_width_m / 2
@@ -314,6 +354,7 @@ def _build_box(scene, plan: LoadCenterPlan, built: BuiltLoadCenter, rng: np.rand
     rects = plate_with_holes(cx - w2, cx + w2, zbot, ztop, holes)
     v, q = boxes(np.array([[r[0], front, r[2]] for r in rects]), np.array([[r[1], back, r[3]] for r in rects]))
     mesh_object(COVER, v, q, col, materials=[steel])
+    _build_cover_screws(scene, cx, w2, zbot, ztop, front)
     v, q = boxes(np.array([b[0] for b in bodies]), np.array([b[1] for b in bodies]))
     mesh_object(BREAKERS, v, q, col, materials=[black])
     lows = [h[0] for h in handles] + [t[0] for t in ties]
