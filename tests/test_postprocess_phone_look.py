@@ -11,7 +11,7 @@ from realitybench_addon.core import postprocess as pp
 from realitybench_addon.core.image_terms import SATURATED_LEVEL
 from realitybench_addon.core.rng import frame_rng, stage_rng
 
-LOOK_FIELDS = ("glare", "flare", "luma_denoise", "chroma_denoise", "local_tone", "sharpen", "sharpen_sigma")
+LOOK_FIELDS = ("glare", "flare", "luma_denoise", "chroma_denoise", "local_tone", "sharpen", "sharpen_sigma", "awb")
 
 
 def luma(img):
@@ -173,6 +173,51 @@ def test_lens_flare_leaves_a_ghost_opposite_a_compact_source_only():
     wide = np.full((120, 160, 3), 0.1)
     wide[:40] = 200.0  # a bright area, not a compact source: no ghost
     assert pl.lens_flare(wide, 0.04) is wide
+
+
+# --- auto white balance -----------------------------------------------------------------------------------------
+
+def shaded_lot(cast=(0.9, 1.0, 1.2), seed=0):
+    """A frame of grey surfaces (asphalt, concrete, a white board) under a blue skylight cast, a blue sky above
+    and a strip of grass: linear RGB."""
+    rng = np.random.default_rng(seed)
+    img = np.empty((90, 120, 3))
+    img[:30] = (0.25, 0.45, 0.9)  # sky
+    img[30:40] = (0.03, 0.07, 0.015)  # grass
+    img[40:] = rng.uniform(0.03, 0.6, size=(50, 120, 1)) * np.asarray(cast)  # grey surfaces in the cast
+    return img
+
+
+@pytest.mark.parametrize("strength", [0.6, 0.75, 0.9])
+def test_white_balance_takes_most_of_the_grey_surfaces_cast_off(strength):
+    cast = np.array([0.9, 1.0, 1.2])
+    img = shaded_lot(cast)
+    out = pl.auto_white_balance(img, strength)
+    grey = out[40:].reshape(-1, 3).mean(axis=0)
+    # each channel's ratio to green is the cast's, raised to 1 - strength
+    assert grey / grey[1] == pytest.approx(cast ** (1 - strength), rel=1e-9)
+    assert out[0, 0, 2] / out[0, 0, 0] > 2.0  # the sky stays blue
+    assert luma(grey) == pytest.approx(luma(img[40:].reshape(-1, 3).mean(axis=0)), rel=1e-9)  # luminance kept
+    assert pl.auto_white_balance(img, 0.0) is img
+
+
+def test_white_balance_leaves_a_frame_without_grey_and_bounds_its_gains():
+    sky_and_grass = shaded_lot()[:40]
+    assert np.array_equal(pl.white_balance_gains(sky_and_grass, 0.9), np.ones(3))
+    lurid = shaded_lot(cast=(0.2, 1.0, 4.0))  # no light is this coloured: chroma excludes most, gains are bounded
+    gains = pl.white_balance_gains(lurid, 1.0)
+    assert gains.max() / gains.min() <= pl.AWB_MAX_GAIN ** 2 + 1e-9
+    blown = shaded_lot()
+    blown[40:45] = 50.0 * np.array([1.0, 1.0, 0.3])  # a blown yellow glint is not the light's colour
+    assert pl.white_balance_gains(blown, 0.8) == pytest.approx(pl.white_balance_gains(shaded_lot(), 0.8), rel=0.02)
+
+
+def test_develop_balances_before_the_residual_error():
+    img = shaded_lot()
+    params = pp.PostParams(auto_exposure=False, awb=0.8, wb_gains=(1.02, 1.0, 0.97))
+    expected = pl.auto_white_balance(img, 0.8) * np.asarray(params.wb_gains)
+    plain = pp.PostParams(auto_exposure=False)
+    assert np.allclose(pp.develop(img, params), pp.develop(expected, plain))
 
 
 # --- the parameters and the record --------------------------------------------------------------------------

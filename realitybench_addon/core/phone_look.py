@@ -3,6 +3,10 @@
 `postprocess.develop` runs these stages on every frame, each a pure function of (image, parameters), each a
 no-op at strength 0 (the default of a record written before they existed):
 
+  auto_white_balance  the phone judges the light's colour by the grey surfaces in view (concrete, asphalt,
+                  paper, walls: pixels of low chroma) and takes most of its cast off: a board in the shade of
+                  a blue sky comes out nearly white, as a phone shows it, not blue-grey
+
   veiling_glare   the lens scatters a little of all the light it sees over the whole frame: a low-contrast
                   wide glow, strongest around the brightest part of the frame (the sky towards the sun)
   lens_flare      a compact very bright source (the sun's disc in frame) leaves a faint tinted ghost on the
@@ -27,6 +31,10 @@ import numpy as np
 
 from .image_terms import REC709
 
+AWB_GREY_CHROMA = 0.3  # a pixel is taken as a grey surface when (max - min) / max of its linear RGB is below this
+AWB_MIN_GREY_SHARE = 0.02  # with fewer grey pixels than this share of the frame, the light is left as it is
+AWB_MAX_GAIN = 1.3  # no channel is scaled by more than this, or less than its inverse
+AWB_STEP = 4  # the estimate reads every 4th pixel in each direction
 GLARE_SIGMAS = (0.03, 0.12)  # the glow's two widths, as shares of the frame's diagonal (equal weights)
 FLARE_SOURCE_MIN = 20.0  # linear level (after exposure) a source must reach to leave a ghost: the sun, not a sky
 FLARE_SOURCE_SHARE = 0.002  # ...and it must be compact: at most this share of the frame above half its peak
@@ -122,6 +130,35 @@ def glow(img: np.ndarray, sigmas_px) -> np.ndarray:
     small = padded.reshape(hp // f, f, wp // f, f, *img.shape[2:]).mean(axis=(1, 3))
     blurred = sum(gaussian_like(small, s / f) for s in sigmas_px) / len(sigmas_px)
     return _resize(blurred, hp, wp)[:h, :w] if f > 1 else blurred
+
+
+def white_balance_gains(img: np.ndarray, strength: float) -> np.ndarray:
+    """Per-channel gains that take `strength` (0..1) of the grey surfaces' cast off `img` (linear): the mean
+    colour of its low-chroma pixels (AWB_GREY_CHROMA; neither the darkest 5 % nor blown), each channel brought
+    towards green's level in log space (bounded by AWB_MAX_GAIN), then all scaled so that the grey surfaces'
+    luminance stays as it was (auto exposure, which follows, and the image terms read on luminance barely
+    move). (1, 1, 1) at strength 0, or where too little of the frame is grey to judge the light by (a frame of
+    sky or foliage)."""
+    sample = np.asarray(img, np.float64)[::AWB_STEP, ::AWB_STEP, :3].reshape(-1, 3)
+    if strength <= 0 or len(sample) == 0:
+        return np.ones(3)
+    lum = sample @ REC709
+    top, bottom = sample.max(axis=1), sample.min(axis=1)
+    grey = (top - bottom < AWB_GREY_CHROMA * top) & (lum > np.percentile(lum, 5)) & (top < np.percentile(top, 99.5))
+    if grey.mean() < AWB_MIN_GREY_SHARE:
+        return np.ones(3)
+    mean = sample[grey].mean(axis=0)
+    if mean.min() <= 0:
+        return np.ones(3)
+    gains = np.clip((mean[1] / mean) ** float(strength), 1.0 / AWB_MAX_GAIN, AWB_MAX_GAIN)
+    return gains * float(mean @ REC709) / float((mean * gains) @ REC709)  # the grey surfaces keep their luminance
+
+
+def auto_white_balance(img: np.ndarray, strength: float) -> np.ndarray:
+    """`img` (linear) with `strength` of its grey surfaces' colour cast taken off (`white_balance_gains`)."""
+    if strength <= 0:
+        return img
+    return img * white_balance_gains(img, strength)
 
 
 def veiling_glare(img: np.ndarray, strength: float) -> np.ndarray:

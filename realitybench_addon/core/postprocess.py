@@ -1,8 +1,8 @@
 """The phone's image pipeline after the render (numpy + pillow).
 
 From Cycles' linear RGB to the JPEG a phone would save:
-white balance -> auto exposure -> veiling glare and a lens-flare ghost (the lens) -> vignetting
--> chromatic aberration -> sensor noise -> the phone's denoise (luma and chroma) -> local tone
+auto white balance and its residual error -> auto exposure -> veiling glare and a lens-flare ghost
+(the lens) -> vignetting -> chromatic aberration -> sensor noise -> the phone's denoise (luma and chroma) -> local tone
 mapping (a base-detail split that holds bright skies) -> tone mapping -> sRGB encoding
 -> unsharp-mask sharpening -> JPEG re-encode.
 
@@ -47,6 +47,7 @@ class PostParams:
     local_tone: float = 0.0  # compression of the base layer's highlights above the knee (0..1)
     sharpen: float = 0.0  # unsharp-mask amount on display luminance
     sharpen_sigma: float = 1.2  # its blur's standard deviation, px
+    awb: float = 0.0  # how much of the grey surfaces' colour cast auto white balance takes off (0..1)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -94,7 +95,8 @@ def draw_phone_look(rng: np.random.Generator) -> dict:
             "chroma_denoise": float(rng.uniform(0.85, 0.97)),
             "local_tone": float(rng.uniform(0.25, 0.55)),
             "sharpen": float(rng.uniform(0.15, 0.35)),
-            "sharpen_sigma": float(rng.uniform(0.8, 1.2))}
+            "sharpen_sigma": float(rng.uniform(0.8, 1.2)),
+            "awb": float(rng.uniform(0.6, 0.9))}  # drawn last: the draws above stay as they were
 
 
 def exposure_gain(linear_rgb: np.ndarray, params: PostParams) -> float:
@@ -155,7 +157,8 @@ def srgb_encode(display_linear: np.ndarray) -> np.ndarray:
 
 def develop(linear_rgb: np.ndarray, params: PostParams) -> np.ndarray:
     """Linear render -> display-encoded float image in [0, 1] (before JPEG)."""
-    img = np.asarray(linear_rgb, np.float64)[..., :3] * np.asarray(params.wb_gains)
+    img = phone_look.auto_white_balance(np.asarray(linear_rgb, np.float64)[..., :3], params.awb)
+    img = img * np.asarray(params.wb_gains)
     if params.auto_exposure:
         img = img * exposure_gain(img, params)
     img = phone_look.lens_flare(phone_look.veiling_glare(img, params.glare), params.flare)
