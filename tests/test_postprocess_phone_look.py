@@ -201,14 +201,26 @@ def test_white_balance_takes_most_of_the_grey_surfaces_cast_off(strength):
     assert pl.auto_white_balance(img, 0.0) is img
 
 
+def test_a_white_board_in_blue_shade_comes_out_nearly_white():
+    """The cast measured on a board in a ro_board frame's shade, linear (0.127, 0.168, 0.266): chroma 0.52, too
+    blue for a single grey test, yet a grey surface under skylight."""
+    cast = np.array([0.127, 0.168, 0.266]) / 0.168
+    out = pl.auto_white_balance(shaded_lot(cast), 0.75)
+    grey = out[40:].reshape(-1, 3).mean(axis=0)
+    assert grey / grey[1] == pytest.approx(cast ** 0.25, rel=1e-9)  # B/G 1.58 -> 1.12
+    assert grey[2] / grey[1] < 1.15
+
+
 def test_white_balance_leaves_a_frame_without_grey_and_bounds_its_gains():
     sky_and_grass = shaded_lot()[:40]
     assert np.array_equal(pl.white_balance_gains(sky_and_grass, 0.9), np.ones(3))
-    lurid = shaded_lot(cast=(0.2, 1.0, 4.0))  # no light is this coloured: chroma excludes most, gains are bounded
-    gains = pl.white_balance_gains(lurid, 1.0)
-    assert gains.max() / gains.min() <= pl.AWB_MAX_GAIN ** 2 + 1e-9
+    lurid = shaded_lot(cast=(0.2, 1.0, 4.0))  # no light a phone expects is this coloured: nothing is taken as grey
+    assert np.array_equal(pl.white_balance_gains(lurid, 1.0), np.ones(3))
+    edge = shaded_lot(cast=(0.6, 1.0, 1.9))  # the bluest light it expects, taken off in full: the gains' bound
+    gains = pl.white_balance_gains(edge, 1.0)
+    assert gains.max() / gains.min() == pytest.approx(pl.AWB_MAX_GAIN ** 2, rel=1e-9)
     blown = shaded_lot()
-    blown[40:45] = 50.0 * np.array([1.0, 1.0, 0.3])  # a blown yellow glint is not the light's colour
+    blown[40:45] = 50.0 * np.array([1.0, 1.0, 0.8])  # a blown glint is not the light's colour
     assert pl.white_balance_gains(blown, 0.8) == pytest.approx(pl.white_balance_gains(shaded_lot(), 0.8), rel=0.02)
 
 

@@ -3,9 +3,9 @@
 `postprocess.develop` runs these stages on every frame, each a pure function of (image, parameters), each a
 no-op at strength 0 (the default of a record written before they existed):
 
-  auto_white_balance  the phone judges the light's colour by the grey surfaces in view (concrete, asphalt,
-                  paper, walls: pixels of low chroma) and takes most of its cast off: a board in the shade of
-                  a blue sky comes out nearly white, as a phone shows it, not blue-grey
+  auto_white_balance  the phone judges the light's colour by the surfaces in view that could be grey (concrete,
+                  asphalt, paper, walls) and takes most of its cast off: a board in the shade of a blue sky
+                  comes out nearly white, as a phone shows it, not blue-grey
 
   veiling_glare   the lens scatters a little of all the light it sees over the whole frame: a low-contrast
                   wide glow, strongest around the brightest part of the frame (the sky towards the sun)
@@ -31,9 +31,10 @@ import numpy as np
 
 from .image_terms import REC709
 
-AWB_GREY_CHROMA = 0.3  # a pixel is taken as a grey surface when (max - min) / max of its linear RGB is below this
+AWB_LIGHT_RG, AWB_LIGHT_BG = (0.6, 1.5), (0.5, 1.9)  # R/G, B/G of a grey surface under any light a phone expects
+AWB_GREY_CHROMA = 0.3  # with the light's estimate taken off, (max - min) / max of a grey surface's linear RGB is below
 AWB_MIN_GREY_SHARE = 0.02  # with fewer grey pixels than this share of the frame, the light is left as it is
-AWB_MAX_GAIN = 1.3  # no channel is scaled by more than this, or less than its inverse
+AWB_MAX_GAIN = 1.6  # no channel is scaled by more than this against green, or less than its inverse
 AWB_STEP = 4  # the estimate reads every 4th pixel in each direction
 GLARE_SIGMAS = (0.03, 0.12)  # the glow's two widths, as shares of the frame's diagonal (equal weights)
 FLARE_SOURCE_MIN = 20.0  # linear level (after exposure) a source must reach to leave a ghost: the sun, not a sky
@@ -133,25 +134,35 @@ def glow(img: np.ndarray, sigmas_px) -> np.ndarray:
 
 
 def white_balance_gains(img: np.ndarray, strength: float) -> np.ndarray:
-    """Per-channel gains that take `strength` (0..1) of the grey surfaces' cast off `img` (linear): the mean
-    colour of its low-chroma pixels (AWB_GREY_CHROMA; neither the darkest 5 % nor blown), each channel brought
-    towards green's level in log space (bounded by AWB_MAX_GAIN), then all scaled so that the grey surfaces'
-    luminance stays as it was (auto exposure, which follows, and the image terms read on luminance barely
-    move). (1, 1, 1) at strength 0, or where too little of the frame is grey to judge the light by (a frame of
-    sky or foliage)."""
+    """Per-channel gains that take `strength` (0..1) of the light's colour cast off `img` (linear), judged by the
+    surfaces in view that could be grey (neither the darkest 5 % nor blown):
+      1. the light's first estimate: the mean of every pixel whose R/G and B/G a grey surface could show under
+         daylight, skylit shade or a lamp (AWB_LIGHT_RG, AWB_LIGHT_BG: a white board in blue shade is in, a
+         clear sky, grass, brick and coloured paint are out);
+      2. with that taken off, the pixels that come out within AWB_GREY_CHROMA of grey: their mean is the light.
+    Each channel is brought towards green's level by `strength` in log space (bounded by AWB_MAX_GAIN), and all
+    are scaled so that the grey surfaces keep their luminance (auto exposure, which follows, and the image terms
+    read on luminance barely move). (1, 1, 1) at strength 0, or where too little of the frame could be grey to
+    judge the light by (a frame of sky or foliage)."""
     sample = np.asarray(img, np.float64)[::AWB_STEP, ::AWB_STEP, :3].reshape(-1, 3)
     if strength <= 0 or len(sample) == 0:
         return np.ones(3)
     lum = sample @ REC709
-    top, bottom = sample.max(axis=1), sample.min(axis=1)
-    grey = (top - bottom < AWB_GREY_CHROMA * top) & (lum > np.percentile(lum, 5)) & (top < np.percentile(top, 99.5))
+    top = sample.max(axis=1)
+    green = np.maximum(sample[:, 1], 1e-12)
+    rg, bg = sample[:, 0] / green, sample[:, 2] / green
+    grey = ((lum > np.percentile(lum, 5)) & (top < np.percentile(top, 99.5)) & (sample[:, 1] > 0)
+            & (AWB_LIGHT_RG[0] <= rg) & (rg <= AWB_LIGHT_RG[1]) & (AWB_LIGHT_BG[0] <= bg) & (bg <= AWB_LIGHT_BG[1]))
     if grey.mean() < AWB_MIN_GREY_SHARE:
         return np.ones(3)
-    mean = sample[grey].mean(axis=0)
-    if mean.min() <= 0:
+    light = sample[grey].mean(axis=0)
+    balanced = sample * (light[1] / light)
+    grey &= balanced.max(axis=1) - balanced.min(axis=1) < AWB_GREY_CHROMA * balanced.max(axis=1)
+    if grey.mean() < AWB_MIN_GREY_SHARE:
         return np.ones(3)
-    gains = np.clip((mean[1] / mean) ** float(strength), 1.0 / AWB_MAX_GAIN, AWB_MAX_GAIN)
-    return gains * float(mean @ REC709) / float((mean * gains) @ REC709)  # the grey surfaces keep their luminance
+    light = sample[grey].mean(axis=0)
+    gains = np.clip((light[1] / light) ** float(strength), 1.0 / AWB_MAX_GAIN, AWB_MAX_GAIN)
+    return gains * float(light @ REC709) / float((light * gains) @ REC709)  # the grey surfaces keep their luminance
 
 
 def auto_white_balance(img: np.ndarray, strength: float) -> np.ndarray:
