@@ -1,4 +1,4 @@
-"""Issue 41, the RO board: a used dry-erase board (core/ro_board.board_wear): ghosts of earlier writing wiped
+"""Issue 41, the RO board: a used dry-erase board (core/board_wear.py): ghosts of earlier writing wiped
 sideways, a film of wiping swirls and grime under the thumbs; never over the writing the terms measure, so the
 writing reads as it did. A blind panel's words for the clean board: "perfectly clean and flat with uniform
 lighting", "no paper texture or wear"."""
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from realitybench_addon.core import ro_board
+from realitybench_addon.core import board_wear
 from realitybench_addon.core.ro_board import board_texture, draw_board
 
 WRITTEN = ("ro", "vin", "date")
@@ -33,14 +33,14 @@ def _grown(box, shape, margin_px):
 
 
 # the most the film and the two thumbs' grime can darken together; a ghost would darken far more (GHOST_OPACITY)
-FILM_AND_GRIME = (1 - ro_board.HAZE_DARKENING[1]) * (1 - ro_board.SMUDGE_DARKENING[1]) ** 2 - 0.01
+FILM_AND_GRIME = (1 - board_wear.HAZE_DARKENING[1]) * (1 - board_wear.SMUDGE_DARKENING[1]) ** 2 - 0.01
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2 ** 31 - 2))
 def test_no_ghost_lies_on_the_written_rows(seed):
     ratio, layout = _paper_ratio(_board(seed))
-    margin = ro_board.GHOST_CLEAR_MM * layout.px_per_mm
+    margin = board_wear.GHOST_CLEAR_MM * layout.px_per_mm
     for role in WRITTEN:
         region = ratio[_grown(layout.row(role).box_px, ratio.shape, margin)]
         assert np.nanmin(region) >= FILM_AND_GRIME, (role, np.nanmin(region))

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from . import body_data, lettering, noise
+from . import board_wear, body_data, lettering
 from .errors import RealityBenchError
 from .lettering import TextLayout, TextRow
 from .body_model import Shape, draw_shape
@@ -136,7 +136,7 @@ def board_texture(board: BoardPlan, px_per_mm: float = BOARD_PX_PER_MM, *,
                   worn: bool = True) -> tuple[np.ndarray, BoardLayout]:
     """The board as an RGB uint8 image (row 0 at the top): a printed header and field labels, the RO
     number, VIN and date written by hand in marker on ruled lines, and (`worn`) what use leaves on it
-    (`board_wear`); and the layout of what was drawn, the same either way."""
+    (`core/board_wear.py`); and the layout of what was drawn, the same either way."""
     from PIL import Image, ImageDraw
 
     hand = np.random.default_rng(board.seed)  # the writer's hand: part of the plan, not of global state
@@ -174,84 +174,9 @@ def board_texture(board: BoardPlan, px_per_mm: float = BOARD_PX_PER_MM, *,
     if not worn:
         return np.asarray(image), layout
     written = [r.box_px for r in rows if r.role in ("ro", "vin", "date")]
-    used = np.asarray(image, float) * board_wear(board, (h, w), px_per_mm, band * mm, ink, written)
+    wear = board_wear.board_wear(board.seed, (h, w), px_per_mm, band * mm, ink, written, VIN_CHARS)
+    used = np.asarray(image, float) * wear
     return np.clip(np.round(used), 0, 255).astype(np.uint8), layout
-
-
-WEAR_STREAM = 22  # the board's wear comes from its seed and this, so the writing's draws stay as they were
-GHOST_OPACITY = (0.3, 0.5)  # erased marker left on the board (of a stroke's ink, after the wipe spread it)
-HAZE_DARKENING = (0.01, 0.025)  # the film a dry-erase board takes on: wiping swirls, at most this much darker
-SMUDGE_DARKENING = (0.03, 0.07)  # where thumbs and fingers rub below the grips
-GHOST_CLEAR_MM = 3.0  # no ghost within this of the written rows' ink boxes (fading in over as much again)
-
-
-def _coarse_field(shape: tuple[int, int], field, feature_px: float, step: int = 4) -> np.ndarray:
-    """`field(x, y)` over (h, w) pixels, x and y in units of `feature_px`, computed every `step` pixels and
-    resized smoothly: noise that varies over tens of pixels costs a sixteenth."""
-    from PIL import Image
-
-    h, w = shape
-    y, x = np.mgrid[0:h + step:step, 0:w + step:step] / feature_px
-    coarse = Image.fromarray(np.asarray(field(x, y), np.float32), "F")
-    size = (x.shape[1] * step, x.shape[0] * step)
-    return np.asarray(coarse.resize(size, Image.BILINEAR), float)[:h, :w]
-
-
-def _clear_of(boxes, shape: tuple[int, int], margin_px: float) -> np.ndarray:
-    """(h, w): 0 inside each box grown by `margin_px`, rising to 1 over another `margin_px` outside it."""
-    y, x = np.mgrid[0:shape[0], 0:shape[1]] + 0.5
-    out = np.ones(shape)
-    for x0, y0, x1, y1 in boxes:
-        gap = np.hypot(np.maximum(np.maximum(x0 - x, x - x1), 0.0), np.maximum(np.maximum(y0 - y, y - y1), 0.0))
-        out = np.minimum(out, noise.smoothstep(gap / margin_px - 1.0))
-    return out
-
-
-def _wiped_sideways(ink: np.ndarray, width_px: int) -> np.ndarray:
-    """`ink` (h, w, c) averaged along each row over `width_px` pixels: the smear a wipe across the board leaves."""
-    width_px = max(1, width_px)
-    padded = np.pad(ink, ((0, 0), (width_px // 2, width_px - width_px // 2), (0, 0)), mode="edge")
-    total = np.cumsum(np.pad(padded, ((0, 0), (1, 0), (0, 0))), axis=1)
-    return (total[:, width_px:width_px + ink.shape[1]] - total[:, :ink.shape[1]]) / width_px
-
-
-def board_wear(board: BoardPlan, shape: tuple[int, int], px_per_mm: float, top_px: float, ink,
-               written: list) -> np.ndarray:
-    """What use leaves on a dry-erase board, as a (h, w, 3) factor <= 1 on its colours: the ghosts of
-    earlier writing wiped sideways (blurred, smeared and broken, and kept GHOST_CLEAR_MM clear of the
-    `written` boxes (x0, y0, x1, y1 px), so the writing the terms measure reads as it did), a film of
-    wiping swirls, and grime under the thumbs. Drawn from the board's own stream (WEAR_STREAM); `top_px` is
-    where the writing area begins (below the printed header), `ink` the marker colour whose ghosts are left."""
-    from PIL import Image, ImageFilter
-
-    rng = np.random.default_rng([board.seed, WEAR_STREAM])
-    h, w = shape
-    mm = px_per_mm
-    ghost = Image.new("RGB", (w, h), (255, 255, 255))
-    for _ in range(int(rng.integers(2, 5))):
-        text = "".join(rng.choice(list(VIN_CHARS), size=int(rng.integers(4, 12))))
-        cap = float(rng.uniform(14.0, 26.0)) * mm
-        lettering.draw_text(ghost, text, float(rng.uniform(0.0, 0.5)) * w,
-                            float(rng.uniform(top_px + cap + 4 * mm, h - 4 * mm)), cap, color=ink, style="hand",
-                            rng=rng)
-    blurred = 1.0 - np.asarray(ghost.filter(ImageFilter.GaussianBlur(1.0 * mm)), float) / 255.0
-    seed = int(rng.integers(0, 2 ** 31 - 1))
-    kept = noise.smoothstep(1.5 * _coarse_field((h, w), lambda x, y: noise.fbm(x, y, seed, octaves=3), 20.0 * mm)
-                            + 0.45)
-    kept = kept * _clear_of(written, (h, w), GHOST_CLEAR_MM * mm)
-    left = _wiped_sideways(blurred, int(float(rng.uniform(8.0, 14.0)) * mm)) * kept[..., None]  # the ink left
-    factor = 1.0 - float(rng.uniform(*GHOST_OPACITY)) * left
-    seed = int(rng.integers(0, 2 ** 31 - 1))
-    swirl = _coarse_field((h, w), lambda x, y: noise.fbm(x + 0.6 * y, y - 0.3 * x, seed, octaves=4), 30.0 * mm)
-    factor = factor * (1.0 - float(rng.uniform(*HAZE_DARKENING)) * noise.smoothstep(swirl + 0.5))[..., None]
-    for side in ("left", "right"):  # a thumb's grime just inside each top corner
-        inset = float(rng.uniform(8.0, 20.0)) * mm
-        cx = inset if side == "left" else w - inset
-        cy = top_px + float(rng.uniform(0.0, 25.0)) * mm
-        r = float(rng.uniform(10.0, 22.0)) * mm
-        blob = np.exp(-(((np.arange(w) - cx) / r) ** 2)[None, :] - (((np.arange(h) - cy) / (0.7 * r)) ** 2)[:, None])
-        factor = factor * (1.0 - float(rng.uniform(*SMUDGE_DARKENING)) * blob)[..., None]
-    return factor
 
 
 # ---------------------------------------------------------------------------------------------
