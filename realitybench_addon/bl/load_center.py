@@ -17,6 +17,7 @@ from ..core.load_center import (BOX_WIDTH_M, COLUMN_OFFSET_M, INCH, SLOT_M, WALL
                                 sun_direction)
 from . import compat
 from . import materials as mats
+from .material_cache import reused
 from .meshes import boxes, curve_object, mesh_object, ngon_object, prism
 from .sky import add_sky_and_sun
 
@@ -79,6 +80,7 @@ POWDER_PEEL_PER_M = 700.0  # the powder coat's orange peel: bumps of a millimetr
 GRIME_PER_M = 12.0  # handled, dusty patches some 8 cm across
 
 
+@reused
 def panel_steel_material(name: str, color, roughness: float):
     """Powder-coated enclosure steel: an orange-peel bump, the paint's gloss varying by +/- 0.08 in patches,
     and patches of dust and handling grime (up to 8 % darker). A blind panel called the plain grey steel
