@@ -77,10 +77,10 @@ def test_the_dead_front_has_four_screws_clear_of_every_breaker():
         heads = v.reshape(4, -1, 3).mean(axis=1)
         cover_object = bpy.data.objects[COVER]
         cover = np.array([cover_object.matrix_world @ p.co for p in cover_object.data.vertices])
-        # on the cover's face, inside its outline, standing out towards the room (-y) by no more than a handle
+        # on the cover's face, inside its outline, out towards the room (-y), under 5 mm (float32 vertices)
         assert np.all(heads[:, 0] > cover[:, 0].min()) and np.all(heads[:, 0] < cover[:, 0].max())
         assert np.all(heads[:, 2] > cover[:, 2].min()) and np.all(heads[:, 2] < cover[:, 2].max())
-        assert v[:, 1].max() <= plan.cover_front_y + 1e-9 and v[:, 1].min() > plan.cover_front_y - 0.005
+        assert v[:, 1].max() <= plan.cover_front_y + 1e-6 and v[:, 1].min() > plan.cover_front_y - 0.005
         # no head lies over a breaker's opening or the main's
         breakers = bpy.data.objects["Panel_Breakers"]
         b = np.array([breakers.matrix_world @ p.co for p in breakers.data.vertices]).reshape(-1, 8, 3)
