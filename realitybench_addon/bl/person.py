@@ -25,6 +25,19 @@ def _object_noise(nodes, links, scale: float, detail: float = 2.0):
     return mats.noise_fac(nodes, links, nodes.new("ShaderNodeTexCoord").outputs["Object"], scale, detail)
 
 
+def _stretched_noise(nodes, links, stretch, scale: float, detail: float):
+    """A noise over object coordinates scaled by `stretch` per axis (0.3 along z: features 3x longer up and down)."""
+    coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
+    return mats.noise_fac(nodes, links, mats.scaled_vector(nodes, links, coord, stretch), scale, detail)
+
+
+def _creased_bump(nodes, links, bsdf, creases, crease: tuple[float, float], fine, grain: tuple[float, float]):
+    """The BSDF's normal: a fine bump (`fine`, (strength, distance) `grain`) laid over coarse creases."""
+    crease_bump = mats.bump_normal(nodes, links, bsdf, creases, *crease)
+    fine_bump = mats.bump_normal(nodes, links, bsdf, fine, *grain)
+    links.new(crease_bump.outputs["Normal"], fine_bump.inputs["Normal"])
+
+
 def _tinted(nodes, links, color, socket, spread: float):
     """The colour scaled by 1 -/+ spread as `socket` goes 0..1 (mottling), as a colour socket."""
     ramp = mats.color_ramp(nodes, links, socket, [(0.2, tuple(c * (1 - spread) for c in color)),
@@ -47,7 +60,7 @@ def skin_material(name: str, color):
     return mat
 
 
-HEATHER_PER_M, HEATHER_SPREAD = 350.0, 0.16  # yarn flecks 2-3 mm across, a pixel or two at 2 m, the colour x 0.84..1.16
+HEATHER_PER_M, HEATHER_SPREAD = 350.0, 0.16  # yarn flecks 2-3 mm (a pixel or two at 2 m), colour x 0.84..1.16
 CREASE_PER_M, CREASE_STRENGTH = 9.0, 0.35  # creases some 5-10 cm apart
 CREASE_STRETCH = (1.0, 1.0, 0.3)  # ... and three times longer down the garment than across it
 CREASE_LABEL = "fabric creases"
@@ -74,12 +87,10 @@ def fabric_material(name: str, color, roughness: float = 0.85, weave_per_m: floa
     compat.principled_input(bsdf, "Roughness").default_value = roughness
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.3
     _set(bsdf, ("Sheen Weight", "Sheen"), 0.4)
-    creases = mats.noise_fac(nodes, links, mats.scaled_vector(nodes, links, coord, CREASE_STRETCH), CREASE_PER_M, 3.0)
+    creases = _stretched_noise(nodes, links, CREASE_STRETCH, CREASE_PER_M, 3.0)
     creases.node.label = CREASE_LABEL
-    crease_bump = mats.bump_normal(nodes, links, bsdf, creases, CREASE_STRENGTH, 0.01)
-    weave_bump = mats.bump_normal(nodes, links, bsdf, mats.math_node(nodes, links, "MULTIPLY", *weave), strength,
-                                  0.002)
-    links.new(crease_bump.outputs["Normal"], weave_bump.inputs["Normal"])
+    weave_height = mats.math_node(nodes, links, "MULTIPLY", *weave)
+    _creased_bump(nodes, links, bsdf, creases, (CREASE_STRENGTH, 0.01), weave_height, (strength, 0.002))
     mat.diffuse_color = (*color, 1.0)
     return mat
 
@@ -116,11 +127,8 @@ def leather_material(name: str, color):
     rough = mats.map_range(nodes, links, _object_noise(nodes, links, 60.0), 0.0, 1.0, 0.3, 0.55)
     links.new(mats.math_node(nodes, links, "MAXIMUM", rough, mats.math_node(nodes, links, "ADD", scuffs, 0.2)),
               compat.principled_input(bsdf, "Roughness"))
-    creases = mats.noise_fac(nodes, links, mats.scaled_vector(nodes, links, nodes.new("ShaderNodeTexCoord").outputs[
-        "Object"], (1.0, 1.0, 3.0)), 40.0, 3.0)
-    crease_bump = mats.bump_normal(nodes, links, bsdf, creases, 0.3, 0.004)
-    grain_bump = mats.bump_normal(nodes, links, bsdf, _object_noise(nodes, links, 300.0, 2.0), 0.1, 0.002)
-    links.new(crease_bump.outputs["Normal"], grain_bump.inputs["Normal"])
+    creases = _stretched_noise(nodes, links, (1.0, 1.0, 3.0), 40.0, 3.0)  # round the boot: creases across it
+    _creased_bump(nodes, links, bsdf, creases, (0.3, 0.004), _object_noise(nodes, links, 300.0, 2.0), (0.1, 0.002))
     mat.diffuse_color = (*color, 1.0)
     return mat
 
