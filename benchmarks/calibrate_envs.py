@@ -2,7 +2,7 @@
 
 Run:  .venv/bin/python benchmarks/calibrate_envs.py [--env slope_gauge,equipment_label] (default: all built)
                                                     [--frames 300] [--seed 0] [--image-long-side 800]
-                                                    [--geometric-only] [--denoise]
+                                                    [--geometric-only] [--denoise] [--dump FILE.jsonl]
 
 For each environment it draws N random frames, measures the geometric terms at the
 reference frame size (1600 px long side), renders only the frames whose geometric terms
@@ -18,10 +18,13 @@ inflates percentile contrasts (field_contrast_min most: a washed-out field's noi
 --geometric-only renders nothing: frames that pass every geometric term stay "pending", and the sole-failure
 line shows what a new geometric term does to the accepted share without an hour of renders. Blender's own output goes to
 /dev/null (--verbose: to stderr), so stdout is the report alone.
+--dump writes one JSON line per frame (its id, verdict and every measurement), so a gray zone or a threshold can
+be tried on the same frames afterwards without rendering them again.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections import Counter
@@ -41,7 +44,7 @@ REFERENCE_LONG_SIDE = 1600  # the paper's frame: geometric terms are measured at
 
 
 def calibrate(env_name: str, frames: int, seed: int, image_long_side: int, geometric_only: bool = False,
-              denoise: bool = False) -> None:
+              denoise: bool = False, dump=None) -> None:
     preset = load_environment_preset(env_name)
     has_image_terms = any(t.kind == "image" for t in preset.terms) and not geometric_only
     verdicts, failures, sole = Counter(), Counter(), Counter()
@@ -64,7 +67,12 @@ def calibrate(env_name: str, frames: int, seed: int, image_long_side: int, geome
             image = {k: v for k, v in rendered.record["measurements"].items() if k not in record["measurements"]}
             measurements = {**record["measurements"], **scale_pixel_counts(image, preset, image_long_side)}
             results, verdict = evaluate(preset.terms, measurements, record["unscored_reason"])
-            record = {"verdict": verdict.verdict.value, "terms": [r.to_dict() for r in results]}
+            record = {"verdict": verdict.verdict.value, "terms": [r.to_dict() for r in results],
+                      "measurements": measurements}
+        if dump is not None:
+            dump.write(json.dumps({"env": env_name, "seed": seed, "index": index, "verdict": record["verdict"],
+                                   "measurements": record["measurements"]}, default=_plain) + "\n")
+            dump.flush()
         verdicts[record["verdict"]] += 1
         for term in record["terms"]:
             if term["outcome"] in (Outcome.FAIL.value, Outcome.NOT_APPLICABLE.value):
@@ -92,6 +100,11 @@ def calibrate(env_name: str, frames: int, seed: int, image_long_side: int, geome
               f"{np.median(geometric) * 1000:.1f} ms")
 
 
+def _plain(value):
+    """numpy scalars and arrays as JSON numbers and lists."""
+    return value.tolist() if hasattr(value, "tolist") else str(value)
+
+
 def scale_pixel_counts(image_measurements: dict, preset, long_side: int) -> dict:
     """Pixel-count image terms read at `long_side` scaled to the reference frame's area (the sidebar's quick
     check does the same, `pipeline.render_image`): thresholds count pixels of a 1600 px frame."""
@@ -114,13 +127,17 @@ def main() -> None:
     parser.add_argument("--geometric-only", action="store_true",
                         help="render nothing; report the geometric funnel and each term's sole-failure rate")
     parser.add_argument("--denoise", action="store_true", help="render with the denoiser, as the export does")
+    parser.add_argument("--dump", type=Path, help="write each frame's verdict and measurements as JSON lines")
     parser.add_argument("--verbose", action="store_true", help="show Blender's output on stderr")
     args = parser.parse_args()
     sys.stdout = _claim_stdout(args.verbose)
     sys.stdout.reconfigure(line_buffering=True)
     t = time.time()
+    dump = open(args.dump, "w") if args.dump else None
     for env_name in args.env.split(","):
-        calibrate(env_name, args.frames, args.seed, args.image_long_side, args.geometric_only, args.denoise)
+        calibrate(env_name, args.frames, args.seed, args.image_long_side, args.geometric_only, args.denoise, dump)
+    if dump is not None:
+        dump.close()
     print(f"\ntotal {time.time() - t:.0f} s")
 
 
