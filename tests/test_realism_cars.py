@@ -9,7 +9,8 @@ import pytest
 from realitybench_addon.core.damage import damage_mask, damage_texture, draw_damage, mark_footprint, _grid
 from realitybench_addon.core.rust_relief import RIM_M, rust_relief
 from realitybench_addon.core.vehicle import BODY_STYLES, draw_vehicle
-from realitybench_addon.core.vehicle_details import DRESSING_PREFIX, LAMP_PARTS, MIRROR_DRESSING, mirror_boxes
+from realitybench_addon.core.vehicle_details import (DRESSING_PREFIX, HANDLE_DRESSING, LAMP_PARTS, MIRROR_DRESSING,
+                                                       handle_boxes, mirror_boxes)
 from realitybench_addon.core.vehicle_geometry import vehicle_geometry
 from realitybench_addon.core.vehicle_interior import COSMETIC_PREFIX
 from realitybench_addon.core.vehicle_lamps import GRILLE_FRAME_M, LAMP_STAND_M, PLATE_CLEAR_M, lamp_footprints
@@ -298,3 +299,35 @@ def test_the_camera_sees_the_dressed_wheels_and_the_measurements_the_plain_ones(
     dress = bpy.data.objects[built.objects[WHEEL_DRESSING]]
     assert dress.visible_camera and dress.visible_shadow
     assert dress.name not in built.body
+
+
+@pytest.mark.parametrize("style", BODY_STYLES)
+def test_handle_dressing_sits_inside_the_measured_handles_and_faces_out(style):
+    """Every door's rounded handle and its pocket are inside that door's measured handle box (which stays in
+    every ray cast), face out of the car, and the bar is rounded (not the box's 8 corners)."""
+    for seed in (2, 5):
+        plan = draw_vehicle(np.random.default_rng(seed), style=style)
+        g = vehicle_geometry(plan)
+        prof = Profile(plan.profile)
+        boxes = [(np.minimum(lo, hi), np.maximum(lo, hi)) for sgn in (1.0, -1.0)
+                 for lo, hi in handle_boxes(plan.profile, prof, g.side_zones, sgn)]
+        assert len(boxes) >= 2  # a handle on every door (a van may have a sliding door on one side only)
+        part = g.parts[HANDLE_DRESSING]
+        v, tris = part.vertices, part.triangles
+        inside = np.zeros(len(v), bool)
+        for lo, hi in boxes:
+            inside |= np.all((v >= lo - 1e-9) & (v <= hi + 1e-9), axis=1)
+        assert inside.all()
+        a, b, c = (v[tris[:, k]] for k in range(3))
+        n = np.cross(b - a, c - a)
+        area = np.linalg.norm(n, axis=1)
+        side = np.sign(v[tris[:, 0], 1])
+        outward = (n[:, 1] * side)[area > 1e-12]
+        # the pocket faces out; the bar is closed, so over its whole surface the outward y area beats the inward
+        assert (n[:, 1] * side).sum() > 0 and (outward > 0).mean() > 0.5
+        per_handle = len(v) / len(boxes)
+        assert per_handle > 40  # a rounded bar and a pocket, not a box
+        # the finish is the plan's, one of body colour, black or chrome
+        used = {part.materials[i] for i in np.unique(part.face_material)}
+        assert "wheel_rim" in used and used - {"wheel_rim"} <= {"paint", "trim", "wheel_metal"}
+

@@ -381,8 +381,9 @@ def build_vehicle(scene, plan: VehiclePlan, prefix: str, matrix: np.ndarray, *, 
 
 
 # Measured parts that a cosmetic part dresses inside their volume (core/vehicle_details.add_mirror_dressing,
-# core/vehicle_wheels): they stay in the scene, sampled and ray-cast by the measurements, but no render ray sees them.
-RAY_ONLY_PARTS = ("mirrors", "tyres", "rims")
+# add_handle_dressing, core/vehicle_wheels): they stay in the scene, sampled and ray-cast by the measurements, but no
+# render ray sees them.
+RAY_ONLY_PARTS = ("mirrors", "handles", "tyres", "rims")
 
 
 def hide_from_render_rays(obj) -> None:

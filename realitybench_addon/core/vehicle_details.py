@@ -103,20 +103,38 @@ def mirror_boxes(p: StyleProfile, prof: Profile, sgn: float) -> list[tuple[tuple
             ((x - 0.13, sgn * (w - 0.04), z - 0.03), (x - 0.03, sgn * (w + 0.02), z + 0.01), "trim")]
 
 
+HANDLE_LENGTH_M, HANDLE_HEIGHT_M = 0.13, 0.03
+
+
+def _door_skin_y(prof: Profile, d: float, z: float) -> float:
+    """The side skin's half width at station `d` (from the nose) and height `z`, between the belt's section points."""
+    sec = prof.sections([d])[0]
+    return float(np.interp(z, [sec[3, 1], sec[4, 1]], [sec[3, 0], sec[4, 0]]))
+
+
+def handle_boxes(p: StyleProfile, prof: Profile, zones: dict, sgn: float) -> list[tuple[tuple, tuple]]:
+    """The measured door handles of side `sgn`: (lo, hi) of one box a door, 17 cm ahead of its rear edge and
+    10 cm below the beltline, from 1 cm inside the skin to 1.8 cm out of it."""
+    side = "left" if sgn > 0 else "right"
+    boxes = []
+    for kind, _name, _a, dd in zones[side]:
+        if kind in ("door_front", "door_rear", "sliding_door"):
+            dh = dd - 0.17
+            zh = float(prof.sections([dh])[0][4, 1]) - 0.1
+            wh = _door_skin_y(prof, dh, zh)
+            xh = p.length / 2 - dh
+            boxes.append(((xh - HANDLE_LENGTH_M, sgn * (wh - 0.01), zh), (xh, sgn * (wh + 0.018), zh + HANDLE_HEIGHT_M)))
+    return boxes
+
+
 def _add_side(p: StyleProfile, prof: Profile, seams: dict, zones: dict, b: PartBuilder, sgn: float) -> None:
     """One side's mirror at the windshield base, a handle on every door, and a sliding door's track."""
     L = p.length
     side = "left" if sgn > 0 else "right"
     for lo, hi, material in mirror_boxes(p, prof, sgn):
         _box(b, "mirrors", lo, hi, material)
-    for kind, _name, _a, dd in zones[side]:
-        if kind in ("door_front", "door_rear", "sliding_door"):
-            dh = dd - 0.17
-            sec = prof.sections([dh])[0]
-            zh = float(sec[4, 1]) - 0.1
-            wh = float(np.interp(zh, [sec[3, 1], sec[4, 1]], [sec[3, 0], sec[4, 0]]))
-            xh = L / 2 - dh
-            _box(b, "handles", (xh - 0.13, sgn * (wh - 0.01), zh), (xh, sgn * (wh + 0.018), zh + 0.03), "trim")
+    for lo, hi in handle_boxes(p, prof, zones, sgn):
+        _box(b, "handles", lo, hi, "trim")
     if p.sliding == "both" or p.sliding == side:
         # the sliding door's track along the quarter panel, under the rear side window
         d0, d1 = seams["door2"] + 0.02, L - p.rear_overhang + 0.2
@@ -153,6 +171,41 @@ def add_mirror_dressing(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
         v, t = superellipsoid((x - 0.07, sgn * (w - 0.035), z + 0.035), (0.06, 0.018, 0.03), exponent=0.4, n_lat=4,
                               n_lon=8)
         b.add(MIRROR_DRESSING, v, t, "trim")  # the base (sail) on the door
+
+
+HANDLE_DRESSING = DRESSING_PREFIX + "handles"  # the pull handles the camera sees
+HANDLE_FINISHES = ("paint", "paint", "trim", "wheel_metal")  # body colour, black plastic or chrome, by the plan's seed
+POCKET_SEGMENTS = 16
+
+
+def add_handle_dressing(plan: VehiclePlan, prof: Profile, zones: dict, b: PartBuilder) -> None:
+    """Door handles as a camera sees them (issue 41: "block door handles"): a rounded pull bar standing off
+    the skin over a dark oval pocket pressed into the door, following the skin's tumblehome. Cosmetic and
+    inside each measured handle box (`handle_boxes`), which the renderer hides (bl/vehicle.py)."""
+    p = plan.profile
+    finish = HANDLE_FINISHES[plan.seed % len(HANDLE_FINISHES)]
+    a = np.linspace(0.0, 2 * np.pi, POCKET_SEGMENTS + 1)[:-1]
+    for sgn in (1.0, -1.0):
+        for lo, hi in handle_boxes(p, prof, zones, sgn):
+            x0, x1 = lo[0], hi[0]
+            z0, z1 = lo[2], hi[2]
+            cx, cz = 0.5 * (x0 + x1), 0.5 * (z0 + z1)
+
+            def skin(x, z):
+                return _door_skin_y(prof, p.length / 2 - x, z)
+
+            # the pocket: an oval fan 1.5 mm off the skin, a little shorter than the box
+            rim = [(cx + 0.46 * (x1 - x0) * math.cos(t), cz - 0.0015 + 0.45 * (z1 - z0) * math.sin(t)) for t in a]
+            pts = [(cx, cz - 0.0015)] + rim
+            v = np.array([[x, sgn * (skin(x, z) + 0.0015), z] for x, z in pts])
+            tris = np.array([[0, 1 + k, 1 + (k + 1) % POCKET_SEGMENTS] for k in range(POCKET_SEGMENTS)])
+            b.add(HANDLE_DRESSING, v, tris[:, ::-1] if sgn > 0 else tris, "wheel_rim")  # facing out
+            # the pull bar over the pocket's upper half, 1-17 mm out of the skin
+            bz = z1 - 0.011
+            v, t = superellipsoid((cx, 0.0, bz), (0.47 * (x1 - x0), 0.008, 0.0085), exponent=0.45, n_lat=4,
+                                  n_lon=12)
+            v[:, 1] = sgn * (np.array([skin(x, z) for x, z in v[:, [0, 2]]]) + 0.009 + v[:, 1])
+            b.add(HANDLE_DRESSING, v, t if sgn > 0 else t[:, ::-1], finish)  # mirrored on the right: rewound
 
 
 def _add_roof_rails(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:

@@ -8,7 +8,7 @@ from functools import lru_cache
 import numpy as np
 
 from .vehicle import INNER_INSET_M, SEAM_GAP_M, SIDES, StyleProfile, VehiclePlan
-from .vehicle_details import add_details, add_mirror_dressing, plate_mounts_of, tyre_uv
+from .vehicle_details import add_details, add_handle_dressing, add_mirror_dressing, plate_mounts_of, tyre_uv
 from .vehicle_wheels import WHEEL_DRESSING, add_wheel_dressing
 from .vehicle_interior import add_interior
 from .vehicle_loft import (CANT, GREENHOUSE, LOWER, N_POINTS, RING_EDGES, ROCKER, ROOF, ROOF_EDGE, SHOULDER,
@@ -161,6 +161,7 @@ def vehicle_geometry(plan: VehiclePlan) -> VehicleGeometry:
     add_details(plan, prof, seams, zones, b)
     add_interior(plan, prof, seams, b)  # the parts before it (the targets) are as they were
     add_mirror_dressing(p, prof, b)  # cosmetic too: after the targets
+    add_handle_dressing(plan, prof, zones, b)
     add_wheel_dressing(plan, b)
     parts = b.parts()
     for name in ("tyres", WHEEL_DRESSING):  # the tread and sidewall pattern's coordinates
