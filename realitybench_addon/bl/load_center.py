@@ -146,7 +146,31 @@ def wall_material(plan: LoadCenterPlan):
 
 
 BLOCK_MORTAR_M = 0.01  # a 3/8 in joint
-BLOCK_PORES_PER_M = 120.0  # the face's open pores: 2-3 mm holes in about 4 of 10 cells of 8 mm
+BLOCK_PORES_PER_M = 120.0  # the face's open pores: 2-3 mm holes in cells of 8 mm ...
+BLOCK_VOIDS_PER_M = 40.0  # ... and rarer voids up to 6 mm in cells of 25 mm
+BLOCK_PORE_CLUSTERS_PER_M = 9.0  # both come in patches: dense over a hand's width, then almost none
+BLOCK_AGGREGATE_PER_M = 260.0  # grit: 4 mm grains
+
+
+def _block_pores(nodes, links, coord):
+    """How open the face is at each point (0..1): pores and voids in the cells of two Voronoi scales, a cell
+    open where its random value beats a threshold that a low noise moves from 0.95 (sparse) to 0.2 (dense).
+    A blind viewer called one scale of pores in every cell alike "an even speckle"."""
+    cluster = mats.map_range(nodes, links, mats.noise_fac(nodes, links, coord, BLOCK_PORE_CLUSTERS_PER_M, 2.0),
+                             0.42, 0.58, 1.0, 0.1)
+    pit = None
+    for label, scale, edge, threshold_shift in (("block_pores", BLOCK_PORES_PER_M, (0.15, 0.3), 0.0),
+                                                ("block_voids", BLOCK_VOIDS_PER_M, (0.08, 0.2), 0.45)):
+        cells = nodes.new("ShaderNodeTexVoronoi")
+        cells.label = label
+        cells.inputs["Scale"].default_value = scale
+        links.new(coord, cells.inputs["Vector"])
+        hole = mats.map_range(nodes, links, cells.outputs["Distance"], edge[0], edge[1], 1.0, 0.0)
+        open_cell = mats.math_node(nodes, links, "GREATER_THAN", cells.outputs["Color"],
+                                   mats.math_node(nodes, links, "ADD", cluster, threshold_shift))
+        this = mats.math_node(nodes, links, "MULTIPLY", hole, open_cell)
+        pit = this if pit is None else mats.math_node(nodes, links, "MAXIMUM", pit, this)
+    return pit
 
 
 def block_material(color):
@@ -178,16 +202,16 @@ def block_material(color):
                             mats.math_node(nodes, links, "MULTIPLY", mats.noise_fac(nodes, links, coord, 2.5, 3.0),
                                            0.4))
     grain = mats.noise_fac(nodes, links, coord, 900.0, 2.0)
-    pores = nodes.new("ShaderNodeTexVoronoi")
-    pores.label = "block_pores"
-    pores.inputs["Scale"].default_value = BLOCK_PORES_PER_M
-    links.new(coord, pores.inputs["Vector"])
-    pit = mats.math_node(nodes, links, "MULTIPLY",
-                         mats.map_range(nodes, links, pores.outputs["Distance"], 0.15, 0.3, 1.0, 0.0),
-                         mats.math_node(nodes, links, "GREATER_THAN", pores.outputs["Color"], 0.55))
+    pit = _block_pores(nodes, links, coord)
     shade = mats.math_node(nodes, links, "MULTIPLY_ADD", mottle, 0.28, 0.86)  # +-14 % about the block's tone
     shade = mats.math_node(nodes, links, "MULTIPLY_ADD", grain, 0.12, mats.math_node(nodes, links, "SUBTRACT",
                                                                                       shade, 0.06))
+    aggregate = nodes.new("ShaderNodeTexVoronoi")  # the face's sand and grit: grains of their own tone, +-8 %
+    aggregate.label = "block_aggregate"
+    aggregate.inputs["Scale"].default_value = BLOCK_AGGREGATE_PER_M
+    links.new(coord, aggregate.inputs["Vector"])
+    shade = mats.math_node(nodes, links, "MULTIPLY", shade, mats.map_range(nodes, links, aggregate.outputs["Color"],
+                                                                            0.0, 1.0, 0.92, 1.08))
     col = mats.scaled_color(nodes, links, tex.outputs["Color"], shade)
     col = mats.mix_rgb(nodes, links, mats.math_node(nodes, links, "MULTIPLY", pit, 0.7), col,
                        tuple(c * 0.35 for c in color))
