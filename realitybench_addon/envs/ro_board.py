@@ -35,10 +35,13 @@ from .lot_scene import FACE_NORMALS, FACES, NAMED_VEHICLE, LotEnvironment, LotSc
 from .measurements import WrittenField, WrittenSurface, capture_terms, glyph_terms, group_measurements
 from .poses import Posture
 
+# The photographer's spot round the board's normal and distance; calibrated to the paper's accepted share (0.18):
+# with 36 degrees and 0.5-12 m, 0.283 of random frames passed every geometric term and the image terms of
+# export-like renders turned away almost none (docs/environments/ro_board.md, "Calibration").
 POSES = LotPoseModel(postures=(Posture("standing", 0.9, (1.3, 1.7)), Posture("crouching", 0.1, (0.8, 1.1))),
-                     distance_m=(0.5, 12.0), azimuth_sd_deg=36.0, aim_sd_deg=4.0, miss_share=0.1)
-CAR_AIM_SHARE = (0.0, 0.9)
-FACE_WEIGHTS = {"aisle_end": 1.2, "side": 1.0, "curb_end": 0.3}  # where the technician stands with the board  # the aim slides from the board towards the car's centre by this much
+                     distance_m=(0.35, 15.0), azimuth_sd_deg=45.0, aim_sd_deg=4.0, miss_share=0.1)
+CAR_AIM_SHARE = (0.0, 0.9)  # the aim slides from the board towards the car's centre by this much
+FACE_WEIGHTS = {"aisle_end": 1.2, "side": 1.0, "curb_end": 0.3}  # where the technician stands with the board
 
 
 def place_technician(scene: LotScene, rng: np.random.Generator) -> BoardPlan:
