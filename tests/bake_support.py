@@ -3,10 +3,11 @@ Shared by the realism tests that check what a material draws (asphalt, dirt, law
 import numpy as np
 
 
-def bake_emission(bpy, mat, x0, y0, size_m, px, socket, *, wall=False):
+def bake_emission(bpy, mat, x0, y0, size_m, px, socket, *, wall=False, rgb=False):
     """`socket` of `mat` baked as emission on a square of ground [x0, x0+size] x [y0, y0+size] (world = object
-    coordinates), `px` texels a side; rows run along +y. `wall`: the square stands in the x-z plane instead
-    (y0 is then its bottom height), rows running up."""
+    coordinates, and UVs 0..1 across it), `px` texels a side; rows run along +y. `wall`: the square stands in
+    the x-z plane instead (y0 is then its bottom height), rows running up. The mean of R, G and B, or with
+    `rgb` the three channels (px, px, 3)."""
     from realitybench_addon.bl.meshes import mesh_object
 
     scene = bpy.context.scene
@@ -39,4 +40,5 @@ def bake_emission(bpy, mat, x0, y0, size_m, px, socket, *, wall=False):
     out = np.empty(px * px * 4, np.float32)
     image.pixels.foreach_get(out)
     bpy.data.objects.remove(obj)
-    return out.reshape(px, px, 4)[:, :, :3].mean(axis=2)
+    colour = out.reshape(px, px, 4)[:, :, :3]
+    return colour if rgb else colour.mean(axis=2)

@@ -31,7 +31,8 @@ SUITES = ["tests/test_cli.py", "tests/test_measure_bpy.py", "tests/test_envs_roo
           # the phone look
           "tests/test_realism_module_cells.py", "tests/test_realism_sky.py", "tests/test_realism_trees.py", "tests/test_realism_ground.py", "tests/test_realism_props.py",
           "tests/test_realism_roof_shingles.py", "tests/test_realism_cars.py", "tests/test_postprocess_phone_look.py",
-          "tests/test_render_settings.py", "tests/test_realism_board_gloss.py", "tests/test_realism_walls.py"]
+          "tests/test_render_settings.py", "tests/test_realism_board_gloss.py", "tests/test_realism_walls.py",
+          "tests/test_realism_lamps.py"]
 # Left to the default line, where each runs too: more environments of a check the other lines already make on a
 # few (the material copies of three more lot scenes, a third fresh-process rebuild) and the harness's scripted
 # models, whose bpy part (the guide loop's scene builds) the kill-and-resume test still runs. About a fifth of a

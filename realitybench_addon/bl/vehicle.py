@@ -178,10 +178,17 @@ def clear_material(name: str):
     return mat
 
 
+REVERSE_LENS_RGB = (0.95, 0.95, 0.96)  # a tail lamp's clear reversing segment ...
+REVERSE_REFLECTOR_RGB = (0.3, 0.31, 0.33)  # ... over a silvered reflector
+DIVIDER_HALF_U = 0.012  # the housing's wall between the segments, in the lamp's u (about 5 mm)
+
+
 @reused
-def lamp_material(name: str, lens_rgb, reflector_rgb, cell_m: float):
+def lamp_material(name: str, lens_rgb, reflector_rgb, cell_m: float, reverse_share: float = 0.0):
     """A lamp without emission: a glossy clear lens (the coat) over a faceted reflector (Voronoi bowls whose
-    centres are bright, their rims dark housing)."""
+    centres are bright, their rims dark housing). `reverse_share`: the inner end of the lamp (u below it,
+    `core.vehicle_lamps.add_lamp`'s u runs from the car's centre round the corner) is a clear reversing
+    segment behind a wall of housing, as on a real tail lamp (issue 41: tail lamps read as flat red stickers)."""
     mat = mats.principled(name, reflector_rgb, roughness=0.18, metallic=0.9, specular=0.8)
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
     bsdf = nodes.get("Principled BSDF")
@@ -196,6 +203,8 @@ def lamp_material(name: str, lens_rgb, reflector_rgb, cell_m: float):
                            [(0.0, reflector_rgb), (0.75, tuple(0.7 * c for c in reflector_rgb)), (1.0, dark)])
     bezel, depth = _lamp_housing(nodes, links, coord)
     lit = mats.mix_rgb(nodes, links, depth, (0.0, 0.0, 0.0), ramp.outputs["Color"])  # the colour times depth
+    if reverse_share > 0.0:
+        bezel, lit = _reverse_segment(nodes, links, bsdf, coord, bezel, lit, depth, lens_rgb, reverse_share)
     lit = mats.mix_rgb(nodes, links, bezel, lit, HOUSING_RGB)
     links.new(lit, compat.principled_input(bsdf, "Base Color"))
     links.new(math_node(nodes, links, "MULTIPLY_ADD", bezel, 0.4, 0.18), compat.principled_input(bsdf, "Roughness"))
@@ -206,6 +215,24 @@ def lamp_material(name: str, lens_rgb, reflector_rgb, cell_m: float):
 
 
 HOUSING_RGB = (0.012, 0.012, 0.013)  # the lamp's black housing round the lens
+
+
+def _reverse_segment(nodes, links, bsdf, coord, bezel, lit, depth, lens_rgb, share: float):
+    """(bezel, colour) with the lamp's u < `share` made a clear segment: a silvered reflector under a clear
+    lens (where this Blender tints the coat), walled off from the rest by a strip of housing."""
+    uv = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(coord.outputs["UV"], uv.inputs[0])
+    u = uv.outputs["X"]
+    inner = math_node(nodes, links, "LESS_THAN", u, share)
+    wall = mats.map_range(nodes, links, math_node(nodes, links, "ABSOLUTE", math_node(nodes, links, "SUBTRACT", u,
+                                                                                        share)),
+                          DIVIDER_HALF_U, 0.6 * DIVIDER_HALF_U)
+    silver = mats.mix_rgb(nodes, links, depth, (0.0, 0.0, 0.0), REVERSE_REFLECTOR_RGB)
+    lit = mats.mix_rgb(nodes, links, inner, lit, silver)
+    tint = bsdf.inputs.get("Coat Tint")
+    if tint is not None:  # 4.0 on; 3.4's clear coat has no tint, and its lamps keep one lens colour
+        links.new(mats.mix_rgb(nodes, links, inner, lens_rgb, REVERSE_LENS_RGB), tint)
+    return math_node(nodes, links, "MAXIMUM", bezel, wall), lit
 
 
 def _lamp_housing(nodes, links, coord):
@@ -318,7 +345,7 @@ SPECIAL = {
     "inner_clear": clear_material,
     "headlight": lambda n: lamp_material(n, (0.95, 0.97, 1.0), (0.7, 0.71, 0.73), 0.11),
     "indicator": lambda n: lamp_material(n, (1.0, 0.45, 0.05), (0.7, 0.3, 0.03), 0.04),
-    "taillight": lambda n: lamp_material(n, (1.0, 0.05, 0.05), (0.4, 0.012, 0.015), 0.08),
+    "taillight": lambda n: lamp_material(n, (1.0, 0.05, 0.05), (0.4, 0.012, 0.015), 0.08, reverse_share=0.22),
     "grille_slats": lambda n: grille_material(n, True),
     "grille_mesh": lambda n: grille_material(n, False),
     "tyre": tyre_material,
