@@ -61,7 +61,8 @@ def main() -> None:
         name, fields = parse_variant(text)
         unknown = set(fields) - known
         if unknown:
-            raise SystemExit(f"{args.env}.POSES has no field {', '.join(sorted(unknown))} (fields: {', '.join(sorted(known))})")
+            raise SystemExit(f"{args.env}.POSES has no field {', '.join(sorted(unknown))} "
+                             f"(fields: {', '.join(sorted(known))})")
         variants[name] = dataclasses.replace(base, **fields)
     sys.stdout = _claim_stdout(False)
     sys.stdout.reconfigure(line_buffering=True)

@@ -123,7 +123,8 @@ def handle_boxes(p: StyleProfile, prof: Profile, zones: dict, sgn: float) -> lis
             zh = float(prof.sections([dh])[0][4, 1]) - 0.1
             wh = _door_skin_y(prof, dh, zh)
             xh = p.length / 2 - dh
-            boxes.append(((xh - HANDLE_LENGTH_M, sgn * (wh - 0.01), zh), (xh, sgn * (wh + 0.018), zh + HANDLE_HEIGHT_M)))
+            boxes.append(((xh - HANDLE_LENGTH_M, sgn * (wh - 0.01), zh),
+                          (xh, sgn * (wh + 0.018), zh + HANDLE_HEIGHT_M)))
     return boxes
 
 
@@ -185,15 +186,15 @@ def add_handle_dressing(plan: VehiclePlan, prof: Profile, zones: dict, b: PartBu
     p = plan.profile
     finish = HANDLE_FINISHES[plan.seed % len(HANDLE_FINISHES)]
     a = np.linspace(0.0, 2 * np.pi, POCKET_SEGMENTS + 1)[:-1]
+
+    def skin(x, z):  # the skin's half width under a point (x along the car, z up)
+        return _door_skin_y(prof, p.length / 2 - x, z)
+
     for sgn in (1.0, -1.0):
         for lo, hi in handle_boxes(p, prof, zones, sgn):
             x0, x1 = lo[0], hi[0]
             z0, z1 = lo[2], hi[2]
             cx, cz = 0.5 * (x0 + x1), 0.5 * (z0 + z1)
-
-            def skin(x, z):
-                return _door_skin_y(prof, p.length / 2 - x, z)
-
             # the pocket: an oval fan 1.5 mm off the skin, a little shorter than the box
             rim = [(cx + 0.46 * (x1 - x0) * math.cos(t), cz - 0.0015 + 0.45 * (z1 - z0) * math.sin(t)) for t in a]
             pts = [(cx, cz - 0.0015)] + rim
