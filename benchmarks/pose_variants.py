@@ -26,6 +26,7 @@ from realitybench_addon import pipeline  # noqa: E402
 from realitybench_addon.__main__ import _claim_stdout  # noqa: E402
 from realitybench_addon.core.presets import load_environment_preset  # noqa: E402
 from realitybench_addon.core.terms import Outcome  # noqa: E402
+from realitybench_addon.envs import registry  # noqa: E402
 
 
 def parse_variant(text: str) -> tuple[str, dict]:
@@ -51,6 +52,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--variant", action="append", default=[], help="NAME=field:value[,value][;field:value]")
     args = parser.parse_args()
+    if args.env not in registry.available():
+        raise SystemExit(f"unknown environment {args.env!r}; expected one of {', '.join(registry.available())}")
     module = importlib.import_module(f"realitybench_addon.envs.{args.env}")
     base = getattr(module, "POSES", None)
     if base is None or not dataclasses.is_dataclass(base):
