@@ -130,11 +130,20 @@ def main() -> None:
     parser.add_argument("--dump", type=Path, help="write each frame's verdict and measurements as JSON lines")
     parser.add_argument("--verbose", action="store_true", help="show Blender's output on stderr")
     args = parser.parse_args()
+    envs = args.env.split(",")
+    unknown = [name for name in envs if name not in registry.available()]
+    if unknown:
+        parser.error(f"unknown environment {', '.join(unknown)} (known: {', '.join(registry.available())})")
+    if args.frames < 1:
+        parser.error(f"--frames must be at least 1 (got {args.frames})")
+    try:
+        dump = open(args.dump, "w") if args.dump else None  # one whole line per frame, flushed as it is written
+    except OSError as err:
+        parser.error(f"cannot write --dump {args.dump}: {err.strerror}")
     sys.stdout = _claim_stdout(args.verbose)
     sys.stdout.reconfigure(line_buffering=True)
     t = time.time()
-    dump = open(args.dump, "w") if args.dump else None
-    for env_name in args.env.split(","):
+    for env_name in envs:
         calibrate(env_name, args.frames, args.seed, args.image_long_side, args.geometric_only, args.denoise, dump)
     if dump is not None:
         dump.close()

@@ -7,11 +7,18 @@ Read without importing bpy: its wheel's version comes from the package metadata.
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 LINES = ("4.5", "5.2", "5.3")  # 4.5 LTS on Python 3.11; 5.2 LTS and 5.3 on Python 3.13
+
+# The other lines' runs of this session ({line: (process, output path)}), where conftest.py keeps them.
+LINE_RUNS = pytest.StashKey[dict]()
+LINE_TESTS = "tests/test_blender_lines.py::test_bpy_suites_pass_on_each_other_line"
 
 
 def running_line() -> str | None:
@@ -33,3 +40,14 @@ def line_python(line: str) -> Path:
 def other_lines() -> tuple[str, ...]:
     """The lines tested beside the running one."""
     return tuple(line for line in LINES if line != running_line())
+
+
+# Set in each other line's suite run (tests/test_blender_lines.py): the line's name.
+OTHER_LINE_ENV = "REALITYBENCH_OTHER_LINE"
+
+
+def cases(default_line: int, other_line: int) -> int:
+    """How many seeds or frames a many-case test draws: `default_line` where the whole suite runs, `other_line` in
+    an other line's run, which checks that the same code builds and measures under another Blender (the default
+    line is where the many cases are checked)."""
+    return other_line if os.environ.get(OTHER_LINE_ENV) else default_line

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +38,36 @@ def _hypothesis_runs_the_same_cases_everywhere() -> None:
 
 
 _hypothesis_runs_the_same_cases_everywhere()
+
+
+def pytest_collection_modifyitems(config, items):
+    """The other Blender lines' checks go last: their suites run beside everything before them."""
+    from blender_lines import LINE_TESTS
+
+    items.sort(key=lambda item: item.nodeid.startswith(LINE_TESTS))  # stable: every other test keeps its place
+
+
+def pytest_collection_finish(session):
+    """Start the other Blender lines' suites (tests/test_blender_lines.py) as soon as collection shows their checks
+    are selected: each takes about as long as the rest of this suite, and runs beside it on the other core."""
+    from blender_lines import LINE_RUNS, LINE_TESTS
+
+    if session.config.option.collectonly or not any(i.nodeid.startswith(LINE_TESTS) for i in session.items):
+        return
+    from test_blender_lines import start_line_runs
+
+    directory = Path(tempfile.mkdtemp(prefix="rb_lines_"))
+    session.config.stash[LINE_RUNS] = start_line_runs(directory)
+
+
+def pytest_sessionfinish(session):
+    from blender_lines import LINE_RUNS
+
+    runs = session.config.stash.get(LINE_RUNS, None)
+    if runs:
+        from test_blender_lines import stop_line_runs
+
+        stop_line_runs(runs)
 
 
 def pytest_configure(config):

@@ -1,10 +1,12 @@
 """The other Blender lines: the bpy-level suites in each tested line's own wheel.
 
-The default line (bpy 5.2 LTS on Python 3.13, this venv) runs every test; each other line (4.5 LTS
-on Python 3.11, 5.3 on Python 3.13) runs the suites that build every environment's scene, render and
-measure frames, export (resume, shards, repair) and drive the sidebar's operators, in its own venv
-made by `bash scripts/setup.sh --tests`. The other lines run at the same time, and leave to the default line a few
-of its heaviest checks that they would only repeat for more environments (`DEFAULT_LINE_ONLY`).
+The default line (bpy 5.2 LTS on Python 3.13, this venv) runs every test; 4.5 LTS (Python 3.11, numpy 1) runs the
+suites that build every environment's scene, render and measure frames, export (resume, shards, repair) and drive the
+sidebar's operators (`SUITES`); 5.3 (5.2's Python and numpy) the rendering, export and sidebar ones among them
+(`LINE_SUITES`). Each runs in its own venv made by `bash scripts/setup.sh --tests`. The other lines run at the same
+time, beside this suite's other tests (they start when collection ends and are checked last: conftest.py); they leave
+to the default line a few of its heaviest checks (`DEFAULT_LINE_ONLY`), and their many-case tests draw fewer cases
+(`blender_lines.cases`).
 """
 import json
 import os
@@ -15,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from blender_lines import line_python, other_lines
+from blender_lines import LINE_RUNS, OTHER_LINE_ENV, line_python, other_lines, running_line
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITES = ["tests/test_cli.py", "tests/test_measure_bpy.py", "tests/test_envs_roof.py", "tests/test_envs_lot.py",
@@ -33,6 +35,19 @@ SUITES = ["tests/test_cli.py", "tests/test_measure_bpy.py", "tests/test_envs_roo
           "tests/test_realism_roof_shingles.py", "tests/test_realism_cars.py", "tests/test_postprocess_phone_look.py",
           "tests/test_render_settings.py", "tests/test_realism_board_gloss.py", "tests/test_realism_walls.py",
           "tests/test_realism_lamps.py"]
+# 5.3 runs 5.2's Python and numpy, so what can differ there is Blender itself: above all the compositor (a stack of
+# effects since 5.3, bl/compat.py), rendering, the export, the sidebar's operators and the materials. It runs the
+# suites of those, which build, render and export every environment too (test_row_schema, test_cli); 4.5 LTS (Python
+# 3.11, numpy 1) runs every suite, and the default line every test.
+RENDER_AND_UI_SUITES = ["tests/test_cli.py", "tests/test_measure_bpy.py", "tests/test_export.py",
+                        "tests/test_sidebar.py", "tests/test_sidebar_state.py", "tests/test_resume_determinism.py",
+                        "tests/test_pack_on_save.py", "tests/test_material_cache.py",
+                        "tests/test_damage_view_render.py", "tests/test_row_schema.py", "tests/test_frame_rebuild.py",
+                        "tests/test_camera_state.py", "tests/test_phone_view.py", "tests/test_menus.py",
+                        "tests/test_postprocess_phone_look.py", "tests/test_render_settings.py",
+                        "tests/test_guide_loop.py", "tests/test_realism_lamps.py", "tests/test_realism_board_gloss.py",
+                        "tests/test_mesh_construction.py", "tests/test_meshes_box.py"]
+LINE_SUITES = {"5.3": RENDER_AND_UI_SUITES}
 # Left to the default line, where each runs too: more environments of a check the other lines already make on a
 # few (the material copies of three more lot scenes, a third fresh-process rebuild) and the harness's scripted
 # models, whose bpy part (the guide loop's scene builds) the kill-and-resume test still runs. About a fifth of a
@@ -59,10 +74,10 @@ def _line_version(python: Path) -> str:
     return ".".join(map(str, json.loads(version.stdout)[:2]))
 
 
-@pytest.fixture(scope="module")
-def line_runs(tmp_path_factory):
-    """Every other line's suites started at once (most of a suite is one Python thread: two lines on two cores
-    take little longer than one), each writing its output to a file; {line: (process, output path)}."""
+def start_line_runs(directory: Path) -> dict:
+    """Every other line's suites started at once, each writing its output to a file in `directory`; {line: (process,
+    output path)}. Most of a suite is one Python thread, so the two lines and this suite's other tests share two cores
+    well: conftest.py starts them when collection ends and runs their checks last."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH")}
     deselect = [arg for node in DEFAULT_LINE_ONLY for arg in ("--deselect", node)]
     runs = {}
@@ -70,16 +85,31 @@ def line_runs(tmp_path_factory):
         python = line_python(line)
         if not python.exists():
             continue
-        output = tmp_path_factory.mktemp(f"line{line}") / "pytest.out"
+        output = directory / f"line{line}.out"
+        suites = LINE_SUITES.get(line, SUITES)
+        command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *suites, *deselect]
         with output.open("w") as sink:
-            runs[line] = (subprocess.Popen([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *SUITES,
-                                            *deselect], cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
-                                           text=True), output)
-    yield runs
+            runs[line] = (subprocess.Popen(command, cwd=ROOT, env={**env, OTHER_LINE_ENV: line}, stdout=sink,
+                                           stderr=subprocess.STDOUT, text=True), output)
+    return runs
+
+
+def stop_line_runs(runs: dict) -> None:
     for process, _ in runs.values():
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="module")
+def line_runs(request, tmp_path_factory):
+    """The runs conftest.py started when collection ended; started here when it did not (a plugin-less session)."""
+    runs = request.config.stash.get(LINE_RUNS, None)
+    if runs is None:
+        runs = start_line_runs(tmp_path_factory.mktemp("lines"))
+        request.config.stash[LINE_RUNS] = runs
+    yield runs
+    stop_line_runs(runs)
 
 
 @pytest.mark.slow
@@ -102,6 +132,11 @@ def test_bpy_suites_pass_on_each_other_line(line, line_runs):
     counts = _counts(text)
     assert process.returncode == 0 and counts.get("failed", 0) == 0, f"Blender {line}: {counts}\n{tail}"
     assert counts.get("passed", 0) >= 100, f"Blender {line} ran too few tests: {counts}\n{tail}"
+
+
+def test_every_slimmer_line_suite_is_one_of_the_suites():
+    assert all(set(suites) < set(SUITES) for suites in LINE_SUITES.values())
+    assert all(line in other_lines() or line == running_line() for line in LINE_SUITES)
 
 
 @pytest.mark.slow

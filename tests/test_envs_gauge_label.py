@@ -12,6 +12,7 @@ from realitybench_addon.bl.scene_data import matrix_to_numpy, pinhole_camera  # 
 from realitybench_addon.core.equipment import label_texture, protection, worn_label_texture  # noqa: E402
 from realitybench_addon.core.gauge import display_texture, read_seven_segment  # noqa: E402
 from realitybench_addon.core.presets import load_environment_preset  # noqa: E402
+from blender_lines import cases  # noqa: E402
 from env_support import assert_every_term_measured, assert_same_id_same_record, packed_pixels, run  # noqa: E402
 
 ENVS = ("slope_gauge", "equipment_label")
@@ -31,7 +32,7 @@ def quad_point(name: str, x_px: float, y_px: float, size_px) -> np.ndarray:
 
 @pytest.mark.parametrize("env", ENVS)
 def test_builds_for_twelve_seeds_with_every_term_measured(env):
-    for seed in range(12):
+    for seed in range(cases(12, other_line=3)):
         assert_every_term_measured(env, run(env, 0, seed=seed).record)
 
 

@@ -23,6 +23,7 @@ from realitybench_addon.core.vehicle_geometry import vehicle_geometry  # noqa: E
 from realitybench_addon.envs import registry  # noqa: E402
 from realitybench_addon.envs.lot_scene import nearest_face  # noqa: E402
 import env_support  # noqa: E402
+from blender_lines import cases  # noqa: E402
 from env_support import VERDICTS, packed_pixels  # noqa: E402
 
 ENVS = ("car_view", "damage_view", "car_plate", "ro_board")
@@ -109,7 +110,7 @@ CHECKS = {"car_view": check_car_view, "damage_view": check_damage_view, "car_pla
 def test_builds_for_several_seeds_with_every_term_measured_and_true_ground_truth(env):
     preset = load_environment_preset(env)
     keys = {k.name for k in registry.get(env).prompt_parts.keys}
-    for seed in range(3):
+    for seed in range(cases(3, other_line=1)):
         result = run(env, 0, seed=seed)
         record = result.record
         assert record["verdict"] in VERDICTS

@@ -7,12 +7,13 @@ import pytest
 
 bpy = pytest.importorskip("bpy")
 
-from realitybench_addon import api  # noqa: E402
+from realitybench_addon import api, pipeline  # noqa: E402
 from realitybench_addon.bl.measure import curve_clearance  # noqa: E402
 from realitybench_addon.bl.scene_data import pinhole_camera  # noqa: E402
 from realitybench_addon.core.presets import PresetError, load_environment_preset  # noqa: E402
 from realitybench_addon.core.roof import INCH  # noqa: E402
 from realitybench_addon.core.tape import blade_axes, module_front_edge  # noqa: E402
+from blender_lines import cases  # noqa: E402
 from env_support import assert_every_term_measured, assert_same_id_same_record, run  # noqa: E402
 
 ROOF_ENVS = ("rail_attachment", "wire_adequacy", "tape_gap")
@@ -20,7 +21,7 @@ ROOF_ENVS = ("rail_attachment", "wire_adequacy", "tape_gap")
 
 @pytest.mark.parametrize("env", ROOF_ENVS)
 def test_builds_for_twenty_seeds_with_every_term_measured(env):
-    for seed in range(20):
+    for seed in range(cases(20, other_line=3)):
         assert_every_term_measured(env, run(env, 0, seed=seed).record)
 
 
@@ -74,8 +75,9 @@ def test_touching_iff_some_cable_reaches_the_roof():
 
 def test_missing_bolt_or_flashing_makes_the_frame_unscored():
     seen = {True: 0, False: 0}
+    cache = pipeline.SceneCache()  # bolt and flashing are the scene's: frames 0 and 2 of each of 20 scenes share it
     for index in range(0, 80, 2):
-        result = run("rail_attachment", index)
+        result = run("rail_attachment", index, cache=cache)
         truth = result.record["ground_truth"]
         missing = not (truth["lag_present"] and truth["flashing_present"])
         assert (result.record["verdict"] == "unscored") == missing
@@ -88,20 +90,22 @@ def test_missing_bolt_or_flashing_makes_the_frame_unscored():
 @pytest.mark.parametrize("env,in_frame,unoccluded", [("rail_attachment", "attachment_in_frame", "attachment_unoccluded"),
                                                     ("wire_adequacy", "wire_in_frame", "wire_unoccluded")])
 def test_a_target_in_frame_has_pixels_in_the_rendered_mask(env, in_frame, unoccluded):
+    cache = pipeline.SceneCache()  # a scene's four frames share its build
     for index in range(40):
-        m = run(env, index).record["measurements"]
+        m = run(env, index, cache=cache).record["measurements"]
         if m[in_frame] >= 0.95 and m[unoccluded] >= 0.6:
-            rendered = run(env, index, render=True, long_side_px=320, samples=1).record["measurements"]
+            rendered = run(env, index, cache=cache, render=True, long_side_px=320, samples=1).record["measurements"]
             assert rendered["target_mask_pixels"] > 0
             return
     pytest.fail(f"no {env} frame among 40 had its target in frame and visible")
 
 
 def test_tape_mask_and_wire_image_terms():
+    cache = pipeline.SceneCache()
     for index in range(30):
-        m = run("tape_gap", index).record["measurements"]
+        m = run("tape_gap", index, cache=cache).record["measurements"]
         if m["crossing_in_frame"] and m["crossing_unoccluded"]:
-            assert run("tape_gap", index, render=True, long_side_px=320, samples=1).record["measurements"][
+            assert run("tape_gap", index, cache=cache, render=True, long_side_px=320, samples=1).record["measurements"][
                 "target_mask_pixels"] > 0
             break
     else:

@@ -290,17 +290,20 @@ def test_ray_engine_runs_shards_as_tasks_and_merges(exported, tmp_path):
     pytest.importorskip("ray")
     reference, _ = exported
     out = tmp_path / "ray"
-    result = cli("export", *BASE, "--engine", "ray", "--workers", "2", "--out", str(out), timeout=900)
+    # four of the reference's frames (a frame is its id, whichever process renders it), one shard task per worker
+    subset = ["--env", "tape_gap", "--random", "2", "--positive", "2", *BASE[BASE.index("--seed"):]]
+    result = cli("export", *subset, "--engine", "ray", "--workers", "2", "--out", str(out), timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
     summary = json.loads(result.stdout)
-    assert summary["complete"] and summary["frames"] == 10 and summary["ray"]["workers"] == 2
+    assert summary["complete"] and summary["frames"] == 4 and summary["ray"]["workers"] == 2
     got = {r["frame_id"]: r for r in rows(out)}
     want = {r["frame_id"]: r for r in rows(reference)}
-    assert set(got) == set(want)
+    first_two = ("000000", "000001")
+    assert set(got) == {fid for fid in want if fid.startswith("tape_gap-") and fid.split("-")[-1] in first_two}
     for fid, r in got.items():
         assert (out / r["file_name"]).read_bytes() == (reference / r["file_name"]).read_bytes()
     assert not (out / ".shards").exists()
-    again = cli("export", *BASE, "--engine", "ray", "--workers", "2", "--out", str(out), timeout=300)
+    again = cli("export", *subset, "--engine", "ray", "--workers", "2", "--out", str(out), timeout=300)
     assert again.returncode == 0 and json.loads(again.stdout)["complete"]
 
 

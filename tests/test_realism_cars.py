@@ -6,6 +6,7 @@ import hashlib
 import numpy as np
 import pytest
 
+from blender_lines import cases
 from realitybench_addon.core.damage import damage_mask, damage_texture, draw_damage, mark_footprint, _grid
 from realitybench_addon.core.rust_relief import RIM_M, rust_relief
 from realitybench_addon.core.vehicle import BODY_STYLES, draw_vehicle
@@ -230,7 +231,7 @@ def test_no_damage_is_drawn_under_a_lamp():
     (one was, and a wrapped lamp hid 17 % of it, found comparing 30 damage_view frames before and after). 60 damages
     over every style: no marked texture pixel lies in a lamp's footprint on the side."""
     hits = 0
-    for seed in range(60):
+    for seed in range(cases(60, other_line=12)):
         vehicle = draw_vehicle(np.random.default_rng(seed), style=BODY_STYLES[seed % len(BODY_STYLES)])
         plan = draw_damage(vehicle, np.random.default_rng(seed + 1000))
         D, Z = _grid(plan.patch)
