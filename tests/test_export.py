@@ -298,8 +298,10 @@ def test_ray_engine_runs_shards_as_tasks_and_merges(exported, tmp_path):
     assert summary["complete"] and summary["frames"] == 4 and summary["ray"]["workers"] == 2
     got = {r["frame_id"]: r for r in rows(out)}
     want = {r["frame_id"]: r for r in rows(reference)}
-    first_two = ("000000", "000001")
-    assert set(got) == {fid for fid in want if fid.startswith("tape_gap-") and fid.split("-")[-1] in first_two}
+    # the first two random frames, and both positive slots (a positive id is its accepted candidate's index)
+    first_two = ("-000000", "-000001")
+    assert set(got) == {fid for fid in want if fid.startswith("tape_gap-positive-")
+                        or fid.startswith("tape_gap-random-") and fid.endswith(first_two)}
     for fid, r in got.items():
         assert (out / r["file_name"]).read_bytes() == (reference / r["file_name"]).read_bytes()
     assert not (out / ".shards").exists()
