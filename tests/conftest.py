@@ -48,16 +48,17 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_collection_finish(session):
-    """Start the other Blender lines' suites (tests/test_blender_lines.py) as soon as collection shows their checks
-    are selected: each takes about as long as the rest of this suite, and runs beside it on the other core."""
+    """Start the suites of the other Blender lines whose checks (tests/test_blender_lines.py) are selected, as soon as
+    collection ends: they run beside this suite's other tests, on the core that it leaves idle most of the time."""
     from blender_lines import LINE_RUNS, LINE_TESTS
 
-    if session.config.option.collectonly or not any(i.nodeid.startswith(LINE_TESTS) for i in session.items):
+    if session.config.option.collectonly:
         return
-    from test_blender_lines import start_line_runs
+    lines = [item.callspec.params["line"] for item in session.items if item.nodeid.startswith(LINE_TESTS)]
+    if lines:
+        from test_blender_lines import start_line_runs
 
-    directory = Path(tempfile.mkdtemp(prefix="rb_lines_"))
-    session.config.stash[LINE_RUNS] = start_line_runs(directory)
+        session.config.stash[LINE_RUNS] = start_line_runs(Path(tempfile.mkdtemp(prefix="rb_lines_")), lines)
 
 
 def pytest_sessionfinish(session):

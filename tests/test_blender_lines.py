@@ -74,14 +74,14 @@ def _line_version(python: Path) -> str:
     return ".".join(map(str, json.loads(version.stdout)[:2]))
 
 
-def start_line_runs(directory: Path) -> dict:
-    """Every other line's suites started at once, each writing its output to a file in `directory`; {line: (process,
-    output path)}. Most of a suite is one Python thread, so the two lines and this suite's other tests share two cores
-    well: conftest.py starts them when collection ends and runs their checks last."""
+def start_line_runs(directory: Path, lines) -> dict:
+    """The suites of each of `lines` started at once, each writing its output to a file in `directory`; {line:
+    (process, output path)}. Most of a suite is one Python thread, so the lines and this suite's other tests share two
+    cores well: conftest.py starts them when collection ends and runs their checks last."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH")}
     deselect = [arg for node in DEFAULT_LINE_ONLY for arg in ("--deselect", node)]
     runs = {}
-    for line in other_lines():
+    for line in lines:
         python = line_python(line)
         if not python.exists():
             continue
@@ -102,14 +102,9 @@ def stop_line_runs(runs: dict) -> None:
 
 
 @pytest.fixture(scope="module")
-def line_runs(request, tmp_path_factory):
-    """The runs conftest.py started when collection ended; started here when it did not (a plugin-less session)."""
-    runs = request.config.stash.get(LINE_RUNS, None)
-    if runs is None:
-        runs = start_line_runs(tmp_path_factory.mktemp("lines"))
-        request.config.stash[LINE_RUNS] = runs
-    yield runs
-    stop_line_runs(runs)
+def line_runs(request):
+    """The runs conftest.py started when collection ended (it stops what is left at the session's end)."""
+    return request.config.stash.get(LINE_RUNS, {})
 
 
 @pytest.mark.slow
