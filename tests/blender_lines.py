@@ -16,9 +16,26 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 LINES = ("4.5", "5.2", "5.3")  # 4.5 LTS on Python 3.11; 5.2 LTS and 5.3 on Python 3.13
 
-# The other lines' runs of this session ({line: (process, output path)}), where conftest.py keeps them.
+# The other lines' runs of this session ({line: process}), kept by the process that started them (conftest.py: the
+# session, or xdist's controller), and the folder where each run writes line<N>.out and, once it has ended, line<N>.rc.
 LINE_RUNS = pytest.StashKey[dict]()
-LINE_TESTS = "tests/test_blender_lines.py::test_bpy_suites_pass_on_each_other_line"
+LINE_DIR = pytest.StashKey[Path]()
+LINE_DIR_WORKER_INPUT = "realitybench_line_dir"  # how xdist's controller tells its workers the folder
+LINE_FILE = "tests/test_blender_lines.py"
+LINE_TESTS = f"{LINE_FILE}::test_bpy_suites_pass_on_each_other_line"
+
+
+def selected_lines(nodeids) -> list[str]:
+    """The lines whose checks are among `nodeids` ("...::test_bpy_suites_pass_on_each_other_line[4.5]" -> "4.5")."""
+    return [nodeid.rsplit("[", 1)[1].rstrip("]") for nodeid in nodeids if nodeid.startswith(LINE_TESTS + "[")]
+
+
+def line_directory(config) -> Path | None:
+    """Where this session's line runs write (None where none started): an xdist worker is told by its controller."""
+    worker_input = getattr(config, "workerinput", None)
+    if worker_input is not None:
+        return Path(worker_input[LINE_DIR_WORKER_INPUT]) if LINE_DIR_WORKER_INPUT in worker_input else None
+    return config.stash.get(LINE_DIR, None)
 
 
 def running_line() -> str | None:

@@ -40,25 +40,62 @@ def _hypothesis_runs_the_same_cases_everywhere() -> None:
 _hypothesis_runs_the_same_cases_everywhere()
 
 
+# The longest files (minutes each on two cores), handed out first: under xdist a worker that draws one of them near
+# the end would run alone for its whole length while the other waits (longest-first packs two workers tightly).
+LONGEST_FILES = ("tests/test_gui_sidebar.py", "tests/test_envs_gauge_label.py", "tests/test_hostile_set.py",
+                 "tests/test_legibility.py", "tests/test_envs_roof.py", "tests/test_export.py",
+                 "tests/test_adding_an_environment.py")
+
+
 def pytest_collection_modifyitems(config, items):
-    """The other Blender lines' checks go last: their suites run beside everything before them."""
-    from blender_lines import LINE_TESTS
+    """The longest files first, the other Blender lines' file last: their suites run beside everything before it,
+    and under xdist (`-n 2 --dist loadfile`) the worker that waits for them gets that file only when the rest is
+    handed out."""
+    from blender_lines import LINE_FILE
 
-    items.sort(key=lambda item: item.nodeid.startswith(LINE_TESTS))  # stable: every other test keeps its place
+    def place(item):
+        path = item.nodeid.split("::")[0]
+        return (path == LINE_FILE, LONGEST_FILES.index(path) if path in LONGEST_FILES else len(LONGEST_FILES))
+
+    items.sort(key=place)  # stable: the tests of a file keep their order
 
 
-def pytest_collection_finish(session):
-    """Start the suites of the other Blender lines whose checks (tests/test_blender_lines.py) are selected, as soon as
-    collection ends: they run beside this suite's other tests, on the core that it leaves idle most of the time."""
-    from blender_lines import LINE_RUNS, LINE_TESTS
+def _start_lines(config, nodeids) -> None:
+    """Start the suites of the other Blender lines whose checks (tests/test_blender_lines.py) are among `nodeids`,
+    once per session, as soon as collection ends: they run beside this suite's other tests, on the cores it leaves
+    idle."""
+    from blender_lines import LINE_DIR, LINE_RUNS, selected_lines
 
-    if session.config.option.collectonly:
+    if LINE_RUNS in config.stash or config.option.collectonly:
         return
-    lines = [item.callspec.params["line"] for item in session.items if item.nodeid.startswith(LINE_TESTS)]
+    lines = selected_lines(nodeids)
+    config.stash[LINE_RUNS] = {}
     if lines:
         from test_blender_lines import start_line_runs
 
-        session.config.stash[LINE_RUNS] = start_line_runs(Path(tempfile.mkdtemp(prefix="rb_lines_")), lines)
+        if LINE_DIR not in config.stash:
+            config.stash[LINE_DIR] = Path(tempfile.mkdtemp(prefix="rb_lines_"))
+        config.stash[LINE_RUNS] = start_line_runs(config.stash[LINE_DIR], lines)
+
+
+def pytest_collection_finish(session):
+    if not hasattr(session.config, "workerinput"):  # an xdist worker: its controller starts them
+        _start_lines(session.config, [item.nodeid for item in session.items])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """xdist's controller, before a worker starts: the folder the line runs write to, which the line checks read."""
+    from blender_lines import LINE_DIR, LINE_DIR_WORKER_INPUT
+
+    if LINE_DIR not in node.config.stash:
+        node.config.stash[LINE_DIR] = Path(tempfile.mkdtemp(prefix="rb_lines_"))
+    node.workerinput[LINE_DIR_WORKER_INPUT] = str(node.config.stash[LINE_DIR])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    _start_lines(node.config, ids)  # the first worker's collection: every worker collects the same tests
 
 
 def pytest_sessionfinish(session):

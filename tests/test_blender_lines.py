@@ -13,11 +13,15 @@ import os
 import re
 import subprocess
 import sys
+import threading
+import time
+import types
 from pathlib import Path
 
 import pytest
 
-from blender_lines import LINE_RUNS, OTHER_LINE_ENV, line_python, other_lines, running_line
+from blender_lines import (LINE_DIR, LINE_DIR_WORKER_INPUT, LINE_FILE, LINE_TESTS, OTHER_LINE_ENV, line_directory,
+                           line_python, other_lines, running_line, selected_lines)
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITES = ["tests/test_cli.py", "tests/test_measure_bpy.py", "tests/test_envs_roof.py", "tests/test_envs_lot.py",
@@ -75,57 +79,71 @@ def _line_version(python: Path) -> str:
 
 
 def start_line_runs(directory: Path, lines) -> dict:
-    """The suites of each of `lines` started at once, each writing its output to a file in `directory`; {line:
-    (process, output path)}. Most of a suite is one Python thread, so the lines and this suite's other tests share two
+    """The suites of each of `lines` started at once; {line: process}. Each writes its output to line<N>.out in
+    `directory` and, when it has ended, its exit status to line<N>.rc (a check in another process, an xdist worker,
+    waits for that file). Most of a suite is one Python thread, so the lines and this suite's other tests share two
     cores well: conftest.py starts them when collection ends and runs their checks last."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH")}
+    env = {k: v for k, v in env.items() if not k.startswith("PYTEST_XDIST")}
     deselect = [arg for node in DEFAULT_LINE_ONLY for arg in ("--deselect", node)]
     runs = {}
     for line in lines:
         python = line_python(line)
         if not python.exists():
             continue
-        output = directory / f"line{line}.out"
         suites = LINE_SUITES.get(line, SUITES)
         command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *suites, *deselect]
-        with output.open("w") as sink:
-            runs[line] = (subprocess.Popen(command, cwd=ROOT, env={**env, OTHER_LINE_ENV: line}, stdout=sink,
-                                           stderr=subprocess.STDOUT, text=True), output)
+        with (directory / f"line{line}.out").open("w") as sink:
+            process = subprocess.Popen(command, cwd=ROOT, env={**env, OTHER_LINE_ENV: line}, stdout=sink,
+                                       stderr=subprocess.STDOUT, text=True)
+        threading.Thread(target=_record_exit, args=(process, directory / f"line{line}.rc"), daemon=True).start()
+        runs[line] = process
     return runs
 
 
+def _record_exit(process: subprocess.Popen, path: Path) -> None:
+    code = process.wait()
+    partial = path.with_suffix(".rc.partial")
+    partial.write_text(str(code))
+    partial.replace(path)  # whole or absent: the check never reads a half-written status
+
+
 def stop_line_runs(runs: dict) -> None:
-    for process, _ in runs.values():
+    for process in runs.values():
         if process.poll() is None:
             process.kill()
             process.wait()
 
 
-@pytest.fixture(scope="module")
-def line_runs(request):
-    """The runs conftest.py started when collection ended (it stops what is left at the session's end)."""
-    return request.config.stash.get(LINE_RUNS, {})
+def wait_for_exit(directory: Path, line: str, timeout_s: float) -> int | None:
+    """The line run's exit status, once it has ended; None if it has not ended within `timeout_s`."""
+    status = directory / f"line{line}.rc"
+    deadline = time.monotonic() + timeout_s
+    while not status.exists():
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(2)
+    return int(status.read_text())
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(TIMEOUT_S + 300)
 @pytest.mark.parametrize("line", other_lines())
-def test_bpy_suites_pass_on_each_other_line(line, line_runs):
+def test_bpy_suites_pass_on_each_other_line(line, request):
     python = line_python(line)
-    if line not in line_runs:
+    if not python.exists():
         pytest.skip(f"no {python.parent.parent.name}: run `bash scripts/setup.sh --tests` "
                     f"(needs a Python {'3.11' if line == '4.5' else '3.13'})")
     assert _line_version(python) == line
-    process, output = line_runs[line]
-    try:
-        process.wait(timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    text = output.read_text()
+    directory = line_directory(request.config)
+    assert directory is not None and (directory / f"line{line}.out").exists(), \
+        f"Blender {line}'s suites were not started (conftest.py starts them when collection ends)"
+    code = wait_for_exit(directory, line, TIMEOUT_S)
+    text = (directory / f"line{line}.out").read_text()
     tail = "\n".join(text.splitlines()[-40:])
+    assert code is not None, f"Blender {line}: still running after {TIMEOUT_S} s\n{tail}"
     counts = _counts(text)
-    assert process.returncode == 0 and counts.get("failed", 0) == 0, f"Blender {line}: {counts}\n{tail}"
+    assert code == 0 and counts.get("failed", 0) == 0, f"Blender {line}: {counts}\n{tail}"
     assert counts.get("passed", 0) >= 100, f"Blender {line} ran too few tests: {counts}\n{tail}"
 
 
@@ -141,3 +159,42 @@ def test_the_default_line_only_tests_exist():
     listed = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *files],
                             cwd=ROOT, capture_output=True, text=True, timeout=600).stdout.splitlines()
     assert set(DEFAULT_LINE_ONLY) <= set(listed), sorted(set(DEFAULT_LINE_ONLY) - set(listed))
+
+
+def test_the_started_lines_are_read_from_the_checks_ids():
+    """xdist's controller sees only node ids: the lines to start are the parameters of the selected checks."""
+    ids = [f"{LINE_TESTS}[4.5]", "tests/test_cli.py::test_help[4.5]",
+           f"{LINE_FILE}::test_the_default_line_only_tests_exist", f"{LINE_TESTS}[5.3]"]
+    assert selected_lines(ids) == ["4.5", "5.3"]
+    assert selected_lines(ids[1:3]) == []
+
+
+def test_a_worker_reads_the_folder_its_controller_named(tmp_path):
+    worker = types.SimpleNamespace(workerinput={LINE_DIR_WORKER_INPUT: str(tmp_path)}, stash={})
+    assert line_directory(worker) == tmp_path
+    assert line_directory(types.SimpleNamespace(workerinput={}, stash={})) is None
+    session = types.SimpleNamespace(stash={LINE_DIR: tmp_path})  # no xdist: the session started them itself
+    assert line_directory(session) == tmp_path
+
+
+def test_a_runs_exit_status_is_written_whole_once_it_ends(tmp_path):
+    """A check in another process reads the status file: absent while the run lasts, then its exit code."""
+    release = tmp_path / "release"
+    script = (f"import pathlib, sys, time\nwhile not pathlib.Path({str(release)!r}).exists(): time.sleep(0.05)\n"
+              "sys.exit(3)")
+    process = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        threading.Thread(target=_record_exit, args=(process, tmp_path / "line9.9.rc"), daemon=True).start()
+        assert wait_for_exit(tmp_path, "9.9", timeout_s=0.5) is None  # still running: no status yet
+        release.touch()
+        assert wait_for_exit(tmp_path, "9.9", timeout_s=60) == 3
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["line9.9.rc", "release"]  # no partial file left
+    finally:
+        stop_line_runs({"9.9": process})
+
+
+def test_the_files_handed_out_first_exist():
+    """conftest.py hands the longest files out first by name: a renamed one would silently lose its place."""
+    from conftest import LONGEST_FILES
+
+    assert all((ROOT / path).is_file() for path in LONGEST_FILES), LONGEST_FILES
