@@ -300,20 +300,20 @@ def dress_crown(collection, name: str, hull, verts, tris, kind: str, *, card_m: 
     return add_cards(collection, f"{name}Cards", cards, card_material(f"RB_{kind.title()}Cards", kind))
 
 
-SURROUNDINGS_CARDS = ((0.0, 40.0, 0.3), (40.0, 80.0, 0.8))  # (from, to metres from the house, card size)
 SURROUNDINGS_KIND = {"deciduous": "broadleaf", "conifer": "needle"}
 
 
 def dress_surroundings_crowns(collection, hull, verts, tris, shade, crown_kind: str, hull_mat, *,
                               card_reach_m: float = math.inf) -> list[str]:
     """The surroundings' merged crowns of one kind (`core.surroundings_meshes`), measured as they are: the
-    pieces of trees within the last SURROUNDINGS_CARDS distance get leaf cards, the larger the further; the
-    rest render as the crowns they are, through an instanced copy that no ray cast sees (so `hull` can be
+    pieces of trees within the last `core.vegetation.SURROUNDINGS_CARDS` distance get leaf cards, the larger the
+    further; the rest render as the crowns they are, through an instanced copy that no ray cast sees (so `hull` can be
     hidden from render rays whole, and the measured triangles stay one object). Returns the render-only objects
     made (tagged CARD_TAG): nothing a scene's lists of measured or standing objects should hold. Cards stop at
     `card_reach_m` where that is nearer (their placement is most of a scene's build time)."""
     verts, tris = np.asarray(verts, float), np.asarray(tris, int)
-    bands = [(near, min(far, card_reach_m), card_m) for near, far, card_m in SURROUNDINGS_CARDS if near < card_reach_m]
+    bands = [(near, min(far, card_reach_m), card_m) for near, far, card_m in cv.SURROUNDINGS_CARDS
+             if near < card_reach_m]
     pieces = cv.piece_triangles(tris, len(verts))
     reach = np.array([np.hypot(*verts[tris[own]].reshape(-1, 3)[:, :2].mean(0)) for own in pieces])
     kind = SURROUNDINGS_KIND[crown_kind]

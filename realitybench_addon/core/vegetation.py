@@ -180,7 +180,10 @@ CARD_RADIUS = float(np.linalg.norm(CARD_VERTS, axis=1).max())  # a card of scale
 LEAF_KINDS = ("broadleaf", "needle")
 PIECE_CARD_SHARE = 0.3  # a card's scale is at most this share of its crown piece's smallest extent
 CARD_DENSITY = {"broadleaf": 4.0, "needle": 12.0}  # candidate cards per card area of crown surface
-_PAIRS = 150_000  # point-triangle pairs per chunk
+_PAIRS = 200_000  # point-triangle pairs per chunk
+SURROUNDINGS_CARDS = ((0.0, 40.0, 0.3), (40.0, 80.0, 0.8))  # the surroundings' crowns: (from, to metres from the
+# house, card size); crowns further out render as their lumps
+TIE_M = 1e-11  # distances this close are one (the expanded products round at about 1e-13 m)
 
 
 def _chunks(n_points: int, n_tris: int):
@@ -188,47 +191,76 @@ def _chunks(n_points: int, n_tris: int):
     return [slice(i, min(i + step, n_points)) for i in range(0, n_points, step)]
 
 
+# Both queries below are written as (points x 3) @ (3 x triangles) products of per-triangle vectors: no
+# (points x triangles x 3) array is ever made, which is what made card placement most of a scene's build. The
+# mesh is first moved to its own centroid, so the expanded squares (|p - a|^2 = |p|^2 - 2 p.a + |a|^2) lose
+# nothing that matters at a crown's size (tests/test_realism_trees.py checks both against direct formulas).
+
+def _dot_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,ij->i", x, y)
+
+
+def _cross_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.stack([x[:, 1] * y[:, 2] - x[:, 2] * y[:, 1], x[:, 2] * y[:, 0] - x[:, 0] * y[:, 2],
+                     x[:, 0] * y[:, 1] - x[:, 1] * y[:, 0]], 1)
+
+
+def _centred(points, verts, tris) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The points and each triangle's three corners (a, b, c), with the corners' centroid as the origin."""
+    corners = np.asarray(verts, float)[np.asarray(tris, int)].reshape(-1, 3, 3)
+    origin = corners.reshape(-1, 3).mean(0) if len(corners) else np.zeros(3)
+    return np.asarray(points, float).reshape(-1, 3) - origin, [corners[:, k] - origin for k in range(3)]
+
+
 def winding_numbers(points, verts, tris) -> np.ndarray:
-    """The generalized winding number of each point about the closed mesh (1 inside an outward piece)."""
-    points = np.asarray(points, float)
-    corners = np.asarray(verts, float)[np.asarray(tris)]
-    out = np.zeros(len(points))
-    for s in _chunks(len(points), len(corners)):
-        a, b, c = (corners[None, :, k] - points[s, None] for k in range(3))
-        la, lb, lc = (np.linalg.norm(v, axis=-1) for v in (a, b, c))
-        num = np.einsum("...i,...i", a, np.cross(b, c))
-        den = la * lb * lc + np.einsum("...i,...i", a, b) * lc + np.einsum("...i,...i", a, c) * lb \
-            + np.einsum("...i,...i", b, c) * la
+    """The generalized winding number of each point about the closed mesh (1 inside an outward piece): the sum
+    of the triangles' signed solid angles (Van Oosterom and Strackee) over 4 pi."""
+    p, (a, b, c) = _centred(points, verts, tris)
+    det = _dot_rows(a, _cross_rows(b, c))  # with x = a - p...: x.(y x z) = det - p.((b - a) x (c - a))
+    normal = _cross_rows(b - a, c - a)
+    aa, bb, cc = _dot_rows(a, a), _dot_rows(b, b), _dot_rows(c, c)
+    ab, ac, bc = _dot_rows(a, b), _dot_rows(a, c), _dot_rows(b, c)
+    out = np.zeros(len(p))
+    for s in _chunks(len(p), len(a)):
+        q = p[s]
+        qq = _dot_rows(q, q)[:, None]
+        qa, qb, qc = q @ a.T, q @ b.T, q @ c.T
+        la = np.sqrt(np.maximum(qq - 2 * qa + aa, 0.0))
+        lb = np.sqrt(np.maximum(qq - 2 * qb + bb, 0.0))
+        lc = np.sqrt(np.maximum(qq - 2 * qc + cc, 0.0))
+        num = det - q @ normal.T
+        den = la * lb * lc + (ab - qa - qb + qq) * lc + (ac - qa - qc + qq) * lb + (bc - qb - qc + qq) * la
         out[s] = 2 * np.arctan2(num, den).sum(1) / (4 * np.pi)
     return out
 
 
-def _segment_distance(p, a, b):
-    ab = b - a
-    t = np.clip(np.einsum("...i,...i", p - a, ab) / np.maximum(np.einsum("...i,...i", ab, ab), 1e-18), 0, 1)
-    return np.linalg.norm(p - a - t[..., None] * ab, axis=-1)
-
-
 def surface_distance(points, verts, tris) -> tuple[np.ndarray, np.ndarray]:
-    """Each point's exact distance to the nearest triangle of the mesh, and that triangle's index."""
-    points = np.asarray(points, float)
-    corners = np.asarray(verts, float)[np.asarray(tris)]
-    a, b, c = corners[:, 0], corners[:, 1], corners[:, 2]
-    n = np.cross(b - a, c - a)
-    n /= np.maximum(np.linalg.norm(n, axis=1), 1e-18)[:, None]
-    dist, nearest = np.zeros(len(points)), np.zeros(len(points), int)
-    for s in _chunks(len(points), len(corners)):
-        p = points[s, None]
-        h = np.einsum("...i,...i", p - a, n)
-        q = p - h[..., None] * n
-        inside = np.ones(h.shape, bool)
-        for u, v in ((a, b), (b, c), (c, a)):
-            inside &= np.einsum("...i,...i", np.cross(v - u, q - u), n) >= 0
-        edge = np.minimum(_segment_distance(p, a, b), _segment_distance(p, b, c))
-        edge = np.minimum(edge, _segment_distance(p, c, a))
-        d = np.where(inside, np.abs(h), edge)
-        nearest[s] = d.argmin(1)
+    """Each point's exact distance to the nearest triangle of the mesh, and that triangle's index: the distance to
+    the triangle's plane where the point's foot falls inside it, else to the nearest of its three edges."""
+    p, (a, b, c) = _centred(points, verts, tris)
+    n = _cross_rows(b - a, c - a)
+    n /= np.maximum(np.sqrt(_dot_rows(n, n)), 1e-18)[:, None]
+    edges = [(u, v - u) for u, v in ((a, b), (b, c), (c, a))]
+    # the foot q = p - h n lies inside iff (q - u).(n x e) >= 0 for each edge; n.(n x e) = 0, so p may stand for q
+    inward = [(m, _dot_rows(u, m)) for m, u in ((_cross_rows(n, e), u) for u, e in edges)]
+    per_edge = [(u, e, _dot_rows(u, e), np.maximum(_dot_rows(e, e), 1e-18), _dot_rows(u, u)) for u, e in edges]
+    plane = _dot_rows(a, n)
+    dist, nearest = np.zeros(len(p)), np.zeros(len(p), int)
+    for s in _chunks(len(p), len(a)):
+        q = p[s]
+        qq = _dot_rows(q, q)[:, None]
+        inside = np.ones((len(q), len(a)), bool)
+        for m, offset in inward:
+            inside &= q @ m.T - offset >= 0
+        edge2 = np.full(inside.shape, np.inf)
+        for u, e, ue, ee, uu in per_edge:
+            along = q @ e.T - ue  # (p - u).e
+            t = np.clip(along / ee, 0.0, 1.0)
+            edge2 = np.minimum(edge2, qq - 2 * (q @ u.T) + uu - 2 * t * along + t * t * ee)
+        d = np.where(inside, np.abs(q @ n.T - plane), np.sqrt(np.maximum(edge2, 0.0)))
         dist[s] = d.min(1)
+        # triangles sharing the nearest edge or corner are equally near, up to rounding: the first of them
+        nearest[s] = (d <= dist[s, None] + TIE_M).argmax(1)
     return dist, nearest
 
 
