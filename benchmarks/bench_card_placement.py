@@ -53,9 +53,10 @@ def crowns(plans: int):
     return out
 
 
-def place(module, kind, verts, tris, reach, near, far, card_m, seed):
+def place(module, kind, verts, tris, reach, near, far, card_m, denser, seed):
     t = time.perf_counter()
-    cards = module.foliage_cards(verts, tris, kind, seed, card_m=card_m, dress=(reach >= near) & (reach < far))
+    cards = module.foliage_cards(verts, tris, kind, seed, card_m=card_m, dress=(reach >= near) & (reach < far),
+                                 density=denser * module.CARD_DENSITY[kind])
     return cards, time.perf_counter() - t
 
 
@@ -67,14 +68,14 @@ def main() -> int:
     before = load_module(args.before) if args.before else None
     totals = {}
     for label, kind, verts, tris, reach in crowns(args.plans):
-        for band, (near, far, card_m) in enumerate(vegetation.SURROUNDINGS_CARDS):
+        for band, (near, far, card_m, denser) in enumerate(vegetation.SURROUNDINGS_CARDS):
             seed = vegetation.mesh_seed(verts) + band
-            cards, now = place(vegetation, kind, verts, tris, reach, near, far, card_m, seed)
+            cards, now = place(vegetation, kind, verts, tris, reach, near, far, card_m, denser, seed)
             row = totals.setdefault((near, far), {"cards": 0, "now_s": 0.0, "before_s": 0.0, "same_centres": True})
             row["cards"] += len(cards["scales"])
             row["now_s"] += now
             if before is not None:
-                old, then = place(before, kind, verts, tris, reach, near, far, card_m, seed)
+                old, then = place(before, kind, verts, tris, reach, near, far, card_m, denser, seed)
                 row["before_s"] += then
                 row["same_centres"] &= np.array_equal(old["centers"], cards["centers"])
     print(f"{'band (m)':>12} {'cards':>8} {'now s':>8} {'cards/s':>9}" + (f" {'before s':>9} {'ratio':>6} same centres"

@@ -191,9 +191,6 @@ def _build_facade(scene, plan: RoofPlan, wall, x0: float, x1: float, y0: float, 
 GRASS_BAND_M = 5.0  # grass blades stand within this of the house's walls
 YARD_RADIUS_M = 22.0  # the surroundings start this far beyond the house's corners: clear of its own yard trees
 SURROUNDINGS_STREAM = 0x5111  # the surroundings' generator: (the plan's cosmetic seed, this)
-# leaf cards on the surroundings' crowns this near the house only: placing cards out to 80 m took 2-3 s of a
-# roof scene's build (out to 300 m, 5-6 s), and every test and export builds many roof scenes
-ROOF_CARD_REACH_M = 40.0
 # the foundation strip's top, a centimetre under the door's 0.2 m step: two tops at one height render black where
 # they overlap (each shades in the other's shadow)
 FOUNDATION_TOP_M = 0.19
@@ -214,8 +211,8 @@ def _build_yard(scene, plan: RoofPlan, ridge_y: float) -> list[GrassPatch]:
     surroundings = _surroundings(plan, seed, float(np.hypot(L, depth) / 2))
     gv, gt = ground_mesh(surroundings.terrain)  # the flat yard, out to where the terrain starts rising
     mesh_object("Ground", gv + [*centre, 0.0], gt, col, materials=[lawn])
-    build_surroundings(scene, surroundings, origin=tuple(centre), skip_kinds=("ground",),
-                       card_reach_m=ROOF_CARD_REACH_M)
+    # leaf cards on every band of crowns (`core.vegetation.SURROUNDINGS_CARDS`), as in the other outdoor scenes
+    build_surroundings(scene, surroundings, origin=tuple(centre), skip_kinds=("ground",))
     plants = []
     # foundation shrubs: in front of the gable walls and the back wall (the eave wall has the ladder and door)
     spots = [(WALL_INSET_M - 0.75, WALL_INSET_M + 0.8 + t * (depth - 1.6)) for t in (0.15, 0.55, 0.9)]

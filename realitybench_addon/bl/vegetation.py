@@ -312,17 +312,18 @@ def dress_surroundings_crowns(collection, hull, verts, tris, shade, crown_kind: 
     made (tagged CARD_TAG): nothing a scene's lists of measured or standing objects should hold. Cards stop at
     `card_reach_m` where that is nearer (their placement is most of a scene's build time)."""
     verts, tris = np.asarray(verts, float), np.asarray(tris, int)
-    bands = [(near, min(far, card_reach_m), card_m) for near, far, card_m in cv.SURROUNDINGS_CARDS
+    bands = [(near, min(far, card_reach_m), card_m, denser) for near, far, card_m, denser in cv.SURROUNDINGS_CARDS
              if near < card_reach_m]
     pieces = cv.piece_triangles(tris, len(verts))
     reach = np.array([np.hypot(*verts[tris[own]].reshape(-1, 3)[:, :2].mean(0)) for own in pieces])
     kind = SURROUNDINGS_KIND[crown_kind]
     names = []
-    for k, (near, far, card_m) in enumerate(bands):
+    for k, (near, far, card_m, denser) in enumerate(bands):
         dress = (reach >= near) & (reach < far)
         if dress.any():
             hide_from_render(hull)
-            cards = cv.foliage_cards(verts, tris, kind, cv.mesh_seed(verts) + k, card_m=card_m, dress=dress)
+            cards = cv.foliage_cards(verts, tris, kind, cv.mesh_seed(verts) + k, card_m=card_m, dress=dress,
+                                     density=denser * cv.CARD_DENSITY[kind])
             names += add_cards(collection, f"{hull.name}Cards{k}", cards, card_material(f"RB_{kind.title()}Cards",
                                                                                        kind))
     bare = np.zeros(len(tris), bool)

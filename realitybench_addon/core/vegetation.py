@@ -181,8 +181,10 @@ LEAF_KINDS = ("broadleaf", "needle")
 PIECE_CARD_SHARE = 0.3  # a card's scale is at most this share of its crown piece's smallest extent
 CARD_DENSITY = {"broadleaf": 4.0, "needle": 12.0}  # candidate cards per card area of crown surface
 _PAIRS = 200_000  # point-triangle pairs per chunk
-SURROUNDINGS_CARDS = ((0.0, 40.0, 0.3), (40.0, 80.0, 0.8))  # the surroundings' crowns: (from, to metres from the
-# house, card size); crowns further out render as their lumps
+# The surroundings' crowns: (from, to metres from the house, card size, candidates per card area of crown surface as
+# a share of CARD_DENSITY). Far crowns get larger cards, drawn denser: every card must fit inside the lumpy crown, so
+# sparse cards show it as a thin tree with the sky through it. Crowns further out render as their lumps.
+SURROUNDINGS_CARDS = ((0.0, 40.0, 0.3, 1.0), (40.0, 80.0, 0.8, 1.6), (80.0, 200.0, 1.6, 1.6))
 TIE_M = 1e-11  # distances this close are one (the expanded products round at about 1e-13 m)
 
 
