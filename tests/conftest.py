@@ -79,7 +79,7 @@ def _start_lines(config, nodeids) -> None:
 
 
 def pytest_collection_finish(session):
-    if not hasattr(session.config, "workerinput"):  # an xdist worker: its controller starts them
+    if not hasattr(session.config, "workerinput"):  # in an xdist worker, its controller starts them (below)
         _start_lines(session.config, [item.nodeid for item in session.items])
 
 
