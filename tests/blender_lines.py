@@ -25,6 +25,15 @@ LINE_FILE = "tests/test_blender_lines.py"
 LINE_TESTS = f"{LINE_FILE}::test_bpy_suites_pass_on_each_other_line"
 
 
+# The longest files (minutes each on two cores), handed out first: under xdist a worker that draws one of them near
+# the end would run alone for its whole length while the other waits (longest-first packs two workers tightly).
+# xdist keeps this order only with --no-loadscope-reorder (the README's command); by default it hands out the files
+# with the most tests first, which put the one-test sidebar flow last.
+LONGEST_FILES = ("tests/test_gui_sidebar.py", "tests/test_envs_gauge_label.py", "tests/test_hostile_set.py",
+                 "tests/test_legibility.py", "tests/test_envs_roof.py", "tests/test_export.py",
+                 "tests/test_adding_an_environment.py")
+
+
 def selected_lines(nodeids) -> list[str]:
     """The lines whose checks are among `nodeids` ("...::test_bpy_suites_pass_on_each_other_line[4.5]" -> "4.5")."""
     return [nodeid.rsplit("[", 1)[1].rstrip("]") for nodeid in nodeids if nodeid.startswith(LINE_TESTS + "[")]

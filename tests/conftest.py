@@ -40,20 +40,11 @@ def _hypothesis_runs_the_same_cases_everywhere() -> None:
 _hypothesis_runs_the_same_cases_everywhere()
 
 
-# The longest files (minutes each on two cores), handed out first: under xdist a worker that draws one of them near
-# the end would run alone for its whole length while the other waits (longest-first packs two workers tightly).
-# xdist keeps this order only with --no-loadscope-reorder (the README's command); by default it hands out the files
-# with the most tests first, which put the one-test sidebar flow last.
-LONGEST_FILES = ("tests/test_gui_sidebar.py", "tests/test_envs_gauge_label.py", "tests/test_hostile_set.py",
-                 "tests/test_legibility.py", "tests/test_envs_roof.py", "tests/test_export.py",
-                 "tests/test_adding_an_environment.py")
-
-
 def pytest_collection_modifyitems(config, items):
     """The longest files first, the other Blender lines' file last: their suites run beside everything before it,
     and under xdist (`-n 2 --dist loadfile`) the worker that waits for them gets that file only when the rest is
     handed out."""
-    from blender_lines import LINE_FILE
+    from blender_lines import LINE_FILE, LONGEST_FILES
 
     def place(item):
         path = item.nodeid.split("::")[0]

@@ -195,6 +195,6 @@ def test_a_runs_exit_status_is_written_whole_once_it_ends(tmp_path):
 
 def test_the_files_handed_out_first_exist():
     """conftest.py hands the longest files out first by name: a renamed one would silently lose its place."""
-    from conftest import LONGEST_FILES
+    from blender_lines import LONGEST_FILES
 
     assert all((ROOT / path).is_file() for path in LONGEST_FILES), LONGEST_FILES
