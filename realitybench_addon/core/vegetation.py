@@ -196,7 +196,8 @@ def _chunks(n_points: int, n_tris: int):
 # Both queries below are written as (points x 3) @ (3 x triangles) products of per-triangle vectors: no
 # (points x triangles x 3) array is ever made, which is what made card placement most of a scene's build. The
 # mesh is first moved to its own centroid, so the expanded squares (|p - a|^2 = |p|^2 - 2 p.a + |a|^2) lose
-# nothing that matters at a crown's size (tests/test_realism_trees.py checks both against direct formulas).
+# nothing that matters at a crown's size (tests/test_crown_geometry_properties.py checks both against direct
+# formulas).
 
 def _dot_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", x, y)
