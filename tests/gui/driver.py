@@ -183,14 +183,24 @@ class Driver:
         return wm.clipboard.strip()
 
     def find(self, want: str, pages: int = 4):
+        before, started = self.probes, time.monotonic()
+        point = yield from self._find(want, pages)
+        if os.environ.get("RB_GUI_FINDS"):
+            print(f"RB-GUI-FIND {want} {self.probes - before} probes {time.monotonic() - started:.1f} s", flush=True)
+        return point
+
+    def _find(self, want: str, pages: int = 4):
         """The screen point of the sidebar button whose command or data path starts with `want`: the
         remembered point if it still holds it, else a scan of the visible sidebar outward from where it (or the
         last button found) was, then a page further down at a time."""
-        start = self.cache.get(want, self.last)
-        if want in self.cache:
-            x, y = self.cache[want]
+        # every probe of a scan is remembered: a button passed over on the way to another is found in one probe
+        seen = self.cache.get(want) or next((point for text, point in self.cache.items() if text.startswith(want)),
+                                            None)
+        start = seen or self.last
+        if seen is not None:
+            x, y = seen
             if (yield from self.probe(x, y)).startswith(want):
-                self.last = (x, y)
+                self.cache[want] = self.last = (x, y)
                 return x, y
         left, top, width, height = self.screen_rect()
         columns = [left + int(width * f) for f in (0.5, 0.2, 0.8)]
