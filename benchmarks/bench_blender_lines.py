@@ -13,9 +13,6 @@ Blender version), verdict and ground-truth mismatches, mean render seconds per f
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -23,57 +20,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from blender_lines import LINES, line_python  # noqa: E402
+from blender_lines import LINES, line_python, line_records, record_differences  # noqa: E402
 
 BASE_LINE = "4.5"  # the line every other is compared with
-RELATIVE_TOLERANCE = 1e-9  # floats that differ only in their last digits (numpy 1 vs 2 summation order)
-
-WORKER = r"""
-import json, sys, time
-from pathlib import Path
-from realitybench_addon import api
-from realitybench_addon.envs import registry
-
-frames, renders, long_side, samples, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), Path(sys.argv[5])
-records, seconds = {}, {}
-for env in registry.available():
-    for index in range(frames):
-        render = index < renders
-        started = time.perf_counter()
-        record = api.frame(env, 0, index, out / ("r" if render else "g"), long_side_px=long_side, samples=samples,
-                           render=render)
-        if render:
-            seconds[record["frame_id"]] = time.perf_counter() - started
-        records[record["frame_id"]] = record
-(out / "summary.json").write_text(json.dumps({"records": records, "render_seconds": seconds}))
-"""
-
-
-def differences(a, b, path: str = "") -> list[str]:
-    """The paths where two records differ beyond the last float digits (NaN equals NaN)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        if a.keys() != b.keys():
-            return [path or "(keys)"]
-        return [d for k in a for d in differences(a[k], b[k], f"{path}.{k}" if path else k)]
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return [path]
-        named = all(isinstance(x, dict) and "name" in x for x in a)
-        return [d for i, (x, y) in enumerate(zip(a, b))
-                for d in differences(x, y, f"{path}.{x['name']}" if named else f"{path}[{i}]")]
-    if isinstance(a, float) and isinstance(b, float):
-        if math.isnan(a) and math.isnan(b):
-            return []
-        return [] if math.isclose(a, b, rel_tol=RELATIVE_TOLERANCE, abs_tol=1e-12) else [path]
-    return [] if a == b else [path]
-
-
-def run_line(python: Path, args, out: Path) -> dict:
-    done = subprocess.run([str(python), "-c", WORKER, str(args.frames), str(args.renders), str(args.long_side),
-                           str(args.samples), str(out)], cwd=ROOT, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"{python}: {done.stderr[-3000:]}")
-    return json.loads((out / "summary.json").read_text())
+SEED = 0
 
 
 def image_difference(a: Path, b: Path) -> float:
@@ -98,7 +48,8 @@ def main() -> None:
             if not python.exists():
                 print(f"{line}: no interpreter at {python} (run bash scripts/setup.sh --tests)")
                 continue
-            results[line] = run_line(python, args, Path(tmp) / line)
+            results[line] = line_records(line, Path(tmp) / f"{line}.json", args.frames, SEED, args.renders,
+                                         args.long_side, args.samples, timeout_s=24 * 3600)
         if BASE_LINE not in results:
             raise SystemExit(f"no Blender {BASE_LINE} to compare with")
         base = results[BASE_LINE]
@@ -109,16 +60,15 @@ def main() -> None:
             differing, fields, verdicts, truths = [], Counter(), 0, 0
             for fid, record in base["records"].items():
                 other = result["records"][fid]
-                strip = lambda r: {k: v for k, v in r.items() if k != "versions"}  # noqa: E731
-                found = differences(strip(record), strip(other))
+                found = record_differences(record, other)
                 if found:
                     differing.append(fid)
                     fields.update(found)
                 verdicts += record["verdict"] != other["verdict"]
                 truths += record["ground_truth"] != other["ground_truth"]
             seconds = sum(result["render_seconds"].values()) / max(1, len(result["render_seconds"]))
-            diffs = [image_difference(Path(tmp) / BASE_LINE / "r" / base["records"][f]["file_name"],
-                                      Path(tmp) / line / "r" / result["records"][f]["file_name"])
+            diffs = [image_difference(Path(tmp) / BASE_LINE / base["records"][f]["file_name"],
+                                      Path(tmp) / line / result["records"][f]["file_name"])
                      for f in base["render_seconds"]]
             print(f"{line}: records differing {len(differing)}/{len(base['records'])} {differing[:5]}, "
                   f"verdicts differing {verdicts}, ground truth differing {truths}, "

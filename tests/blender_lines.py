@@ -7,7 +7,10 @@ Read without importing bpy: its wheel's version comes from the package metadata.
 from __future__ import annotations
 
 import importlib.metadata
+import json
+import math
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -77,3 +80,63 @@ def cases(default_line: int, other_line: int) -> int:
     an other line's run, which checks that the same code builds and measures under another Blender (the default
     line is where the many cases are checked)."""
     return other_line if os.environ.get(OTHER_LINE_ENV) else default_line
+
+
+# Builds and measures frames without rendering in a line's own interpreter and writes {frame_id: record} as JSON:
+#   python -c RECORDS_SCRIPT FRAMES SEED OUT.json [RENDERS LONG_SIDE SAMPLES IMAGE_DIR]
+# (the first RENDERS frames of each environment are rendered too, and their seconds kept under "render_seconds").
+RECORDS_SCRIPT = r"""
+import json, sys, time
+from pathlib import Path
+from realitybench_addon import api
+from realitybench_addon.envs import registry
+
+frames, seed, out = int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
+renders, long_side, samples = (int(v) for v in (sys.argv[4:7] or (0, 96, 1)))
+images = Path(sys.argv[7]) if len(sys.argv) > 7 else out.parent / "images"
+records, seconds = {}, {}
+for env in registry.available():
+    for index in range(frames):
+        render = index < renders
+        started = time.perf_counter()
+        record = api.frame(env, seed, index, images, long_side_px=long_side, samples=samples, render=render)
+        if render:
+            seconds[record["frame_id"]] = time.perf_counter() - started
+        records[record["frame_id"]] = record
+out.write_text(json.dumps({"records": records, "render_seconds": seconds}))
+"""
+RELATIVE_TOLERANCE = 1e-9  # floats that differ only in their last digits (numpy 1 vs 2 summation order)
+
+
+def line_records(line: str, out: Path, frames: int, seed: int, renders: int = 0, long_side: int = 96,
+                 samples: int = 1, timeout_s: float = 1800) -> dict:
+    """{"records": {frame_id: record}, "render_seconds": {...}} of frames 0..frames-1 of every environment, built
+    in `line`'s own interpreter."""
+    args = [str(frames), str(seed), str(out), str(renders), str(long_side), str(samples), str(out.parent / line)]
+    done = subprocess.run([str(line_python(line)), "-c", RECORDS_SCRIPT, *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout_s)
+    if done.returncode != 0:
+        raise RuntimeError(f"Blender {line}: {done.stderr[-3000:]}")
+    return json.loads(out.read_text())
+
+
+def record_differences(a, b, path: str = "") -> list[str]:
+    """The paths where two records differ beyond the last float digits (NaN equals NaN); the Blender version
+    (`versions`) is not compared."""
+    if not path and isinstance(a, dict) and isinstance(b, dict):
+        a, b = ({k: v for k, v in r.items() if k != "versions"} for r in (a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            return [path or "(keys)"]
+        return [d for k in a for d in record_differences(a[k], b[k], f"{path}.{k}" if path else k)]
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [path]
+        named = all(isinstance(x, dict) and "name" in x for x in a)
+        return [d for i, (x, y) in enumerate(zip(a, b))
+                for d in record_differences(x, y, f"{path}.{x['name']}" if named else f"{path}[{i}]")]
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) and math.isnan(b):
+            return []
+        return [] if math.isclose(a, b, rel_tol=RELATIVE_TOLERANCE, abs_tol=1e-12) else [path]
+    return [] if a == b else [path]
