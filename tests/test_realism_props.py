@@ -209,3 +209,34 @@ def test_terms_and_ground_truth_unchanged_by_the_product_shapes(env):
 
     got = [_digest(run(env, i, seed=s).record) for s, i in ((0, 0), (1, 3), (2, 5), (3, 1))]
     assert got == BEFORE[env]
+
+
+@pytest.mark.parametrize("env, name", [("tape_gap", "Tape_Case"), ("slope_gauge", "Gauge_Body")])
+def test_moulded_parts_shade_round_at_their_corners_and_crisp_at_their_edges(env, name):
+    """Smooth shading across the rounded corners' segments (15 degrees apart), sharp edges where faces meet
+    at more than SMOOTH_ANGLE_RAD (bevels, the slab's sides): a flat-shaded case showed every segment as a band."""
+    bpy = pytest.importorskip("bpy")
+    from env_support import run
+
+    run(env, 0, seed=0)
+    mesh = bpy.data.objects[name].data
+    assert "sharp_face" not in mesh.attributes  # every face smooth
+    normals = np.empty(len(mesh.polygons) * 3)
+    mesh.polygons.foreach_get("normal", normals)
+    normals = normals.reshape(-1, 3)
+    faces_of_edge = [[] for _ in mesh.edges]
+    for poly in mesh.polygons:
+        for loop in range(poly.loop_start, poly.loop_start + poly.loop_total):
+            faces_of_edge[mesh.loops[loop].edge_index].append(poly.index)
+    assert all(len(f) == 2 for f in faces_of_edge)  # closed
+    angle = np.array([np.arccos(np.clip(normals[a] @ normals[b], -1, 1)) for a, b in faces_of_edge])
+    sharp = np.zeros(len(mesh.edges), bool)
+    if "sharp_edge" in mesh.attributes:
+        mesh.attributes["sharp_edge"].data.foreach_get("value", sharp)
+    assert np.array_equal(sharp, angle > ps.SMOOTH_ANGLE_RAD + 1e-6)
+    assert 0 < sharp.sum() < len(sharp) and np.any((angle > np.radians(10)) & ~sharp)  # round corners, crisp edges
+    # the shell is moulded plastic after use, not a flat colour: grime, rubbed gloss, the mould's stipple as a bump
+    tree = bpy.data.objects[name].data.materials[0].node_tree
+    assert {"grime", "rubbed", "stipple", "tint"} <= {node.label for node in tree.nodes}
+    bsdf = next(node for node in tree.nodes if node.type == "BSDF_PRINCIPLED")
+    assert all(bsdf.inputs[socket].is_linked for socket in ("Base Color", "Roughness", "Normal"))

@@ -7,6 +7,7 @@ import numpy as np
 from ..core.gauge import (BODY_HEIGHT_M, FACEPLATE_ABOVE_BODY_M, LCD_ABOVE_BODY_M, WINDOW_ACROSS_M,
                           WINDOW_ALONG_M, WINDOW_OFFSET_M, GaugePlan, display_texture, faceplate_size_m,
                           faceplate_texture, gauge_parts)
+from ..core.product_shapes import SMOOTH_ANGLE_RAD
 from ..core.roof import RoofPlan
 from . import materials as mats
 from .meshes import ngon_object, textured_quad
@@ -29,13 +30,13 @@ def build_gauge(scene, plan: RoofPlan, gauge: GaugePlan) -> dict:
     col = scene.collection
     m = gauge_matrix(plan, gauge)
     t = BODY_HEIGHT_M
-    shell = mats.principled("RB_GaugeShell", (0.62, 0.42, 0.02), roughness=0.45)
+    shell = mats.moulded_plastic("RB_GaugeShell", (0.62, 0.42, 0.02), roughness=0.45)
     rubber = mats.principled("RB_GaugeRubber", (0.015, 0.015, 0.015), roughness=0.8)
     bezel = mats.principled("RB_GaugeBezel", (0.01, 0.01, 0.012), roughness=0.25)
     parts = gauge_parts()
     for name, part, material in ((BODY, "body", shell), ("Gauge_EndCaps", "caps", rubber),
                                  ("Gauge_Bezel", "bezel", bezel), ("Gauge_Buttons", "buttons", rubber)):
-        ngon_object(name, *parts[part], col, matrix=m, materials=[material])
+        ngon_object(name, *parts[part], col, matrix=m, materials=[material], smooth_angle=SMOOTH_ANGLE_RAD)
     plate = mats.image_material("RB_GaugeFaceplate", mats.packed_image("RB_GaugeFaceplateImage", faceplate_texture()),
                                 roughness=0.5)
     textured_quad("Gauge_Faceplate", *faceplate_size_m(), col, plate, matrix=m,

@@ -370,6 +370,31 @@ def galvanized(name: str, color=(0.5, 0.5, 0.5)):
 
 
 @reused
+def moulded_plastic(name: str, color, roughness: float = 0.45):
+    """A hand tool's injection-moulded shell after some use: the mould's fine stipple (a bump of ~0.3 mm
+    grain), grime a few centimetres across that darkens the colour and dulls it, and rubbed patches polished
+    glossier (object coordinates, so each tool carries its own pattern)."""
+    mat, nodes, links, bsdf = new_material(name)
+    coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
+    grime = map_range(nodes, links, _labelled_noise(nodes, links, "grime", 28.0, 4.0, vector=coord), 0.42, 0.7)
+    rubbed = map_range(nodes, links, _labelled_noise(nodes, links, "rubbed", 60.0, 2.0, vector=coord), 0.55, 0.75)
+    stipple = _labelled_noise(nodes, links, "stipple", 3000.0, 0.0, vector=coord)
+    base = nodes.new("ShaderNodeRGB")
+    base.outputs[0].default_value = (*color, 1.0)
+    tint = map_range(nodes, links, _labelled_noise(nodes, links, "tint", 9.0, 1.0, vector=coord), 0.3, 0.7, 0.93,
+                     1.04)
+    col = mix_rgb(nodes, links, math_node(nodes, links, "MULTIPLY", grime, 0.55),
+                  scaled_color(nodes, links, base.outputs[0], tint), tuple(c * 0.45 + 0.012 for c in color))
+    links.new(col, compat.principled_input(bsdf, "Base Color"))
+    dulled = math_node(nodes, links, "MULTIPLY_ADD", grime, 0.25, roughness)
+    links.new(math_node(nodes, links, "MULTIPLY_ADD", rubbed, -0.18, dulled),
+              compat.principled_input(bsdf, "Roughness"))
+    bump_normal(nodes, links, bsdf, stipple, strength=0.12, distance=0.0004)
+    mat.diffuse_color = (*color, 1.0)
+    return mat
+
+
+@reused
 def lap_siding(name: str, color, board_m: float = 0.17):
     """Horizontal lap siding: a saw-tooth wave along Z gives each board's shadow line."""
     mat, nodes, links, bsdf = new_material(name)

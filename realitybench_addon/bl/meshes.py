@@ -79,11 +79,15 @@ def prism(radius: float, height: float, sides: int, z0: float = 0.0) -> tuple[np
     return verts, faces
 
 
-def ngon_object(name: str, vertices, faces, collection, *, matrix=None, materials=()):
-    """An object from faces of mixed sizes (small parts: prisms, L-brackets), flat as in mesh_object."""
+def ngon_object(name: str, vertices, faces, collection, *, matrix=None, materials=(), smooth_angle=None):
+    """An object from faces of mixed sizes (small parts: prisms, L-brackets), flat as in mesh_object; with
+    `smooth_angle` (radians) shaded smooth across the edges where faces meet at less than it (rounded corners)."""
     sizes = np.array([len(f) for f in faces], np.int32)
     corners = np.fromiter((i for f in faces for i in f), np.int32, count=int(sizes.sum()))
-    return _mesh_from_arrays(name, vertices, corners, sizes, collection, matrix=matrix, materials=materials)
+    obj = _mesh_from_arrays(name, vertices, corners, sizes, collection, matrix=matrix, materials=materials)
+    if smooth_angle is not None:
+        compat.smooth_by_angle(obj.data, smooth_angle)
+    return obj
 
 
 def curve_object(name: str, points: np.ndarray, radius: float, collection, *, material=None, matrix=None):

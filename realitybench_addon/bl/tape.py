@@ -8,6 +8,7 @@ import math
 import bpy
 import numpy as np
 
+from ..core.product_shapes import SMOOTH_ANGLE_RAD
 from ..core.roof import INCH, RoofPlan
 from ..core.tape import (BLADE_THICKNESS_M, BLADE_WIDTH_M, SHELL_HALF_THICKNESS_M, TapePlan, blade_axes,
                          blade_texture, case_outline, case_parts, case_print_size_m, case_print_texture, hook_parts)
@@ -63,12 +64,12 @@ def build_tape(scene, plan: RoofPlan, tape: TapePlan) -> dict:
 
 def _build_case(col, m: np.ndarray, length_m: float) -> None:
     parts = case_parts(length_m)
-    shell = mats.principled("RB_TapeCase", (0.75, 0.55, 0.02), roughness=0.45)
+    shell = mats.moulded_plastic("RB_TapeCase", (0.75, 0.55, 0.02), roughness=0.45)
     rubber = mats.principled("RB_TapeRubber", (0.025, 0.025, 0.027), roughness=0.85)
     steel = mats.principled("RB_TapeClipSteel", (0.55, 0.56, 0.58), roughness=0.35, metallic=1.0)
     for name, part, material in ((CASE, "shell", shell), ("Tape_Overmould", "overmould", rubber),
                                  ("Tape_Clip", "clip", steel), ("Tape_Slot", "slot", rubber)):
-        ngon_object(name, *parts[part], col, matrix=m, materials=[material])
+        ngon_object(name, *parts[part], col, matrix=m, materials=[material], smooth_angle=SMOOTH_ANGLE_RAD)
     # the maker's print on both sides, inside the overmould rim (read upright with the case on top)
     w, h = case_print_size_m()
     inner = case_outline(length_m)

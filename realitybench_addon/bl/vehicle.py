@@ -368,11 +368,8 @@ def part_object(name: str, part: Part, collection, matrix, materials: dict, *, s
     obj = mesh_object(name, part.vertices, part.triangles, collection, matrix=matrix,
                       materials=[materials[m] for m in part.materials], face_materials=part.face_material,
                       smooth=smooth)
-    if smooth and hasattr(obj.data, "set_sharp_from_angle"):
-        obj.data.set_sharp_from_angle(angle=math.radians(sharp_deg or SMOOTH_ANGLE_DEG))
-    elif smooth and hasattr(obj.data, "use_auto_smooth"):  # Blender < 4.1
-        obj.data.use_auto_smooth = True
-        obj.data.auto_smooth_angle = math.radians(sharp_deg or SMOOTH_ANGLE_DEG)
+    if smooth:
+        compat.smooth_by_angle(obj.data, math.radians(sharp_deg or SMOOTH_ANGLE_DEG))
     if uv is not None:
         layer = obj.data.uv_layers.new(name="UVMap")
         loops = part.triangles.ravel()

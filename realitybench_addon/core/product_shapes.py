@@ -95,6 +95,12 @@ def loft(rings: list[np.ndarray], levels: list[float], *, cap_start: bool = True
     return verts, faces
 
 
+# Shading: faces that meet at less than this shade smooth across their edge. A rounded corner's segments turn by
+# 90 / per_corner degrees (15 at the default 6), a bevel by 45 and a slab's sides by 90: corners shade round,
+# bevels and edges stay crisp.
+SMOOTH_ANGLE_RAD = math.radians(35.0)
+
+
 def rounded_slab(rect: RoundedRect, c0: float, c1: float, bevel: float = 0.0, per_corner: int = 6) -> Mesh:
     """`rect` extruded from c0 to c1, its two end edges bevelled by `bevel` (45 degrees): a moulded part."""
     if c1 - c0 <= 2 * bevel:
