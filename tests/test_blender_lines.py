@@ -58,7 +58,6 @@ DEFAULT_LINE_ONLY = [
     "tests/test_guide_loop.py::test_scripted_models_against_the_baselines_and_a_hand_computation",
 ]
 TIMEOUT_S = 3000  # both lines run at once, each on about one core
-LINE_NICENESS = 10
 
 
 def _counts(output: str) -> dict[str, int]:
@@ -87,10 +86,8 @@ def start_line_runs(directory: Path, lines) -> dict:
         if not python.exists():
             continue
         suites = LINE_SUITES[line]
-        # niced: the lines are throughput, while this suite's real-window flow waits on Blender's event loop for
-        # every click; they take the cores' idle time and run at full speed once this suite's tests are done
-        command = ["nice", "-n", str(LINE_NICENESS), str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                   *suites, *deselect]
+        # not niced: a niced line got ~5 % of a core beside two workers, and its tests' subprocess timeouts ran out
+        command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *suites, *deselect]
         with (directory / f"line{line}.out").open("w") as sink:
             process = subprocess.Popen(command, cwd=ROOT, env={**env, OTHER_LINE_ENV: line}, stdout=sink,
                                        stderr=subprocess.STDOUT, text=True)
