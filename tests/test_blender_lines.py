@@ -1,9 +1,9 @@
 """The other Blender lines: the bpy-level suites in each tested line's own wheel.
 
 The default line (bpy 5.2 LTS on Python 3.13, this venv) runs every test. Each other line runs the suites where
-Blender itself can differ (`LINE_SUITES`): rendering, the compositor, export (resume, shards, repair), the CLI and
-the sidebar's operators, which build every environment too; 4.5 LTS (Python 3.11, numpy 1) also the suites that
-check drawn text and Blender's ray casts. tests/test_line_records.py checks that every environment's frame gives
+Blender itself can differ (`LINE_SUITES`): rendering, the compositor, the CLI and the sidebar's operators, which
+build every environment too; 4.5 LTS (Python 3.11, numpy 1) also the export's (resume, shards, repair) and the
+suites that check drawn text and Blender's ray casts. tests/test_line_records.py checks that every environment's frame gives
 the same record on each line as on 5.2, where the environments' build suites run. Each line runs in its own venv
 made by `bash scripts/setup.sh --tests`. The other lines run at the same
 time, beside this suite's other tests (they start when collection ends and are checked last: conftest.py); they leave
@@ -27,16 +27,18 @@ from blender_lines import (LINE_DIR, LINE_DIR_WORKER_INPUT, LINE_FILE, LINE_TEST
 
 ROOT = Path(__file__).resolve().parent.parent
 # What can differ on another line is Blender itself: above all the compositor (a stack of effects since 5.3,
-# bl/compat.py), rendering, the export, the sidebar's operators and the materials. Every line runs the suites of
-# those, which build, render and export every environment too (test_row_schema, test_cli).
-RENDER_AND_UI_SUITES = ["tests/test_cli.py", "tests/test_measure_bpy.py", "tests/test_export.py",
-                        "tests/test_sidebar.py", "tests/test_sidebar_state.py", "tests/test_resume_determinism.py",
-                        "tests/test_pack_on_save.py", "tests/test_material_cache.py",
-                        "tests/test_damage_view_render.py", "tests/test_row_schema.py", "tests/test_frame_rebuild.py",
-                        "tests/test_camera_state.py", "tests/test_phone_view.py", "tests/test_menus.py",
-                        "tests/test_postprocess_phone_look.py", "tests/test_render_settings.py",
-                        "tests/test_guide_loop.py", "tests/test_realism_lamps.py", "tests/test_realism_board_gloss.py",
+# bl/compat.py), rendering, the sidebar's operators and the materials. Every line runs the suites of those, which
+# build and render every environment too (test_row_schema, test_cli).
+RENDER_AND_UI_SUITES = ["tests/test_cli.py", "tests/test_measure_bpy.py", "tests/test_sidebar.py",
+                        "tests/test_sidebar_state.py", "tests/test_resume_determinism.py", "tests/test_pack_on_save.py",
+                        "tests/test_material_cache.py", "tests/test_damage_view_render.py", "tests/test_row_schema.py",
+                        "tests/test_frame_rebuild.py", "tests/test_camera_state.py", "tests/test_phone_view.py",
+                        "tests/test_menus.py", "tests/test_postprocess_phone_look.py", "tests/test_render_settings.py",
+                        "tests/test_realism_lamps.py", "tests/test_realism_board_gloss.py",
                         "tests/test_mesh_construction.py", "tests/test_meshes_box.py"]
+# The export's orchestration (worker processes, shards, resume, the guide loop's jobs) is Python's, not Blender's:
+# it runs where Python differs from the default line's, on 4.5 LTS (Python 3.11); 5.3 has 5.2's Python and numpy.
+EXPORT_SUITES = ["tests/test_export.py", "tests/test_guide_loop.py"]
 # 4.5 LTS is the oldest line, on Python 3.11 and numpy 1: it also runs the suites that compare drawn text (text
 # curves, the LCD's digits) and Blender's own ray casts and BVH with what the code measures.
 TEXT_AND_RAY_SUITES = ["tests/test_envs_gauge_label.py", "tests/test_breaker_label.py", "tests/test_scene_bvh.py",
@@ -44,8 +46,8 @@ TEXT_AND_RAY_SUITES = ["tests/test_envs_gauge_label.py", "tests/test_breaker_lab
 # The environments' build suites (geometry, ground truth, every term over many seeds) run on the default line;
 # tests/test_line_records.py checks that every environment's frame gives the same record on each other line.
 # (5.2 is an other line only on a machine without Python 3.13, where 4.5 is the default.)
-LINE_SUITES = {"4.5": RENDER_AND_UI_SUITES + TEXT_AND_RAY_SUITES, "5.2": RENDER_AND_UI_SUITES + TEXT_AND_RAY_SUITES,
-               "5.3": RENDER_AND_UI_SUITES}
+OLDEST_LINE_SUITES = RENDER_AND_UI_SUITES + EXPORT_SUITES + TEXT_AND_RAY_SUITES
+LINE_SUITES = {"4.5": OLDEST_LINE_SUITES, "5.2": OLDEST_LINE_SUITES, "5.3": RENDER_AND_UI_SUITES}
 # Left to the default line, where each runs too: more environments of a check the other lines already make on a
 # few (the material copies of three more lot scenes, a third fresh-process rebuild) and the harness's scripted
 # models, whose bpy part (the guide loop's scene builds) the kill-and-resume test still runs. About a fifth of a
