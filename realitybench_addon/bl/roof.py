@@ -79,7 +79,7 @@ def build_roof_scene(scene, plan: RoofPlan, rng: np.random.Generator) -> BuiltRo
     mesh_object("Shingles", v, q, col, matrix=roof_m, materials=[shingle_mat], face_attributes={"tab_shade": shade})
     deck_v, deck_q = boxes([-rake, -over, -0.03], [L + rake, S, -SHINGLE_THICKNESS - 0.0005])
     trim = mats.principled("RB_Trim", (0.75, 0.75, 0.73), roughness=0.5)
-    # shows through the tab slots: the laminate's darker lower layer, so that a slot reads as one more gap
+    # shows through the joints between strips: the laminate's darker lower layer, so a joint reads as one more gap
     felt = mats.principled("RB_RoofingFelt", tuple(c * 0.4 for c in SHINGLE_COLORS[plan.shingle_color]), roughness=0.9)
     mesh_object("RoofDeck", deck_v, deck_q, col, matrix=roof_m, materials=[felt])
     ridge_y, ridge_z = S * math.cos(p), plan.eave_height_m + S * math.sin(p)
