@@ -179,3 +179,25 @@ def test_granules_are_irregular_grains_not_a_pixel_mosaic():
     assert _orientation_peak(baked) < 1.25
     p5, p95 = np.percentile(baked, [5, 95])
     assert p95 / p5 < 2.6
+
+
+def test_chimney_crown_is_weathered_concrete_darker_than_a_kerb():
+    """rail_attachment seed 6113 frame 1 looks down past a chimney's crown 0.5 m away: a plain (0.4, 0.4, 0.38)
+    concrete filled a third of the frame as one near-white slab. The crown is stained, pitted, cracked concrete
+    whose lightest tone is well under a kerb's."""
+    bpy = pytest.importorskip("bpy")
+    from realitybench_addon import pipeline
+
+    pipeline.run_frame(pipeline.plan_frame("rail_attachment", 6113, "random", 1), render=False,
+                       cache=pipeline.SceneCache())
+    mat = bpy.data.objects["ChimneyCap"].material_slots[0].material
+    assert mat.name.startswith("RB_ChimneyCrown")
+    nodes = mat.node_tree.nodes
+    bsdf = next(n for n in nodes if n.bl_idname == "ShaderNodeBsdfPrincipled")
+    assert bsdf.inputs["Base Color"].is_linked and bsdf.inputs["Normal"].is_linked
+    cracks = [n for n in nodes if n.bl_idname == "ShaderNodeTexVoronoi" and n.feature == "DISTANCE_TO_EDGE"]
+    assert len(cracks) == 1 and cracks[0].inputs["Scale"].default_value <= 4.0  # long cracks, not a cell network
+    assert sum(n.bl_idname == "ShaderNodeTexNoise" for n in nodes) >= 6  # tone, stains, pits, breaks, lichen
+    ramp = next(n for n in nodes if n.bl_idname == "ShaderNodeValToRGB")
+    assert max(max(e.color[:3]) for e in ramp.color_ramp.elements) <= 0.17
+    assert max(mat.diffuse_color[:3]) <= 0.17

@@ -1,6 +1,7 @@
 """Worn ground materials of the parking lot (issue 20): asphalt with aggregate, tyre-polished lanes, cracks and
 oil stains; repair patches; faded, chipped stall paint; curbs chipped and dirty at the base; a sidewalk with
-tooled joints. (Grass, leaves and bark come from `bl.vegetation`.)
+tooled joints; and a chimney's weathered concrete crown, which the roof scenes take. (Grass, leaves and bark come
+from `bl.vegetation`.)
 
 Everything is a node pattern over object coordinates (the lot's ground objects sit at the world origin, so
 these are world metres); stains and lanes follow the plan's stall grid. No geometry moves: bump only.
@@ -13,6 +14,7 @@ from ..core import ground
 from ..core.parking_lot import SIDEWALK_JOINT_M, LotPlan, layout_seed
 from . import compat
 from . import materials as mats
+from .material_cache import reused
 
 
 class NodeGraph:
@@ -384,4 +386,28 @@ def sidewalk_concrete(name: str):
     height = g.math("SUBTRACT", g.math("MULTIPLY_ADD", broom, 0.3, g.math("MULTIPLY", tone, 0.7)),
                     g.math("MULTIPLY", joint, 1.5))
     finish(mat, g, bsdf, color, 0.88, height, 0.3, 0.006, light)
+    return mat
+
+
+@reused
+def crown_concrete(name: str):
+    """A chimney's crown after years on a roof: darker than a kerb (a kerb's grey in sun beside dark shingles
+    blew out to white), soot and rain stains in blotches, pitted with small dark holes, a few long hairline
+    cracks broken into pieces (no network of cells: a blind panel read those as a Voronoi pattern), pale lichen
+    specks, a rough, matte finish. World coordinates (the crown's mesh is built in world space)."""
+    mat, nodes, links, bsdf = mats.new_material(name)
+    g = NodeGraph(nodes, links)
+    light = (0.16, 0.155, 0.145)
+    color, tone = _concrete_tone(g, light)
+    stains = g.smooth(g.noise(3.0, 4.0, roughness=0.6), 0.42, 0.72, 0.0, 0.85)
+    color = g.mix(stains, color, (0.05, 0.048, 0.045))
+    pits = g.smooth(g.noise(90.0, 2.0, roughness=0.8), 0.7, 0.76, 0.0, 0.7)
+    color = g.mix(pits, color, (0.03, 0.03, 0.028))
+    cracks = g.math("MULTIPLY", g.smooth(g.edge_distance(3.0, g.warp(5.0, 0.06)), 0.005, 0.0),
+                    g.smooth(g.noise(2.5, 2.0), 0.53, 0.58))
+    color = g.mix(cracks, color, (0.025, 0.025, 0.023))
+    lichen = g.smooth(g.noise(40.0, 3.0, roughness=0.7), 0.66, 0.72, 0.0, 0.8)
+    color = g.mix(g.math("MULTIPLY", lichen, g.smooth(g.noise(2.0, 2.0), 0.5, 0.65)), color, (0.24, 0.26, 0.21))
+    height = g.math("SUBTRACT", tone, g.math("MULTIPLY", g.math("MAXIMUM", cracks, pits), 0.8))
+    finish(mat, g, bsdf, color, 0.94, height, 0.4, 0.004, light)
     return mat

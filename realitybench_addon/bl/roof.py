@@ -20,7 +20,7 @@ from ..core.surroundings import clear_of_sun, draw_surroundings
 from ..core.surroundings_meshes import ground_mesh
 from ..core.grass import GrassPatch, scatter_patch, tuft_variants
 from ..core.vegetation import conifer_tree, deciduous_tree, merge_plants, shrub
-from . import facade, lawn_dress, vegetation
+from . import facade, lawn_dress, lot_ground, vegetation
 from .grass import add_grass, grass_material
 from . import materials as mats
 from .meshes import boxes, curve_object, mesh_object, ngon_object, prism
@@ -262,7 +262,7 @@ def _build_chimney(scene, plan: RoofPlan, frame: RoofFrame) -> None:
     v, q = boxes([cu, low[1], low[2] - 0.4], [cu + w, high[1], high[2] + height])
     mesh_object("Chimney", v, q, scene.collection, materials=[mats.brick("RB_ChimneyBrick", (0.3, 0.1, 0.06))])
     cap_v, cap_q = boxes([cu - 0.04, low[1] - 0.04, high[2] + height], [cu + w + 0.04, high[1] + 0.04, high[2] + height + 0.06])
-    mesh_object("ChimneyCap", cap_v, cap_q, scene.collection, materials=[mats.principled("RB_Concrete", (0.4, 0.4, 0.38))])
+    mesh_object("ChimneyCap", cap_v, cap_q, scene.collection, materials=[lot_ground.crown_concrete("RB_ChimneyCrown")])
 
 
 def _build_ladder(scene, plan: RoofPlan) -> None:
