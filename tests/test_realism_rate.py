@@ -171,3 +171,21 @@ def test_script_makes_the_viewers_folder_and_scores_answers(tmp_path):
     (tmp_path / "bad.json").write_text('{"kind": "blind_pairs"}')
     run = _script("score", tmp_path / "bad.json", tmp_path / "a.json")
     assert run.returncode == 2 and run.stderr.startswith("error: ") and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("recorded, overall", [
+    ("realism-absolute-2026-12-04", None),
+    ("realism-absolute-2026-12-04b", "| all | 55 | 220 | 2.22 |"),
+    ("realism-absolute-2026-12-06", "| all | 55 | 220 | 2.43 |"),
+])
+def test_the_recorded_panels_give_the_tables_in_docs(tmp_path, recorded, overall):
+    """docs/realism.md's absolute-panel tables are what the checked-in key and answers give (bootstrap seed 0),
+    and so is each panel's score.md beside them."""
+    recorded = ROOT / "benchmarks" / "results" / recorded
+    run = _script("score", recorded / "key.json", *sorted((recorded / "answers").glob("*.json")),
+                  "--markdown", tmp_path / "table.md")
+    assert run.returncode == 0, run.stderr
+    table = (tmp_path / "table.md").read_text().strip()
+    assert overall is None or overall in table
+    assert table == (recorded / "score.md").read_text().strip()
+    assert table in (ROOT / "docs" / "realism.md").read_text()
