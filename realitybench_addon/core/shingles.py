@@ -41,22 +41,20 @@ def shingle_courses(rng: np.random.Generator, u0: float, u1: float, v0: float, v
     for k in range(int(math.ceil((v1 - v0) / exposure))):
         vb = v0 + k * exposure
         vt = min(vb + exposure, v1)
-        offset = (k % 2) * tab / 2 + rng.uniform(-COURSE_JITTER_M, COURSE_JITTER_M)
+        jitter = rng.uniform(-COURSE_JITTER_M, COURSE_JITTER_M)
+        offset = (k % 2) * tab / 2 + jitter
         starts = np.arange(u0 - tab + offset % tab, u1, tab)
         a = np.maximum(starts + SLOT_WIDTH / 2, u0)
         b = np.minimum(starts + tab - SLOT_WIDTH / 2, u1)
         kept = ~(b - a < MIN_TAB_M)
         # per tab, in this order: its lift, then its shade
         draws = rng.uniform(0.0, [MAX_LIFT_M, 1.0], size=(int(kept.sum()), 2))
-        if tabs_per_strip > 1:
-            jitter = offset - (k % 2) * tab / 2  # already drawn: uniform over +-COURSE_JITTER_M
-            phase = int((jitter + COURSE_JITTER_M) / (2 * COURSE_JITTER_M) * tabs_per_strip) % tabs_per_strip
-            strip = ((np.arange(len(starts)) + phase) // tabs_per_strip)[kept]
-            first, last = np.ones(len(strip), bool), np.ones(len(strip), bool)
-            first[1:] = last[:-1] = strip[1:] != strip[:-1]
-            a, b, draws = a[kept][first], b[kept][last], draws[first]
-        else:
-            a, b = a[kept], b[kept]
+        # which tab starts a strip follows the course's jitter (tabs_per_strip=1: every tab is one)
+        phase = int((jitter + COURSE_JITTER_M) / (2 * COURSE_JITTER_M) * tabs_per_strip) % tabs_per_strip
+        strip = ((np.arange(len(starts)) + phase) // tabs_per_strip)[kept]
+        first, last = np.ones(len(strip), bool), np.ones(len(strip), bool)
+        first[1:] = last[:-1] = strip[1:] != strip[:-1]
+        a, b, draws = a[kept][first], b[kept][last], draws[first]
         corners = np.empty((len(a), 6, 3))  # butt edge a, b; raised butt b, a; top edge b, a
         corners[:, (0, 3, 5), 0] = a[:, None]
         corners[:, (1, 2, 4), 0] = b[:, None]
