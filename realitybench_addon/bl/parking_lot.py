@@ -1,7 +1,8 @@
 """Build a `LotPlan` in Blender: worn asphalt with repair patches and painted stalls, curbs, a sidewalk
 and lawn, the building's front (framed windows, doors, gutter), light poles, trees and shrubs, the sky
-with its sun (`RB_Sun`, aligned with the sky's sun), and every parked vehicle with its plates. Ground
-materials come from `lot_ground`, facade and plant materials from `facade` and `vegetation`.
+with its sun (`RB_Sun`, aligned with the sky's sun), every parked vehicle with its plates, and the neighbourhood
+beyond the site (`core.lot_site`, built by `bl.surroundings`). Ground materials come from `lot_ground`, facade and
+plant materials from `facade` and `vegetation`.
 
 Cars are `Car<i>_<part>` (Car0 is the subject); plates `Car<i>_plate_<end>` on
 `Car<i>_plate_mount_<end>`. After building, `intersecting_pairs` checks the built meshes: a car
@@ -23,7 +24,9 @@ from ..core.facade import WallFrame
 from ..core.parking_lot import (CURB_HEIGHT_M, CURB_WIDTH_M, LotPlan, SceneIntersection,
                                  asphalt_patches, facade_layout, layout_seed, shrub_plants, tree_plants)
 from ..core.grass import FADE_M, GrassPatch, scatter_patch, tuft_variants
+from ..core.lot_site import lot_surroundings, paved_area, site_circle
 from ..core.plate import PLATE_PX_PER_MM, plate_texture
+from ..core.surroundings_meshes import ground_mesh
 from ..core.vehicle_details import MOUNT_SIZE_M, PLATE_SIZE_M
 from ..core.vehicle_geometry import vehicle_geometry
 from . import compat, facade, lawn_dress, lot_ground, vegetation
@@ -31,6 +34,7 @@ from . import materials as mats
 from .grass import add_grass, grass_material
 from .meshes import boxes, mesh_object, textured_quad
 from .scene_data import world_triangles
+from .surroundings import build_surroundings
 from .vehicle import BuiltVehicle, build_vehicle
 from .material_cache import reused
 
@@ -52,6 +56,7 @@ class BuiltLot:
     standing: dict = field(default_factory=dict)  # name -> object names: more things a car must not intersect
     cache: dict = field(default_factory=dict)  # what measurements compute once per built scene (surface samples)
     grass: list = field(default_factory=list)  # core.grass.GrassPatch: where blades stand
+    surroundings: list[str] = field(default_factory=list)  # the neighbourhood beyond the site: never measured
 
     @property
     def subject(self) -> BuiltVehicle:
@@ -121,6 +126,7 @@ def build_lot(scene, plan: LotPlan, *, replace_parts: dict | None = None, extra_
     _build_building(scene, plan, built)
     _build_poles(scene, plan, built)
     _build_trees(scene, plan, built)
+    _build_surroundings(scene, plan, built)
     for i, car in enumerate(plan.cars):
         prefix = f"Car{i}"
         bv = build_vehicle(scene, car.vehicle, prefix, car.matrix(),
@@ -139,7 +145,8 @@ def _build_ground(scene, plan: LotPlan, built: BuiltLot) -> None:
     """Asphalt with repair patches, worn stall lines, curbs, a jointed sidewalk and lawn in front of the
     building, and the planted strip behind row B (materials: `lot_ground`)."""
     col = scene.collection
-    gv, gq = boxes([-300, -300, -0.1], [300, 300, 0.0])
+    x0, y0, x1, y1 = paved_area(plan)  # the neighbourhood's lawn beyond (`_build_surroundings`)
+    gv, gq = boxes([x0, y0, -0.1], [x1, y1, 0.0])
     mesh_object("Asphalt", gv, gq, col, materials=[lot_ground.asphalt("RB_Asphalt", plan)])
     built.ground.append("Asphalt")
     for k, patch in enumerate(asphalt_patches(plan)):
@@ -324,6 +331,22 @@ def _build_trees(scene, plan: LotPlan, built: BuiltLot) -> None:
     if len(plants["leaves"][1]):
         shrub_leaves = vegetation.leaf_material("RB_ShrubLeaves", leaf_scale=14.0)
         built.scenery += vegetation.add_plants(col, "Shrubs", plants, shrub_leaves, bark)
+
+
+SURROUNDINGS_SINK_M = 0.03  # the neighbourhood's ground lies this far under the asphalt's top: no shared plane
+
+
+def _build_surroundings(scene, plan: LotPlan, built: BuiltLot) -> None:
+    """The neighbourhood round the lot (`core.lot_site`): a lawn out to hills, houses along a street with poles,
+    tree lines and woods. Set dressing: none of it is measured, comes near a camera or shades a stall."""
+    (cx, cy), _ = site_circle(plan)
+    plan_around = lot_surroundings(plan)
+    origin = (cx, cy, -SURROUNDINGS_SINK_M)
+    gv, gt = ground_mesh(plan_around.terrain)
+    lawn = bpy.data.objects["LawnFront"].active_material  # the lot's own lawn, out to where the hills rise
+    mesh_object("SurroundingsGround", gv + np.array(origin), gt, scene.collection, materials=[lawn])
+    around = build_surroundings(scene, plan_around, origin=origin, skip_kinds=("ground",))
+    built.surroundings = ["SurroundingsGround", *around.objects]
 
 
 def _bvh(names: list[str], depsgraph) -> BVHTree | None:

@@ -154,12 +154,13 @@ def build_surroundings(scene, plan: SurroundingsPlan, rng: np.random.Generator |
                        origin=(0.0, 0.0), skip_kinds: tuple[str, ...] = (),
                        card_reach_m: float = math.inf) -> BuiltSurroundings:
     """Populate `scene` with the surroundings of `plan` (the plan fixes every shape; nothing is drawn here),
-    centred on `origin` (x, y), less the parts of `skip_kinds` (a scene with a lawn of its own skips "ground");
-    crowns beyond `card_reach_m` render as their lumps, without leaf cards."""
+    centred on `origin` (x, y, or x, y, z: a lot sinks them a little under its asphalt), less the parts of
+    `skip_kinds` (a scene with a lawn of its own skips "ground"); crowns beyond `card_reach_m` render as their
+    lumps, without leaf cards."""
     col = scene.collection
     built = BuiltSurroundings(plan)
     materials = _materials(plan, lawn="ground" not in skip_kinds)
-    shift = np.array([origin[0], origin[1], 0.0])
+    shift = np.array([origin[0], origin[1], origin[2] if len(origin) > 2 else 0.0])
     for part in surroundings_parts(plan):
         if part.kind in skip_kinds:
             continue

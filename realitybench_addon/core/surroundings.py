@@ -33,6 +33,7 @@ RIM_RADIUS_M = 880.0
 MAX_EYE_Z_M = 16.0  # no camera of this environment is higher; the rim stands well above it
 TERRAIN_RINGS = 40
 TERRAIN_SEGMENTS = 720  # 0.5 degree
+MIN_YARD_M = 45.0  # the flat ground reaches at least this far past the house's circle (room for a neighbour)
 
 
 @dataclass(frozen=True)
@@ -161,9 +162,11 @@ class _Occupancy:
         self.xyr = np.vstack([self.xyr, [x, y, radius]])
 
 
-def _draw_terrain(rng: np.random.Generator) -> Terrain:
-    """The flat yard's radius, the hills beyond it and the rim."""
-    flat = float(rng.uniform(90.0, 200.0))
+def _draw_terrain(rng: np.random.Generator, house_radius_m: float) -> Terrain:
+    """The flat yard's radius, the hills beyond it and the rim. The yard reaches at least `MIN_YARD_M` past the
+    house's circle (a parking lot's site is wider than a house's; for a house that bound never binds, so its
+    draws are what they were)."""
+    flat = max(float(rng.uniform(90.0, 200.0)), house_radius_m + MIN_YARD_M)
     hills = []
     for _ in range(int(rng.integers(3, 9))):
         distance = float(rng.uniform(flat + 80.0, RIM_RADIUS_M - 60.0))
@@ -441,7 +444,7 @@ def draw_surroundings(rng: np.random.Generator, house_radius_m: float) -> Surrou
     """Draw the surroundings of a house that fits in a circle of `house_radius_m` around the origin."""
     if not house_radius_m > 0:
         raise ValueError(f"house radius must be positive, got {house_radius_m}")
-    terrain = _draw_terrain(rng)
+    terrain = _draw_terrain(rng, house_radius_m)
     flat = terrain.flat_radius_m
     road = _draw_road(rng, house_radius_m)
     occ = _Occupancy(road)
