@@ -11,7 +11,7 @@ from ..core.rust_relief import rust_relief
 from ..core.vehicle import VehiclePlan
 from . import compat
 from .materials import pack_on_save
-from .materials import math_node
+from .materials import coat_input, math_node
 from .vehicle import DIRT_NODE_LABEL, paint_material
 
 DAMAGE_IMAGE = "RB_DamageImage"
@@ -68,7 +68,7 @@ def damage_material(name: str, vehicle: VehiclePlan, plan: DamagePlan):
 
 def rust_bump(mat, plan: DamagePlan, uv_socket, bsdfs) -> None:
     """Pitted rust and a rim of blistered paint round it (`core.rust_relief`): a bump on top of the paint's own
-    normal (its orange peel) for both BSDFs, and the pits' floors darker on the rust's BSDF. The texture's
+    (its coat's orange peel) for both BSDFs, and the pits' floors darker on the rust's BSDF. The texture's
     alpha, and so the mask and the area, are as before. Outside the patch (EXTEND of a flat border) the relief
     is flat."""
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
@@ -102,8 +102,9 @@ def rust_bump(mat, plan: DamagePlan, uv_socket, bsdfs) -> None:
     links.new(colour, darker.inputs[0])
     links.new(shade.outputs["Result"], darker.inputs["Scale"])
     links.new(darker.outputs["Vector"], base)
-    below = bsdfs[0].inputs["Normal"].links
-    if below:  # the paint's own bump (orange peel) under the rust's
+    coat = coat_input(bsdfs[0], "Normal")
+    below = (coat.links if coat is not None else ()) or bsdfs[0].inputs["Normal"].links
+    if below:  # the paint's own bump (the orange peel on its coat) under the rust's
         links.new(below[0].from_socket, bump.inputs["Normal"])
     for bsdf in bsdfs:
         for key in ("Normal", "Coat Normal", "Clearcoat Normal"):

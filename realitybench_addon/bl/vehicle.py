@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
+from ..core.tyre_sidewall import BAND as SIDEWALL_BAND
+from ..core.tyre_sidewall import sidewall_strip
 from ..core.vehicle import VehiclePlan
 from ..core.vehicle_details import DRESSING_PREFIX
 from ..core.vehicle_geometry import vehicle_geometry
@@ -88,6 +90,7 @@ def paint_material(name: str, rgb, metallic: float):
 PANEL_SHADE = 0.07  # panels differ in lightness by up to +-3.5% (refinished, sun-faded, another batch)
 PANEL_HUE = 0.008  # and in hue by up to +-0.4%
 PEEL_SCALE = 260.0  # orange peel: the clear coat's fine ripple, features of a few mm (1/m)
+PEEL_STRENGTH = 0.025  # the ripple's bump strength (0.04 on both layers read as stucco up close)
 
 
 def _panel_shade(nodes, links, coord, color):
@@ -109,17 +112,19 @@ def _panel_shade(nodes, links, coord, color):
 
 
 def _orange_peel(nodes, links, bsdf, coord) -> None:
-    """The clear coat's orange peel: a fine, shallow ripple that breaks up reflections (bumps the coat's and the
-    base's normal)."""
+    """The clear coat's orange peel: a fine, shallow ripple that wobbles the reflections in the coat only. The
+    base coat under it is smooth: a third panel saw the peel on both layers, in a close-up under the sun, as
+    "exaggerated bump-mapped paint" (a stucco grain in the diffuse shading)."""
+    coat_normal = mats.coat_input(bsdf, "Normal")
+    if coat_normal is None:  # no coat layer to ripple
+        return
     peel = nodes.new("ShaderNodeTexNoise")
     peel.label = "orange peel"
     peel.inputs["Scale"].default_value = PEEL_SCALE
     peel.inputs["Detail"].default_value = 1.0
     links.new(coord.outputs["Object"], peel.inputs["Vector"])
-    bump = mats.bump_normal(nodes, links, bsdf, peel.outputs["Fac"], strength=0.04, distance=0.002)
-    coat_normal = mats.coat_input(bsdf, "Normal")
-    if coat_normal is not None:
-        links.new(bump.outputs["Normal"], coat_normal)
+    mats.bump_normal(nodes, links, bsdf, peel.outputs["Fac"], strength=PEEL_STRENGTH, distance=0.002,
+                     into=coat_normal)
 
 
 DIRT_NODE_LABEL = "Road dirt"  # the node whose output is the dirt amount (0 clean .. 0.9)
@@ -309,15 +314,54 @@ def tyre_material(name: str):
     shoulder = math_node(nodes, links, "MAXIMUM", math_node(nodes, links, "SUBTRACT", r, 0.86), 0.0)
     bulge = math_node(nodes, links, "MULTIPLY", side, math_node(nodes, links, "MULTIPLY", shoulder, shoulder))
     height = math_node(nodes, links, "SUBTRACT", math_node(nodes, links, "MULTIPLY", bulge, -40.0), tread)
+    letters = math_node(nodes, links, "MULTIPLY", side, _sidewall_letters(nodes, links, angle, r, normal))
+    height = math_node(nodes, links, "MULTIPLY_ADD", letters, LETTER_HEIGHT_M / 0.01, height)
     mats.bump_normal(nodes, links, bsdf, height, strength=0.7, distance=0.01)
     shade = math_node(nodes, links, "ADD", side, math_node(nodes, links, "MULTIPLY", tread, 2))
     ramp = mats.color_ramp(nodes, links, shade,
                            [(0.0, (0.022, 0.022, 0.022)), (0.5, (0.03, 0.029, 0.028)), (1.0, (0.008, 0.008, 0.008))])
     color, dust = _tyre_wear(nodes, links, coord, uv, side, r, ramp.outputs["Color"])
+    # the letters' faces: rubbed by kerbs and washes, a little lighter and smoother than the sidewall
+    color = mats.mix_rgb(nodes, links, math_node(nodes, links, "MULTIPLY", letters, 0.6), color, LETTER_RGB)
     links.new(color, compat.principled_input(bsdf, "Base Color"))
     rough = math_node(nodes, links, "MULTIPLY_ADD", side, -0.2, 0.85)
+    rough = math_node(nodes, links, "MULTIPLY_ADD", letters, -0.15, rough)
     links.new(math_node(nodes, links, "MULTIPLY_ADD", dust, 0.12, rough), compat.principled_input(bsdf, "Roughness"))
     return mat
+
+
+LETTER_HEIGHT_M = 0.0008  # the sidewall's moulded lettering stands this proud
+LETTER_RGB = (0.045, 0.044, 0.043)
+LETTERING_IMAGE = "RB_TyreLettering"
+
+
+def _sidewall_letters(nodes, links, angle, r, normal):
+    """The moulded lettering's height (0..1) at (angle round the axle, radius over the tyre's): the strip of
+    `core.tyre_sidewall` wrapped round the band, read from the wheel's outside on either side of the car (the
+    angle runs the other way on the right, whose sidewall faces -y)."""
+    image = bpy.data.images.get(LETTERING_IMAGE)
+    if image is None:
+        strip = sidewall_strip()
+        rows, cols = strip.shape
+        image = bpy.data.images.new(LETTERING_IMAGE, cols, rows, alpha=False)
+        image.colorspace_settings.name = "Non-Color"  # before the pixels: setting it reloads a generated image
+        image.pixels.foreach_set(mats.blender_rgba(np.repeat(strip[..., None], 3, axis=2)).ravel())
+        mats.pack_on_save(image)
+    facing = math_node(nodes, links, "SIGN", normal.outputs["Y"])
+    u = math_node(nodes, links, "MULTIPLY", math_node(nodes, links, "MULTIPLY", angle, facing), 1.0 / (2 * math.pi))
+    r0, r1 = SIDEWALL_BAND
+    v = math_node(nodes, links, "MULTIPLY_ADD", r, 1.0 / (r1 - r0), -r0 / (r1 - r0))
+    vector = nodes.new("ShaderNodeCombineXYZ")
+    links.new(u, vector.inputs["X"])
+    links.new(v, vector.inputs["Y"])
+    tex = nodes.new("ShaderNodeTexImage")
+    tex.image = image
+    tex.interpolation = "Linear"
+    tex.extension = "REPEAT"
+    links.new(vector.outputs["Vector"], tex.inputs["Vector"])
+    inside = math_node(nodes, links, "MULTIPLY", math_node(nodes, links, "GREATER_THAN", v, 0.0),
+                       math_node(nodes, links, "LESS_THAN", v, 1.0))
+    return math_node(nodes, links, "MULTIPLY", tex.outputs["Color"], inside)
 
 
 TYRE_DUST_RGB = (0.07, 0.062, 0.052)  # dried road dust on the sidewall

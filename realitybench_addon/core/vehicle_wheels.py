@@ -93,8 +93,10 @@ def add_wheel_dressing(plan: VehiclePlan, b: PartBuilder) -> None:
             face = np.array([inner - tangent * spoke_half * 0.75, outer - tangent * spoke_half,
                              outer + tangent * spoke_half, inner + tangent * spoke_half * 0.75])
             _prism(b, face - axle * 0.022, face, "wheel_metal")
-        for k in range(5):  # lug nuts round the hub
+        for k in range(5):  # lug nuts round the hub: squat hexagons with a chamfered top, a washer under each
             ang = 2 * np.pi * k / 5 + phase + np.pi / 5
             lug = c + 0.6 * hub_r * np.array([math.cos(ang), 0.0, math.sin(ang)])
-            v, t = lathe(lug, sgn, [(0.0065, hub_dy), (0.0065, hub_dy + 0.014), (0.0, hub_dy + 0.014)], segments=6)
+            v, t = lathe(lug, sgn, [(0.0115, hub_dy), (0.0115, hub_dy + 0.0015), (0.0095, hub_dy + 0.0015),
+                                    (0.0095, hub_dy + 0.0075), (0.0075, hub_dy + 0.0095), (0.0, hub_dy + 0.0095)],
+                         segments=6)
             b.add(WHEEL_DRESSING, v, t, "wheel_metal")
