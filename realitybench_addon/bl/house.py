@@ -17,7 +17,7 @@ from ..core.roof import BRICK_COLORS, SHINGLE_COLORS, SIDING_COLORS
 from ..core.shingles import SHINGLE_THICKNESS, shingle_courses
 from . import facade
 from . import materials as mats
-from .meshes import mesh_object
+from .meshes import mesh_object, set_vertex_uv
 
 FASCIA_DEPTH_M = 0.18
 DECK_THICKNESS_M = 0.025
@@ -94,17 +94,23 @@ def build_house(scene, house: HousePlan, rng: np.random.Generator) -> BuiltHouse
     else:
         wall = facade.weathered("RB_HouseBrick", mats.brick, (BRICK_COLORS[house.brick_color],), seed=seed)
 
-    verts, quads, shades, offset = [], [], [], 0
+    verts, quads, shades, plane_uv, offset = [], [], [], [], 0
     for plane in roof_planes(house):
         v, q, s = clipped_shingles(rng, plane, house.shingle_exposure_m, house.shingle_tab_m)
         if len(v) == 0:
             continue
         verts.append(plane.to_world(v))
+        plane_uv.append(v[:, :2])
         quads.append(q + offset)
         shades.append(s)
         offset += len(v)
-    mesh_object("HouseShingles", np.concatenate(verts), np.concatenate(quads), col, materials=[shingle_mat],
-                face_attributes={"tab_shade": np.concatenate(shades)})
+    # laminated teeth and the shadow lines under each course's butt (a third panel saw the house's roof as "a flat
+    # grey plane with painted slits"): laid out in each plane's own (u, v), carried by a UV map
+    laminate = mats.shingle("RB_HouseLaminate", SHINGLE_COLORS[house.shingle_color],
+                            courses=(house.shingle_exposure_m, 0.0), plane_coords="UV")
+    shingles = mesh_object("HouseShingles", np.concatenate(verts), np.concatenate(quads), col, materials=[laminate],
+                           face_attributes={"tab_shade": np.concatenate(shades)})
+    set_vertex_uv(shingles, np.concatenate(plane_uv))
     deck = [f for plane in roof_planes(house) for f in _slab(plane, -SHINGLE_THICKNESS - 0.0005,
                                                             -SHINGLE_THICKNESS - DECK_THICKNESS_M)]
     _polygons_object("HouseRoofDeck", deck, col, felt)

@@ -308,17 +308,18 @@ ALGAE_COLOR = (0.012, 0.016, 0.011)  # Gloeocapsa magma's streaks: near black wi
 
 @reused
 def shingle(name: str, color, shade_attribute: str = "tab_shade", courses: tuple[float, float] | None = None,
-            algae: tuple | None = None, wear: tuple[float, float] = (0.0, 0.5)):
+            algae: tuple | None = None, wear: tuple[float, float] = (0.0, 0.5), plane_coords: str = "Object"):
     """Asphalt shingles: a blend of granule colours with fine mottling, per-tab shade (a face attribute), and,
     with `courses` = (exposure, v of the first butt edge), laminated teeth of irregular width with the darker
     lower layer and shadow lines between them; granule loss and grime patches (`wear` = (pattern offset,
     amount 0..1)); `algae` (`core.roof_weathering.AlgaeStreaks.as_tuple()`) draws streaks below the ridge.
-    Object coordinates are the roof's (u, v, h); see docs/realism.md."""
+    The courses and streaks are laid out in the roof's (u, v): its object coordinates, or with `plane_coords`
+    "UV" a UV map (a house's planes in one object, each in its own frame); see docs/realism.md."""
     color = tuple(color)  # any iterable of three
     mat, nodes, links, bsdf = new_material(name)
     coord = _shifted(nodes, links, nodes.new("ShaderNodeTexCoord").outputs["Object"], wear[0])
     sep = nodes.new("ShaderNodeSeparateXYZ")
-    links.new(nodes.new("ShaderNodeTexCoord").outputs["Object"], sep.inputs[0])
+    links.new(nodes.new("ShaderNodeTexCoord").outputs[plane_coords], sep.inputs[0])
     attr = nodes.new("ShaderNodeAttribute")
     attr.attribute_name = shade_attribute
     tab = map_range(nodes, links, attr.outputs["Fac"], 0.0, 1.0, 0.9, 1.1)

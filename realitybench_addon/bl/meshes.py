@@ -110,6 +110,15 @@ def curve_object(name: str, points: np.ndarray, radius: float, collection, *, ma
     return obj
 
 
+def set_vertex_uv(obj, uv_by_vertex: np.ndarray) -> None:
+    """A UV map on `obj`'s mesh whose every corner takes its vertex's (u, v) from `uv_by_vertex` (V, 2)."""
+    mesh = obj.data
+    corners = np.empty(len(mesh.loops), np.int32)
+    mesh.loops.foreach_get("vertex_index", corners)
+    layer = mesh.uv_layers.new(name="UVMap")
+    layer.data.foreach_set("uv", np.asarray(uv_by_vertex, np.float32)[corners].ravel())
+
+
 def textured_quad(name: str, width: float, height: float, collection, material, *, matrix=None,
                   center=(0.0, 0.0, 0.0)):
     """A flat quad in its local XY plane facing +Z, its image mapped once over it upright:
