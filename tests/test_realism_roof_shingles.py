@@ -201,3 +201,38 @@ def test_chimney_crown_is_weathered_concrete_darker_than_a_kerb():
     ramp = next(n for n in nodes if n.bl_idname == "ShaderNodeValToRGB")
     assert max(max(e.color[:3]) for e in ramp.color_ramp.elements) <= 0.17
     assert max(mat.diffuse_color[:3]) <= 0.17
+
+
+def test_the_house_roof_of_horizon_peak_wears_the_laminate_in_each_planes_own_coordinates():
+    """The house a worker stands on (horizon_peak) had the plain shingle material over world coordinates, "a flat
+    grey plane with painted slits": its shingles now carry each roof plane's (u, v) in a UV map, which the
+    laminate's courses and teeth read (every vertex's UV and height above its plane give back its position)."""
+    bpy = pytest.importorskip("bpy")
+    from realitybench_addon import pipeline
+    from realitybench_addon.core.house import roof_planes
+    from realitybench_addon.core.shingles import SHINGLE_THICKNESS
+
+    spec = pipeline.plan_frame("horizon_peak", 0, "random", 0)
+    pipeline.run_frame(spec, render=False, cache=pipeline.SceneCache())
+    obj = bpy.data.objects["HouseShingles"]
+    mesh = obj.data
+    assert obj.active_material.name.startswith("RB_HouseLaminate")
+    tree = obj.active_material.node_tree
+    coords = [n for n in tree.nodes if n.type == "TEX_COORD" and n.outputs["UV"].is_linked]
+    assert coords and not any(n.outputs["Object"].is_linked for n in coords
+                              if any(link.to_node.type == "SEPXYZ" for link in n.outputs["Object"].links))
+    assert any(n.label == "laminate_teeth" for n in tree.nodes)
+    world = np.array([v.co[:] for v in mesh.vertices])
+    corners = np.empty(len(mesh.loops), np.int32)
+    mesh.loops.foreach_get("vertex_index", corners)
+    uv = np.empty(2 * len(mesh.loops), np.float32)
+    mesh.uv_layers["UVMap"].data.foreach_get("uv", uv)
+    uv = uv.reshape(-1, 2)
+    planes = roof_planes(spec.plan.house)
+    best = np.full(len(corners), np.inf)
+    for plane in planes:
+        h = (world[corners] - np.asarray(plane.origin)) @ np.asarray(plane.normal)
+        back = plane.to_world(np.column_stack([uv, h]))
+        error = np.linalg.norm(back - world[corners], axis=1)
+        best = np.where((h > -SHINGLE_THICKNESS - 1e-3) & (h < 1e-3), np.minimum(best, error), best)
+    assert best.max() < 1e-4  # float32 UVs of a house a few metres across
