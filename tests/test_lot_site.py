@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from realitybench_addon import pipeline
 from realitybench_addon.core import surroundings as core_surroundings
-from realitybench_addon.core.lot_site import lit_circle, lot_surroundings, paved_area, site_circle
+from realitybench_addon.core.lot_site import TREE_REACH_M, lit_circle, lot_surroundings, paved_area, site_circle
 from realitybench_addon.core.parking_lot import car_boxes, draw_lot
 from realitybench_addon.core.surroundings_meshes import building_polygons
 
@@ -43,7 +43,7 @@ def test_the_site_holds_the_lot_and_the_neighbourhood_stands_outside_it(seed):
     around = lot_surroundings(plan)  # relative to the site's middle
     assert around.terrain.flat_radius_m >= radius + core_surroundings.MIN_YARD_M - 1e-9
     for t in around.trees:
-        assert math.hypot(t.x, t.y) > radius, t
+        assert radius < math.hypot(t.x, t.y) <= TREE_REACH_M, t
     for b in around.buildings:
         walls, _roof, _ = building_polygons(b)
         xy = np.vstack(walls)[:, :2]
