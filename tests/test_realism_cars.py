@@ -332,3 +332,24 @@ def test_handle_dressing_sits_inside_the_measured_handles_and_faces_out(style):
         used = {part.materials[i] for i in np.unique(part.face_material)}
         assert "wheel_rim" in used and used - {"wheel_rim"} <= {"paint", "trim", "wheel_metal"}
 
+
+
+def test_orange_peel_ripples_the_clear_coat_only():
+    """The third panel saw the peel on both layers, up close in sun, as "exaggerated bump-mapped paint": the
+    ripple's bump feeds the coat's normal and nothing else; the base coat's normal is left smooth."""
+    pytest.importorskip("bpy")
+    from realitybench_addon.bl import materials as mats
+    from realitybench_addon.bl.analytic import reset_scene
+    from realitybench_addon.bl.vehicle import PEEL_STRENGTH, paint_material
+
+    reset_scene()
+    mat = paint_material("RB_TestPaint", (0.5, 0.05, 0.04), 0.0)
+    nodes = mat.node_tree.nodes
+    bsdf = nodes["Principled BSDF"]
+    peel = next(n for n in nodes if n.label == "orange peel")
+    bumps = [link.to_node for link in peel.outputs["Fac"].links]
+    assert len(bumps) == 1 and bumps[0].type == "BUMP"
+    assert bumps[0].inputs["Strength"].default_value == pytest.approx(PEEL_STRENGTH) and PEEL_STRENGTH <= 0.03
+    fed = {link.to_socket.identifier for link in bumps[0].outputs["Normal"].links}
+    assert fed == {mats.coat_input(bsdf, "Normal").identifier}
+    assert not bsdf.inputs["Normal"].is_linked
