@@ -177,6 +177,7 @@ def test_script_makes_the_viewers_folder_and_scores_answers(tmp_path):
     ("realism-absolute-2026-12-04", None),
     ("realism-absolute-2026-12-04b", "| all | 55 | 220 | 2.22 |"),
     ("realism-absolute-2026-12-06", "| all | 55 | 220 | 2.43 |"),
+    ("realism-lot-firstlook-2026-12-06", "| all | 20 | 80 | 2.33 |"),
 ])
 def test_the_recorded_panels_give_the_tables_in_docs(tmp_path, recorded, overall):
     """docs/realism.md's absolute-panel tables are what the checked-in key and answers give (bootstrap seed 0),
