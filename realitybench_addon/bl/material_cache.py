@@ -73,7 +73,8 @@ def template_names() -> set[str]:
 
 def clear() -> None:
     """Forget and remove every template (tests; a changed builder during development)."""
-    doomed = [m for m in (bpy.data.materials.get(n) for n in _templates.values()) if m is not None]
+    # a builder whose material uses an image keeps no template: its key maps to None
+    doomed = [m for m in (bpy.data.materials.get(n) for n in _templates.values() if n) if m is not None]
     if doomed:
         bpy.data.batch_remove(doomed)
     _templates.clear()
