@@ -24,7 +24,7 @@ from ..core.facade import WallFrame
 from ..core.parking_lot import (CURB_HEIGHT_M, CURB_WIDTH_M, LotPlan, SceneIntersection,
                                  asphalt_patches, facade_layout, layout_seed, shrub_plants, tree_plants)
 from ..core.grass import FADE_M, GrassPatch, scatter_patch, tuft_variants
-from ..core.lot_site import lot_surroundings, paved_area, site_circle
+from ..core.lot_site import PAVED_PAST_ROWS_M, PLANTED_STRIP_M, lot_surroundings, paved_area, site_circle
 from ..core.plate import PLATE_PX_PER_MM, plate_texture
 from ..core.surroundings_meshes import ground_mesh
 from ..core.vehicle_details import MOUNT_SIZE_M, PLATE_SIZE_M
@@ -175,7 +175,7 @@ def _build_ground(scene, plan: LotPlan, built: BuiltLot) -> None:
         v, q = boxes(lo, hi)
         mesh_object(curb.owner, v, q, col, materials=[concrete])
         built.scenery.append(curb.owner)
-    xa, xb = plan.x0 - 40.0, plan.x1 + 40.0
+    xa, xb = plan.x0 - PAVED_PAST_ROWS_M, plan.x1 + PAVED_PAST_ROWS_M  # the sidewalk and lawn run as far as the asphalt
     head_a = plan.row_a_head_y - CURB_WIDTH_M
     front = plan.building_front_y
     walk_v, walk_q = boxes([xa, head_a - 2.0, 0.0], [xb, head_a, CURB_HEIGHT_M - 0.01])
@@ -183,7 +183,7 @@ def _build_ground(scene, plan: LotPlan, built: BuiltLot) -> None:
     lawn_v, lawn_q = boxes([xa, front, 0.0], [xb, head_a - 2.0, CURB_HEIGHT_M - 0.02])
     mesh_object("LawnFront", lawn_v, lawn_q, col, materials=[lawn])
     head_b = plan.row_b_head_y + CURB_WIDTH_M
-    strip_v, strip_q = boxes([xa, head_b, 0.0], [xb, head_b + 8.0, CURB_HEIGHT_M - 0.02])
+    strip_v, strip_q = boxes([xa, head_b, 0.0], [xb, head_b + PLANTED_STRIP_M, CURB_HEIGHT_M - 0.02])
     mesh_object("PlantedStrip", strip_v, strip_q, col, materials=[lawn])
     built.ground += ["Sidewalk", "LawnFront", "PlantedStrip"]
     # blades where a camera can stand close to the lawn: along the lot, the front lawn up to the building and

@@ -3,7 +3,7 @@
 A blind panel (issue 41) saw the lot as "empty asphalt to the horizon", "a grey void": the asphalt ran 300 m out in
 every direction under a bare sky. Now the asphalt covers the lot's site only (`paved_area`), and the roof scenes'
 surroundings (`core.surroundings`: houses along a street with poles, tree lines and woods, a lawn out to hills)
-stand outside the circle that holds the site, the building and the lot's own trees (`site_circle`).
+stand outside the circle that holds the paved site and the building (`site_circle`).
 
 None of it is measured, and it leaves what is measured as it was:
 - it is drawn from a stream of its own, (the plan's layout seed, `SURROUNDINGS_STREAM`), so no draw of the plan,
@@ -24,11 +24,11 @@ from .parking_lot import CURB_WIDTH_M, LotPlan, layout_seed
 from .surroundings import SurroundingsPlan, clear_of_sun, draw_surroundings
 
 PAVED_PAST_ROWS_M = 40.0  # the asphalt reaches this far past the rows' ends (as do the sidewalk and front lawn)
-PLANTED_STRIP_M = 8.0  # the planted strip behind row B (`bl.parking_lot`): the asphalt ends at its far edge
+PLANTED_STRIP_M = 8.0  # the planted strip behind row B (built in `bl.parking_lot`): the asphalt ends at its far edge
 PAVED_BEHIND_BUILDING_M = 6.0  # a service drive behind the building
 LIT_MARGIN_M = 4.0  # no surrounding shadow comes within this of a stall
 TREE_REACH_M = 150.0  # trees beyond this from the site's middle are left out: a wide view across a lot rendered
-#                       1.30x as long with the 150-300 m tree lines (1.04x without); the hills' forest texture stays
+#                       1.30x as long with the 150-300 m tree lines (1.17x without); the hills' forest texture stays
 SURROUNDINGS_STREAM = 0x10715  # the surroundings' generator: (layout_seed(plan), this)
 
 
