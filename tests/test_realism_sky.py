@@ -39,6 +39,12 @@ def test_density_ramp_rises_with_the_noise_level_coverage_asks_for():
     assert mids[0] == pytest.approx(clouds.NOISE_MEAN + 1.2816 * clouds.NOISE_SD, abs=1e-3)
     with pytest.raises(ValueError, match="coverage"):
         clouds.CloudPlan("fair", 0.9, 1000.0, 600.0, 0.1, (0.0, 0.0, 0.0), 1.0, 0.0, 0.5)
+    # clumping widens the deck value's spread, so the same coverage sits further from the mean
+    clumped = clouds.CloudPlan("fair", 0.1, 1000.0, 600.0, 0.1, (0.0, 0.0, 0.0), 1.0, 0.0, 0.5, clumping=1.0)
+    assert clumped.value_sd == pytest.approx(clouds.NOISE_SD * math.sqrt(2.0))
+    assert sum(clumped.density_ramp()) / 2 == pytest.approx(clouds.NOISE_MEAN + 1.2816 * clumped.value_sd, abs=1e-3)
+    with pytest.raises(ValueError, match="clumping"):
+        clouds.CloudPlan("fair", 0.1, 1000.0, 600.0, 0.1, (0.0, 0.0, 0.0), 1.0, 0.0, 0.5, clumping=-0.5)
     with pytest.raises(ValueError, match="kind"):
         clouds.CloudPlan("storm", 0.3, 1000.0, 600.0, 0.1, (0.0, 0.0, 0.0), 1.0, 0.0, 0.5)
 
@@ -112,6 +118,29 @@ def test_rendered_cloud_cover_matches_the_plans_coverage(bpy, coverage):
     assert abs(cloud.mean() - coverage) < 0.06, (cloud.mean(), coverage)
 
 
+def test_clumped_clouds_cover_the_plans_share_of_the_sky_over_many_places(bpy):
+    """Clumping gathers the clouds into fields with clear gaps between them, so the cover of a patch of sky varies
+    more from patch to patch than without it; over eight places of the pattern the cover stays the plan's (the
+    level uses `value_sd`)."""
+    sun = np.array([0.0, -math.cos(math.radians(10)), math.sin(math.radians(10))])
+    view = (0.0, math.cos(math.radians(60)), math.sin(math.radians(60)))
+    clear = _sky_render(bpy, None, sun, view, size=192).mean(axis=2)
+
+    def patch_cover(clumping):
+        patches = []
+        for k in range(8):
+            plan = _plan(0.3, shade=0.0, cell_m=150.0, clumping=clumping,
+                         offset_m=(1234.0 + 9000.0 * k, -560.0, 77.0 + 3100.0 * k))
+            excess = _sky_render(bpy, plan, sun, view, size=192).mean(axis=2) / clear - 1.0
+            cloud = excess > 0.5 * np.quantile(excess, 0.99)
+            patches.append(cloud.reshape(4, 48, 4, 48).mean(axis=(1, 3)).ravel())  # 16 patches about 600 m across
+        return np.concatenate(patches)
+
+    even, clumped = patch_cover(0.0), patch_cover(1.0)
+    assert abs(clumped.mean() - 0.3) < 0.05 and abs(even.mean() - 0.3) < 0.05, (clumped.mean(), even.mean())
+    assert clumped.std() > 2.0 * even.std()  # measured: 0.13 against 0.03, (clumped.std(), even.std())
+
+
 def test_no_cloud_over_the_sun_or_below_the_horizon_fade(bpy):
     sun = np.array([0.0, -math.cos(math.radians(35)), math.sin(math.radians(35))])
     plan = _plan(0.58)
@@ -140,7 +169,8 @@ def test_every_outdoor_scene_gets_its_own_clouds_from_the_pipeline(bpy):
         nodes = bpy.context.scene.world.node_tree.nodes
         expected = clouds.draw_clouds(stage_rng(scene_rng(0, f"{env}/random", spec.scene_index), "sky"))
         noise = sorted(n.label for n in nodes if n.bl_idname == "ShaderNodeTexNoise")
-        assert noise == (["", "cloud_billows"] if expected.visible else []), env  # the deck and its billows
+        # the deck, its billows and its clumps
+        assert noise == (["", "cloud_billows", "cloud_clumps"] if expected.visible else []), env
         drawn.append(expected)
     assert drawn[1] != drawn[2]  # two scenes of one environment, two skies
     # indoors (breaker_label's utility room, lit through a window) the sky keeps no clouds

@@ -9,7 +9,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ..core.clouds import NOISE_DETAIL, NOISE_ROUGHNESS, NOISE_SD, CloudPlan, draw_clouds, fade_ranges
+from ..core.clouds import CLUMP_CELLS, NOISE_DETAIL, NOISE_MEAN, NOISE_ROUGHNESS, CloudPlan, draw_clouds, fade_ranges
 from . import materials as mats
 
 SUN = "RB_Sun"
@@ -59,9 +59,10 @@ def _smoothstep(nodes, links, value, edge0: float, edge1: float):
 
 
 def _cloud_noise(nodes, links, plan: CloudPlan, direction, z):
-    """The cloud deck's noise where the view ray meets it: direction * altitude / z (z floored so the
-    horizon stays finite), mapped by the plan's offset, wind and cell size; returns the noise node and the
-    finer billows' value (a socket) over the same deck."""
+    """The cloud deck's value where the view ray meets it: direction * altitude / z (z floored so the
+    horizon stays finite), mapped by the plan's offset, wind and cell size, the noise shifted by the plan's
+    clumping times a noise `CLUMP_CELLS` coarser; returns the deck value and the finer billows' value (sockets)
+    over the same deck."""
     floored = mats.math_node(nodes, links, "MAXIMUM", z.outputs["Z"], 0.03)
     reach = mats.math_node(nodes, links, "DIVIDE", plan.altitude_m, floored)
     deck = nodes.new("ShaderNodeVectorMath")
@@ -86,18 +87,31 @@ def _cloud_noise(nodes, links, plan: CloudPlan, direction, z):
     billows.inputs["Detail"].default_value = 3.0
     billows.inputs["Roughness"].default_value = 0.6
     links.new(mapping.outputs["Vector"], billows.inputs["Vector"])
-    return noise, billows.outputs["Fac"]
+    clumps = nodes.new("ShaderNodeTexNoise")  # where clouds gather and where the sky stays clear
+    clumps.label = "cloud_clumps"
+    clumps.noise_dimensions = "2D"
+    clumps.inputs["Scale"].default_value = 1.0 / CLUMP_CELLS
+    clumps.inputs["Detail"].default_value = NOISE_DETAIL
+    clumps.inputs["Roughness"].default_value = NOISE_ROUGHNESS
+    shifted = nodes.new("ShaderNodeVectorMath")  # a pattern of its own: away from the deck noise's
+    shifted.operation = "ADD"
+    links.new(mapping.outputs["Vector"], shifted.inputs[0])
+    shifted.inputs[1].default_value = (plan.offset_m[2] / plan.cell_m, -plan.offset_m[2] / plan.cell_m, 0.0)
+    links.new(shifted.outputs["Vector"], clumps.inputs["Vector"])
+    value = mats.math_node(nodes, links, "MULTIPLY_ADD", clumps.outputs["Fac"], plan.clumping, noise.outputs["Fac"])
+    value = mats.math_node(nodes, links, "SUBTRACT", value, plan.clumping * NOISE_MEAN)
+    return value, billows.outputs["Fac"]
 
 
-def _cloud_coverage(nodes, links, plan: CloudPlan, noise, billows, direction, z, sun: np.ndarray):
+def _cloud_coverage(nodes, links, plan: CloudPlan, value, billows, direction, z, sun: np.ndarray):
     """The clouds' coverage (density faded out by `core.clouds.fade_ranges`, its edge frayed by the billows),
     their thick cores, the view direction's cosine to the sun, and the billows' light factor (sockets)."""
     lo, hi = plan.density_ramp()
     # the billows fray a cloud's edge (their spread, about a tenth of the deck noise's, barely moves coverage)
-    frayed = mats.math_node(nodes, links, "MULTIPLY_ADD", billows, BILLOW_FRAY, noise.outputs["Fac"])
+    frayed = mats.math_node(nodes, links, "MULTIPLY_ADD", billows, BILLOW_FRAY, value)
     frayed = mats.math_node(nodes, links, "SUBTRACT", frayed, 0.5 * BILLOW_FRAY)
     density = _smoothstep(nodes, links, frayed, lo, hi)
-    core = _smoothstep(nodes, links, noise.outputs["Fac"], hi, hi + 3.0 * NOISE_SD)
+    core = _smoothstep(nodes, links, value, hi, hi + 3.0 * plan.value_sd)
     (z0, z1), (c0, c1) = fade_ranges()
     toward_sun = nodes.new("ShaderNodeVectorMath")
     toward_sun.operation = "DOT_PRODUCT"
@@ -176,8 +190,8 @@ def add_clouds(world, plan: CloudPlan, sun_dir) -> None:
     direction = nodes.new("ShaderNodeTexCoord").outputs["Generated"]  # a world's Generated is the view direction
     z = nodes.new("ShaderNodeSeparateXYZ")
     links.new(direction, z.inputs[0])
-    noise, billows = _cloud_noise(nodes, links, plan, direction, z)
-    coverage, core, toward_sun, relief = _cloud_coverage(nodes, links, plan, noise, billows, direction, z, sun)
+    value, billows = _cloud_noise(nodes, links, plan, direction, z)
+    coverage, core, toward_sun, relief = _cloud_coverage(nodes, links, plan, value, billows, direction, z, sun)
     cloud = _cloud_colour(nodes, links, plan, sky, sun, toward_sun, core, relief)
     _show_clouds(nodes, links, sky, background, coverage, cloud)
 

@@ -4,10 +4,12 @@ stage), so the clouds vary from scene to scene and never shift any other draw.
 
 The clouds are a layer on a flat deck `altitude_m` above the camera: a view ray in direction d meets it at
 (d.x, d.y) * altitude / d.z, where the Blender world (`bl/sky.add_clouds`) evaluates a 2D fractal noise whose
-value above `1 - coverage` is cloud. Near the horizon the deck is far away and its pattern shrinks to
-streaks, so the layer fades out below `HORIZON_FADE_DEG` (haze hides distant clouds in photos too), and it
-thins within `SUN_CLEAR_DEG` of the sun: the sun lamp always shines unshaded, so a cloud drawn over the
-sun's disc would contradict the shadows on the ground.
+value above `1 - coverage` is cloud. A second noise `CLUMP_CELLS` times coarser shifts that level from place
+to place (`clumping`), so clouds gather in fields with wide clear gaps between them, as cumulus do, instead of
+one even spread of like-sized blobs (which blind viewers read as a "tiled" texture). Near the horizon the deck
+is far away and its pattern shrinks to streaks, so the layer fades out below `HORIZON_FADE_DEG` (haze hides
+distant clouds in photos too), and it thins within `SUN_CLEAR_DEG` of the sun: the sun lamp always shines
+unshaded, so a cloud drawn over the sun's disc would contradict the shadows on the ground.
 """
 from __future__ import annotations
 
@@ -25,6 +27,10 @@ KIND_WEIGHTS = (0.12, 0.38, 0.35, 0.15)
 # normal's): a coverage c is then the share of the pattern above mean + sd * z(1 - c).
 NOISE_MEAN, NOISE_SD = 0.5, 0.087
 NOISE_DETAIL, NOISE_ROUGHNESS = 6.0, 0.55
+# The clumping noise: how many cloud cells one clump spans (same detail and roughness as the deck noise, so the
+# same spread); the deck value then is noise + clumping * (clump noise - mean), whose spread is
+# NOISE_SD * sqrt(1 + clumping^2) (`value_sd`) since the two noises are independent.
+CLUMP_CELLS = 5.0
 _COVERAGE = {"clear": (0.0, 0.0), "fair": (0.12, 0.25), "scattered": (0.25, 0.42), "broken": (0.42, 0.58)}
 
 
@@ -39,21 +45,30 @@ class CloudPlan:
     stretch: float  # the pattern's elongation along `wind_deg` (1: round cells)
     wind_deg: float  # azimuth along which the clouds are drawn out
     shade: float  # how dark a cloud's sunless underside is, relative to its lit side (0..1)
+    clumping: float = 0.0  # weight of the coarse noise that gathers clouds into fields (0: evenly spread)
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"cloud kind must be one of {KINDS}, got {self.kind!r}")
         if not 0.0 <= self.coverage <= 0.6:
             raise ValueError(f"cloud coverage must be in 0..0.6, got {self.coverage}")
+        if not 0.0 <= self.clumping <= 2.0:
+            raise ValueError(f"cloud clumping must be in 0..2, got {self.clumping}")
 
     @property
     def visible(self) -> bool:
         return self.coverage > 0.0
 
+    @property
+    def value_sd(self) -> float:
+        """The spread of the deck value (the deck noise plus the weighted clumping noise)."""
+        return NOISE_SD * float(np.hypot(1.0, self.clumping))
+
     def density_ramp(self) -> tuple[float, float]:
-        """The noise values where a cloud's density starts and where it is full: centred on the level above
-        which `coverage` of the pattern lies, as wide as `softness` makes it."""
-        level = NOISE_MEAN + NOISE_SD * NormalDist().inv_cdf(1.0 - min(max(self.coverage, 1e-6), 1 - 1e-6))
+        """The deck values where a cloud's density starts and where it is full: centred on the level above
+        which `coverage` of the pattern lies, as wide as `softness` makes it (the edge's width follows the deck
+        noise alone: the clumping noise changes too slowly to blur an edge)."""
+        level = NOISE_MEAN + self.value_sd * NormalDist().inv_cdf(1.0 - min(max(self.coverage, 1e-6), 1 - 1e-6))
         half = 2.0 * self.softness * NOISE_SD
         return level - half, level + half
 
@@ -73,6 +88,7 @@ def draw_clouds(rng: np.random.Generator) -> CloudPlan:
         stretch=float(rng.uniform(1.0, 2.2)),
         wind_deg=float(rng.uniform(0.0, 180.0)),
         shade=float(rng.uniform(0.45, 0.7)),
+        clumping=float(rng.uniform(0.6, 1.2)),
     )
 
 
