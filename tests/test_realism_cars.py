@@ -76,17 +76,19 @@ def test_no_relief_without_rust():
 #   surround (kept clear of the front plate's mount) and a black lower valance on the bumpers. The plates' mounts
 #   and every term of 30 car_plate frames are as before; docs/realism.md says what the other terms did;
 # - the upright grilles (pickup, SUV, van) end 5 mm under the headlamps' top: one height for both rendered black
-#   where they overlapped (`core.coplanar`, 2026-12-04).
+#   where they overlapped (`core.coplanar`, 2026-12-04);
+# - the B and C pillars' material is "pillar_black" (gloss) instead of "trim"; their vertices, triangles and face
+#   materials are unchanged, checked by hashing with the old name (2026-12-06).
 MEASURED_BEFORE = {
-    "sedan:0": "c1027aa1e7460453",
-    "suv:1": "88d2da0449b5f1a4",
-    "crossover:2": "2693d1ff27e48c6e",
-    "pickup:3": "0617a2444e5ba881",
-    "hatchback:4": "84e4d3678947c604",
+    "sedan:0": "76d7d396b8049022",
+    "suv:1": "29ed9af4796e456e",
+    "crossover:2": "4add27bb78374ca1",
+    "pickup:3": "f4cd684750ed1ccb",
+    "hatchback:4": "35603a18ac11b928",
     "coupe:5": "22edf0441eea4941",
-    "wagon:6": "f46e752c801da94e",
-    "minivan:7": "acefd020a9465126",
-    "van:8": "10e71ae30b6cac06",
+    "wagon:6": "d45b41a98d77b140",
+    "minivan:7": "5246370a40c88dd0",
+    "van:8": "77640b4e8b125d92",
     "convertible:9": "0119d9b0ff3f96b7",
 }
 

@@ -135,6 +135,8 @@ DIRT_RGB = (0.075, 0.062, 0.048)
 # Shared materials: key -> (colour, roughness, metallic, specular)
 SHARED = {
     "trim": ((0.018, 0.018, 0.02), 0.55, 0.0, 0.3),
+    # piano-black B/C-pillar applique: glossy enough to mirror the lot, as the paint beside it does
+    "pillar_black": ((0.006, 0.006, 0.007), 0.06, 0.0, 0.5),
     "chassis": ((0.012, 0.012, 0.012), 0.9, 0.0, 0.1),
     "inner": ((0.004, 0.004, 0.004), 1.0, 0.0, 0.0),
     "wheel_dark": ((0.02, 0.02, 0.022), 0.6, 0.3, 0.3),

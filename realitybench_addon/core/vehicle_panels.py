@@ -68,8 +68,8 @@ class FaceClassifier:
             return _zone_at(self.zones[side], d), "paint"
         b_pillar = p.rear_door > 0 and abs(d - s["door1"]) < 0.05
         c_pillar = p.rear_door > 0 and abs(d - s["door2"]) < 0.04 and s["door2"] < p.roof_rear - 0.15
-        if b_pillar or c_pillar:
-            return "pillars", "trim"
+        if b_pillar or c_pillar:  # a gloss-black applique, as on most cars since the 2000s (not the matte trim)
+            return "pillars", "pillar_black"
         if d > p.roof_rear - 0.1:
             return "pillars", "paint"
         return f"glass_{side}", "glass"
