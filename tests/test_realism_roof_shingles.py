@@ -181,6 +181,38 @@ def test_granules_are_irregular_grains_not_a_pixel_mosaic():
     assert p95 / p5 < 2.6
 
 
+def test_laminate_gaps_are_tapered_teeth_a_shade_darker_not_short_dark_blocks():
+    """A blind panel read the laminate's gaps as "stamped dark blocks": short (under 0.68 of the exposure), at 0.42
+    of the granules' brightness. Baked over 2 m of roof at 4 mm a texel: gaps reach past 0.72 of the exposure and
+    stop under 0.97, widen towards the butt edge (the teeth are trapezoids), and are a shade darker, not black."""
+    bpy = pytest.importorskip("bpy")
+    from bake_support import bake_emission
+
+    from realitybench_addon.bl import compat
+    from realitybench_addon.bl import materials as mats
+    from realitybench_addon.bl.analytic import reset_scene
+
+    exposure = 0.14
+    reset_scene()
+    mat = mats.shingle("T_Laminate", (0.2, 0.18, 0.15), courses=(exposure, 0.0), wear=(0.0, 0.0))
+    gap_socket = next(n for n in mat.node_tree.nodes if n.label == "laminate_gap").outputs[0]
+    gap = bake_emission(bpy, mat, 0.0, 0.0, 2.0, 500, gap_socket) > 0.5
+    mat = mats.shingle("T_Laminate2", (0.2, 0.18, 0.15), courses=(exposure, 0.0), wear=(0.0, 0.0))
+    colour = bake_emission(bpy, mat, 0.0, 0.0, 2.0, 500,
+                           compat.principled_input(next(n for n in mat.node_tree.nodes
+                                                        if n.bl_idname == "ShaderNodeBsdfPrincipled"),
+                                                   "Base Color").links[0].from_socket)
+    y = (np.arange(500) + 0.5) * 2.0 / 500  # rows run along +y, up the slope
+    f = (y / exposure) % 1.0  # 0 at a course's butt edge
+    share = lambda lo, hi: gap[(f >= lo) & (f < hi)].mean()  # noqa: E731
+    assert 0.06 < gap.mean() < 0.3, gap.mean()
+    assert share(0.0, 0.25) > 1.15 * share(0.45, 0.7), (share(0.0, 0.25), share(0.45, 0.7))  # tapered: 0.30, 0.23
+    assert share(0.75, 0.92) > 0.02  # tall gaps, not short blocks
+    assert share(0.98, 1.0) == 0.0
+    in_gap = np.median(colour[gap]) / np.median(colour[~gap & (f[:, None] < 0.9)])
+    assert 0.45 < in_gap < 0.8, in_gap  # the lower layer a shade darker (was 0.42)
+
+
 def test_chimney_crown_is_weathered_concrete_darker_than_a_kerb():
     """rail_attachment seed 6113 frame 1 looks down past a chimney's crown 0.5 m away: a plain (0.4, 0.4, 0.38)
     concrete filled a third of the frame as one near-white slab. The crown is stained, pitted, cracked concrete

@@ -243,13 +243,23 @@ def _voronoi_1d(nodes, links, w, scale: float, feature: str, label: str):
 
 
 LAMINATE_TOOTH_M = 0.22  # mean width of a laminated shingle's tooth (its cells vary from ~0 to twice this)
+# A blind panel read the laminate as "stamped dark blocks", "blocky", "pixelated": short gaps (0.38-0.68 of the
+# exposure) at 0.42 of the granules' brightness between teeth toned 0.65-1.35 made a mosaic of small dark
+# rectangles. On a real dimensional shingle the upper layer's teeth, trapezoids, run (nearly) the whole exposure,
+# the lower layer shows through between them a shade or two darker, and the teeth's blend differs subtly.
+LAMINATE_CUT = (0.72, 0.97)  # how far up the exposure a gap between teeth reaches
+LAMINATE_GAP = (0.5, 0.66)  # the lower layer's brightness in a gap, against the granules
+LAMINATE_TONE = (0.84, 1.16)  # a tooth's tone
+LAMINATE_TAPER = 0.8  # a gap is this much wider at the butt edge than at the top of the exposure
 
 
 def _laminate(nodes, links, sep, exposure: float, v0: float):
     """Dimensional shingle courses from object coordinates (u along the eave, v up the slope): per course a
-    row of teeth of irregular width, each its own tone; between teeth the darker lower laminate shows up to an
-    irregular cut height. Returns sockets (tone, gap, shadow): the tooth's tone factor, 1 in a gap, and the
-    darkening of the shadow lines (under the course above and under each tooth's cut edge)."""
+    row of teeth of irregular width, each its own tone (`LAMINATE_TONE`); between teeth the darker lower
+    laminate shows up to an irregular cut height (`LAMINATE_CUT`, shares of the exposure), as dark as
+    `LAMINATE_GAP` of its own. Returns sockets (tone, gap, shadow, gap_shade): the tooth's tone factor, 1 in a
+    gap, the darkening of the shadow lines (under the course above and under each tooth's cut edge), and the
+    gap's brightness factor."""
     c = math_node(nodes, links, "DIVIDE", math_node(nodes, links, "SUBTRACT", sep.outputs["Y"], v0), exposure)
     k = math_node(nodes, links, "FLOOR", c)
     f = math_node(nodes, links, "SUBTRACT", c, k)  # 0 at the course's butt edge, 1 under the next butt
@@ -260,14 +270,22 @@ def _laminate(nodes, links, sep, exposure: float, v0: float):
     links.new(cell.outputs["Color"], rgb.inputs[0])
     edge_m = math_node(nodes, links, "MULTIPLY", edge.outputs["Distance"], LAMINATE_TOOTH_M)
     gap_half = math_node(nodes, links, "MULTIPLY_ADD", rgb.outputs[0], 0.05, -0.006)
-    cut = math_node(nodes, links, "MULTIPLY_ADD", rgb.outputs[1], 0.3, 0.38)
+    # the teeth are trapezoids, narrower at the butt: a gap widens towards the butt edge
+    taper = math_node(nodes, links, "MULTIPLY_ADD", math_node(nodes, links, "SUBTRACT", 1.0, f), LAMINATE_TAPER, 1.0)
+    gap_half = math_node(nodes, links, "MULTIPLY", gap_half, taper)
+    cut = math_node(nodes, links, "MULTIPLY_ADD", rgb.outputs[1], LAMINATE_CUT[1] - LAMINATE_CUT[0], LAMINATE_CUT[0])
     gap = math_node(nodes, links, "MULTIPLY", math_node(nodes, links, "LESS_THAN", edge_m, gap_half),
                     math_node(nodes, links, "LESS_THAN", f, cut))
+    gap.node.label = "laminate_gap"
     under_cut = math_node(nodes, links, "GREATER_THAN", f, math_node(nodes, links, "SUBTRACT", cut, 0.035))
     butt_shadow = math_node(nodes, links, "GREATER_THAN", f, 0.93)
     shadow = math_node(nodes, links, "MAXIMUM", math_node(nodes, links, "MULTIPLY", gap, under_cut), butt_shadow)
-    tone = math_node(nodes, links, "MULTIPLY_ADD", rgb.outputs[2], 0.7, 0.65)
-    return tone, gap, shadow
+    tone = math_node(nodes, links, "MULTIPLY_ADD", rgb.outputs[2], LAMINATE_TONE[1] - LAMINATE_TONE[0],
+                     LAMINATE_TONE[0])
+    # the gap's own shade from the tooth's red channel folded over (its width uses the red channel as is)
+    fold = math_node(nodes, links, "FRACT", math_node(nodes, links, "MULTIPLY", rgb.outputs[0], 7.0))
+    gap_shade = math_node(nodes, links, "MULTIPLY_ADD", fold, LAMINATE_GAP[1] - LAMINATE_GAP[0], LAMINATE_GAP[0])
+    return tone, gap, shadow, gap_shade
 
 
 def _wear_mask(nodes, links, coord, amount: float, clusters):
@@ -329,9 +347,10 @@ def shingle(name: str, color, shade_attribute: str = "tab_shade", courses: tuple
     grit = _labelled_noise(nodes, links, "granule_bump", 900.0, 1.0, vector=coord)
     height = math_node(nodes, links, "MULTIPLY", math_node(nodes, links, "MULTIPLY_ADD", dome, 0.7, grit), 0.25)
     if courses is not None:
-        tone, gap, shadow = _laminate(nodes, links, sep, *courses)
+        tone, gap, shadow, gap_shade = _laminate(nodes, links, sep, *courses)
         col = scaled_color(nodes, links, col, tone)
-        col = mix_rgb(nodes, links, gap, col, scaled_color(nodes, links, col, math_node(nodes, links, "DIVIDE", 0.42, tone)))
+        col = mix_rgb(nodes, links, gap, col, scaled_color(nodes, links, col,
+                                                           math_node(nodes, links, "DIVIDE", gap_shade, tone)))
         col = scaled_color(nodes, links, col, math_node(nodes, links, "MULTIPLY_ADD", shadow, -0.45, 1.0))
     wear_mask = _wear_mask(nodes, links, coord, wear[1], clusters)
     col = mix_rgb(nodes, links, wear_mask, col, tuple(c * 0.5 for c in color))
