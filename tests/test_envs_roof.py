@@ -8,6 +8,7 @@ import pytest
 bpy = pytest.importorskip("bpy")
 
 from realitybench_addon import api, pipeline  # noqa: E402
+from realitybench_addon.envs import registry  # noqa: E402
 from realitybench_addon.bl.measure import curve_clearance  # noqa: E402
 from realitybench_addon.bl.scene_data import pinhole_camera  # noqa: E402
 from realitybench_addon.core.presets import PresetError, load_environment_preset  # noqa: E402
@@ -21,8 +22,20 @@ ROOF_ENVS = ("rail_attachment", "wire_adequacy", "tape_gap")
 
 @pytest.mark.parametrize("env", ROOF_ENVS)
 def test_builds_for_twenty_seeds_with_every_term_measured(env):
+    gables = 0
     for seed in range(cases(20, other_line=3)):
-        assert_every_term_measured(env, run(env, 0, seed=seed).record)
+        result = run(env, 0, seed=seed)
+        assert_every_term_measured(env, result.record)
+        roof = registry.get(env).roof_plan(result.spec.plan)
+        cap = bpy.data.objects.get("RidgeCap")
+        assert (cap is not None) == (roof.style == "gable")
+        if cap is not None:  # a row of cap pieces over the ridge (core/ridge_caps.py), each its own tone
+            gables += 1
+            pieces = math.ceil((roof.eave_length_m + 2 * 0.3) / 0.14 - 1e-9)  # 0.3 m rakes
+            assert len(cap.data.polygons) == 2 * (6 * pieces + 2)
+            tones = np.array([a.value for a in cap.data.attributes["tab_shade"].data])
+            assert len(np.unique(tones)) == pieces
+    assert gables > 0
 
 
 @pytest.mark.parametrize("env", ROOF_ENVS)

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from realitybench_addon.core import skyline as sk
-from realitybench_addon.core.house import HOUSE_SHAPES, ridge_line, roof_height_at, roof_planes
+from realitybench_addon.core.house import HOUSE_SHAPES, cap_sides, ridge_line, roof_height_at, roof_planes
 from realitybench_addon.core.house_draw import draw_house
 from realitybench_addon.core.optics import PinholeCamera, look_at
+from realitybench_addon.core.ridge_caps import cap_rows
 from realitybench_addon.core.rng import scene_rng, stage_rng
 from realitybench_addon.core.surroundings import MAX_EYE_Z_M, draw_surroundings, terrain_height
 from realitybench_addon.core.surroundings_meshes import skyline_edges
@@ -170,6 +171,10 @@ def test_builds_for_many_seeds_with_every_term_measured():
         assert result.timings["scene_build_s"] > 0.0  # recorded; how long it takes is benchmarks/bench_export.py's
         for name in ("HouseShingles", "HouseRidgeCaps", "HouseWalls", "Terrain", "Ground", "RB_Sun"):
             assert bpy.data.objects.get(name) is not None, name
+        # the caps render as rows of cap pieces on the measured strips (core/ridge_caps.py)
+        caps = bpy.data.objects["HouseRidgeCaps"].data
+        assert len(caps.polygons) == len(cap_rows(cap_sides(result.spec.plan.house))[1]) > 8 * len(
+            cap_sides(result.spec.plan.house))
         assert bpy.context.scene.world is not None
         assert record["scene"]["house_shape"] == result.spec.plan.house.shape
     # the houses differ in shape from seed to seed (read from the plans: no build needed)

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.house import (HousePlan, RoofPlane, TRIM_EDGES, cap_polygons, chimney_polygons, fan_triangles,
+from ..core.house import (HousePlan, RoofPlane, TRIM_EDGES, cap_sides, chimney_polygons, fan_triangles,
                           roof_planes, wall_polygons)
+from ..core.ridge_caps import cap_rows
 from ..core.roof import BRICK_COLORS, SHINGLE_COLORS, SIDING_COLORS
 from ..core.shingles import SHINGLE_THICKNESS, shingle_courses
 from . import facade
@@ -114,10 +115,9 @@ def build_house(scene, house: HousePlan, rng: np.random.Generator) -> BuiltHouse
     deck = [f for plane in roof_planes(house) for f in _slab(plane, -SHINGLE_THICKNESS - 0.0005,
                                                             -SHINGLE_THICKNESS - DECK_THICKNESS_M)]
     _polygons_object("HouseRoofDeck", deck, col, felt)
-    caps = cap_polygons(house)
-    cv, ct = fan_triangles(caps)
-    mesh_object("HouseRidgeCaps", cv, ct, col, materials=[shingle_mat],
-                face_attributes={"tab_shade": np.full(len(ct), 0.45)})
+    # rows of cap pieces on the measured cap strips (a smooth strip read as a "flat" ridge)
+    cv, ct, tone = cap_rows(cap_sides(house))
+    mesh_object("HouseRidgeCaps", cv, ct, col, materials=[shingle_mat], face_attributes={"tab_shade": tone})
     _polygons_object("HouseFascia", [t for plane in roof_planes(house) for t in _trims(plane)], col, trim)
     _polygons_object("HouseWalls", list(wall_polygons(house)), col, wall)
     built.roof += ["HouseShingles", "HouseRidgeCaps"]

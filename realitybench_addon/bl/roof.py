@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core.roof import (BRICK_COLORS, FLASHING_TOP, FOOT_PLATE_LENGTH, FOOT_PLATE_THICKNESS, RAIL_HALF_WIDTH,
                          SHINGLE_COLORS, SIDING_COLORS, WALL_INSET_M, RoofFrame, RoofPlan, bolt_spot_uvh)
+from ..core.ridge_caps import cap_rows, level_ridge_sides
 from ..core.roof_weathering import roof_wear
 from ..core.facade import WallFrame, footprint_details, local_boxes
 from ..core.shingles import SHINGLE_THICKNESS, shingle_courses
@@ -92,10 +93,10 @@ def build_roof_scene(scene, plan: RoofPlan, rng: np.random.Generator) -> BuiltRo
         v, q, shade = shingle_courses(rng, -rake, L + rake, -over, S, plan.shingle_exposure_m, plan.shingle_tab_m)
         mesh_object("ShinglesBack", v, q, col, matrix=back_m, materials=[back_mat], face_attributes={"tab_shade": shade})
         mesh_object("RoofDeckBack", deck_v, deck_q, col, matrix=back_m, materials=[felt])
-        cap_v, cap_q = boxes([-rake, -0.012, -0.01], [L + rake, 0.012, 0.03])
-        cap_m = np.eye(4)
-        cap_m[:3, 3] = [0, ridge_y, ridge_z]
-        mesh_object("RidgeCap", cap_v, cap_q, col, matrix=cap_m,
+        # a row of cap pieces over the ridge (`core.ridge_caps`; a thin bar read as a "flat" ridge)
+        ridge = level_ridge_sides([-rake, ridge_y, ridge_z], [L + rake, ridge_y, ridge_z], plan.pitch_deg)
+        cap_v, cap_t, cap_tone = cap_rows(ridge)
+        mesh_object("RidgeCap", cap_v, cap_t, col, face_attributes={"tab_shade": cap_tone},
                     materials=[mats.shingle("RB_RidgeCap", SHINGLE_COLORS[plan.shingle_color])])
     # fascia along the eave
     fascia_v, fascia_q = boxes([-rake, -over - 0.025, -0.2], [L + rake, -over, -0.0])

@@ -24,15 +24,13 @@ from typing import Optional
 
 import numpy as np
 
+from .ridge_caps import CAP_EDGE_H_M, CAP_HALF_WIDTH_M, CAP_RISE_M, CapSide
 
 ROOF_TYPES = ("gable", "hip", "pyramid", "shed", "gambrel", "saltbox")
 HOUSE_SHAPES = ("gable", "two_storey_gable", "hip", "two_storey_hip", "pyramid", "shed", "saltbox", "gambrel",
                 "cross_gable", "t_gable", "l_gable", "l_hip", "gable_with_garage")
 CAP_EDGES = ("ridge", "hip", "break", "high")  # edges that get a ridge cap
 TRIM_EDGES = ("eave", "rake", "high")  # edges that get a fascia / rake board
-CAP_RISE_M = 0.03  # a ridge cap stands this far above the line it covers
-CAP_HALF_WIDTH_M = 0.12
-CAP_EDGE_H_M = 0.004
 
 
 @dataclass(frozen=True)
@@ -372,9 +370,10 @@ def cap_segments(house: HousePlan) -> list[tuple[RoofPlane, np.ndarray, np.ndarr
     return out
 
 
-def cap_polygons(house: HousePlan) -> list[np.ndarray]:
-    """Ridge caps: for each capped edge of a plane, a strip from the edge raised `CAP_RISE_M` to a line
-    `CAP_HALF_WIDTH_M` inside the plane, just above the shingles (world polygons)."""
+def cap_sides(house: HousePlan) -> list[CapSide]:
+    """Each capped edge of each plane as one side of its ridge cap (`core.ridge_caps.CapSide`): the line under
+    the fold, the fold raised `CAP_RISE_M` above it, and the cap's lower edge `CAP_HALF_WIDTH_M` inside the
+    plane, just above the shingles (world points)."""
     out = []
     for plane, a, b in cap_segments(house):
         edge = b - a
@@ -386,8 +385,14 @@ def cap_polygons(house: HousePlan) -> list[np.ndarray]:
         rise = np.array([0.0, 0.0, CAP_RISE_M])
         ia, ib = plane.to_world([[*(a + CAP_HALF_WIDTH_M * inward), CAP_EDGE_H_M],
                                  [*(b + CAP_HALF_WIDTH_M * inward), CAP_EDGE_H_M]])
-        out.append(np.array([wa + rise, ia, ib, wb + rise]))
+        out.append(CapSide(base=(wa, wb), top=(wa + rise, wb + rise), inner=(ia, ib), normal=plane.normal))
     return out
+
+
+def cap_polygons(house: HousePlan) -> list[np.ndarray]:
+    """Ridge caps as measured: each side of each cap as one strip from its fold to its lower edge (world
+    polygons). The render lays cap pieces on these strips (`core.ridge_caps`)."""
+    return [np.array([side.top[0], side.inner[0], side.inner[1], side.top[1]]) for side in cap_sides(house)]
 
 
 def fan_triangles(polygons) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,122 @@
+"""Ridge and hip caps as rows of cap shingles (pure): what the roof's capped edges look like in a photo.
+
+A cap shingle is a square of shingle folded over the ridge; each is laid over the last one's nails, so a row
+shows a butt edge, a little step with a shadow line under it, every `CAP_PIECE_EXPOSURE_M`, and no two pieces
+quite the same tone. Blind viewers read the former one smooth strip as a "flat" ridge (issue 41).
+
+The caps are set dressing on the measured cap (`core.house.cap_polygons`, which the ray casts see): each piece
+lies on that strip, its butt raised `CAP_PIECE_THICKNESS_M` above it, so what the photo shows stays within a few
+millimetres of what is measured. Rows start at the low end of a hip (butts face down the slope, as laid, so water
+runs over them) and at the end of a ridge with the smaller (x, y); both sides of an edge step at the same places.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+CAP_RISE_M = 0.03  # the fold of a ridge cap stands this far above the line it covers
+CAP_HALF_WIDTH_M = 0.12  # a cap reaches this far down each side of its edge
+CAP_EDGE_H_M = 0.004  # the cap's lower edge stands this far off the shingles
+CAP_PIECE_EXPOSURE_M = 0.14  # a 12 x 12 in cap piece shows 5 5/8 in of its length
+CAP_PIECE_THICKNESS_M = 0.009  # a piece's butt stands this far above the piece under it
+PIECE_SHADE = (0.0, 1.0)  # per-piece tone (the shingle material's `tab_shade`): each piece from its own bundle
+
+
+@dataclass(frozen=True)
+class CapSide:
+    """One side of a capped edge, in world coordinates: the line on the roof surface under the fold (`base`),
+    the fold itself (`top`, raised over it), and the cap's lower edge on the plane (`inner`), each from its a
+    end to its b end; `normal` is the plane's outward unit normal."""
+
+    base: tuple[np.ndarray, np.ndarray]
+    top: tuple[np.ndarray, np.ndarray]
+    inner: tuple[np.ndarray, np.ndarray]
+    normal: np.ndarray
+
+    def laid_from_b(self) -> bool:
+        """Does the row start at the b end (the lower one; on a level ridge, the one with the smaller x, y)?"""
+        a, b = (np.round(np.asarray(p, float), 6) for p in self.base)
+        return (b[2], b[0], b[1]) < (a[2], a[0], a[1])
+
+
+def _edge_seed(side: CapSide) -> int:
+    """The same integer for both sides of one edge (from its base line, whichever way round)."""
+    ends = sorted(tuple(int(round(c * 1000)) for c in p) for p in side.base)
+    return int(sum((i + 1) * 7919 * c for i, c in enumerate(ends[0] + ends[1]))) % (2 ** 31)
+
+
+def cap_side_pieces(side: CapSide, *, exposure: float = CAP_PIECE_EXPOSURE_M,
+                    thickness: float = CAP_PIECE_THICKNESS_M, edge_drop: float = 0.004):
+    """(vertices (V, 3), triangles (T, 3), per-triangle tone (T,)) of the row of cap pieces along one side.
+
+    The row has ceil(length / `exposure`) pieces, evenly spaced. Each piece is a thin slab: its top from its butt
+    (raised `thickness` along the normal, less on a piece under 9 cm) to the next piece's butt, the butt face
+    down to the roof, and its lower edge `edge_drop` deep. Triangles face outwards."""
+    base, top, inner = (tuple(np.asarray(p, float) for p in pair) for pair in (side.base, side.top, side.inner))
+    if side.laid_from_b():
+        base, top, inner = base[::-1], top[::-1], inner[::-1]
+    normal = np.asarray(side.normal, float)
+    length = float(np.linalg.norm(base[1] - base[0]))
+    if length < 1e-6:
+        return np.zeros((0, 3)), np.zeros((0, 3), int), np.zeros(0)
+    n = max(1, math.ceil(length / exposure - 1e-9))
+    cuts = np.linspace(0.0, 1.0, n + 1)  # the row spread evenly: a roofer shortens every exposure a little
+    tones = np.random.default_rng(_edge_seed(side)).uniform(*PIECE_SHADE, n)
+    lift = min(thickness, 0.1 * length / n) * normal  # a short edge's one piece is cut down, not left steep
+    drop = edge_drop * normal
+
+    def at(pair, s):
+        return pair[0] + s * (pair[1] - pair[0])
+
+    verts, tris, shade = [], [], []
+    for k in range(n):
+        s0, s1 = cuts[k], cuts[k + 1]
+        v = np.array([at(top, s0) + lift, at(inner, s0) + lift, at(inner, s1), at(top, s1),
+                      at(base, s0), at(inner, s0) - drop, at(inner, s1) - drop, at(base, s1)])
+        faces = [(0, 3, 2), (0, 2, 1),  # the top, butt to tail
+                 (4, 5, 1), (4, 1, 0),  # the butt, down to the roof
+                 (1, 2, 6), (1, 6, 5)]  # the lower edge
+        if k == n - 1:
+            faces += [(7, 3, 2), (7, 2, 6)]  # the row's far end
+        inside = (at(base, (s0 + s1) / 2) + at(inner, (s0 + s1) / 2) - drop) / 2
+        for f in faces:
+            p = v[list(f)]
+            outward = np.dot(np.cross(p[1] - p[0], p[2] - p[0]), p.mean(axis=0) - inside) >= 0
+            tris.append([8 * k + i for i in (f if outward else f[::-1])])
+        verts.append(v)
+        shade += [tones[k]] * len(faces)
+    return np.concatenate(verts), np.asarray(tris, int), np.asarray(shade, float)
+
+
+def level_ridge_sides(a, b, pitch_deg: float) -> tuple[CapSide, CapSide]:
+    """Both sides of the cap on a level ridge from `a` to `b` (world points on the shingle surface) between two
+    planes of `pitch_deg` falling away from it on either side (a gable's ridge)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    along = (b - a) / np.linalg.norm(b - a)
+    z = np.array([0.0, 0.0, 1.0])
+    across = np.cross(z, along)
+    p = math.radians(pitch_deg)
+    rise = CAP_RISE_M * z
+    sides = []
+    for s in (1.0, -1.0):
+        down = math.cos(p) * s * across - math.sin(p) * z  # down the slope of the plane on this side
+        normal = math.sin(p) * s * across + math.cos(p) * z
+        inner = tuple(end + CAP_HALF_WIDTH_M * down + CAP_EDGE_H_M * normal for end in (a, b))
+        sides.append(CapSide(base=(a, b), top=(a + rise, b + rise), inner=inner, normal=normal))
+    return sides[0], sides[1]
+
+
+def cap_rows(sides) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cap pieces of every side in `sides`, merged: (vertices, triangles, per-triangle tone)."""
+    verts, tris, shade, offset = [], [], [], 0
+    for side in sides:
+        v, t, s = cap_side_pieces(side)
+        verts.append(v)
+        tris.append(t + offset)
+        shade.append(s)
+        offset += len(v)
+    if not verts:
+        return np.zeros((0, 3)), np.zeros((0, 3), int), np.zeros(0)
+    return np.concatenate(verts), np.concatenate(tris), np.concatenate(shade)
