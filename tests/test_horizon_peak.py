@@ -159,6 +159,7 @@ def run(index, seed=0, cache=None, **kw):
 def test_builds_for_many_seeds_with_every_term_measured():
     preset = load_environment_preset(ENV)
     env = registry.get(ENV)
+    wired = 0
     for seed in range(cases(10, other_line=3)):
         result = run(0, seed=seed)
         record = result.record
@@ -175,8 +176,13 @@ def test_builds_for_many_seeds_with_every_term_measured():
         caps = bpy.data.objects["HouseRidgeCaps"].data
         assert len(caps.polygons) == len(cap_rows(cap_sides(result.spec.plan.house))[1]) > 8 * len(
             cap_sides(result.spec.plan.house))
+        for name in ("PowerLines", "TelecomCables"):  # set dressing that casts no shadow (surroundings_meshes)
+            wires = bpy.data.objects.get(name)
+            wired += wires is not None
+            assert wires is None or not wires.visible_shadow
         assert bpy.context.scene.world is not None
         assert record["scene"]["house_shape"] == result.spec.plan.house.shape
+    assert wired > 0
     # the houses differ in shape from seed to seed (read from the plans: no build needed)
     assert len({pipeline.plan_frame(ENV, seed, "random", 0).plan.house.shape for seed in range(10)}) >= 5
     assert '"horizon_visible"' in record["prompt"] and '"own_roof_blocks"' in record["prompt"]

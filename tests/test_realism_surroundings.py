@@ -220,3 +220,42 @@ def test_roof_scenes_stand_in_surroundings_that_never_shade_the_roof():
             hits.add(obj.name)
     assert len(points) > 100
     assert not {h for h in hits if h.startswith(("Crowns_", "Neighbour", "Trunks", "Pole", "Terrain"))}
+
+
+def test_wires_hang_between_neighbouring_poles_and_never_reach_the_skyline():
+    """Three conductors on each cross arm and a telecom cable lower down span each pair of neighbouring poles,
+    sagging 1.5 % (2.4 %) of the span at mid-span; a pole left out leaves its gap unwired; the skyline is the
+    one without wires."""
+    from dataclasses import replace
+
+    from realitybench_addon import pipeline
+    from realitybench_addon.core import surroundings_meshes as sm
+    from realitybench_addon.core.surroundings import Pole
+
+    line = sm.sagging_line([0.0, 0.0, 10.0], [40.0, 0.0, 12.0], 0.015, segments=16)
+    np.testing.assert_allclose(line[[0, -1]], [[0, 0, 10], [40, 0, 12]])
+    assert line[8, 2] == pytest.approx(11.0 - 0.6)  # the chord's mid height less 1.5 % of 40 m
+    v, t = sm.tube_mesh(line, 0.01)
+    assert len(v) == 17 * sm.WIRE_SIDES and len(t) == 16 * sm.WIRE_SIDES * 2
+    centre = np.repeat(line, sm.WIRE_SIDES, axis=0)
+    np.testing.assert_allclose(np.linalg.norm(v - centre, axis=1), 0.01)
+
+    poles = tuple(Pole(40.0 * k, 0.0, 10.0, 90.0) for k in (0, 1, 2, 4))  # the fourth pole (k = 3) is missing
+    assert [(round(p.x), round(q.x)) for p, q in sm.spans(poles)] == [(0, 40), (40, 80)]
+    (cv, ct), (kv, kt) = sm.wire_meshes(poles)
+    assert len(cv) == 2 * 3 * 17 * sm.WIRE_SIDES and len(kv) == 2 * 17 * sm.WIRE_SIDES
+    # the conductors hang from the cross arm (x along the road, the arm along y): at the poles 0.55 m below the top
+    ends = cv.reshape(6, 17, sm.WIRE_SIDES, 3).mean(axis=2)[:, [0, -1]]
+    np.testing.assert_allclose(np.sort(ends[:3, 0, 1]), sm.CONDUCTOR_OFFSETS_M, atol=1e-9)
+    np.testing.assert_allclose(ends[..., 2], 10.0 - sm.CONDUCTOR_DROP_M, atol=1e-9)
+    assert kv[:, 2].max() < 10.0 - sm.CABLE_DROP_M + 0.02
+
+    plan = pipeline.plan_frame("horizon_peak", 505, "random", 0).plan.surroundings
+    parts = {p.name: p for p in sm.surroundings_parts(plan)}
+    assert {"PowerLines", "TelecomCables"} <= set(parts) and len(sm.spans(plan.poles)) == 5
+    a, b, top = sm.skyline_edges(plan)
+    bare = replace(plan, poles=())  # no poles, no wires: every other edge is as it was
+    a0, _, _ = sm.skyline_edges(bare)
+    wires = {tuple(np.round(x, 9)) for name in ("PowerLines", "TelecomCables") for x in parts[name].vertices}
+    assert not any(tuple(np.round(x, 9)) in wires for x in np.concatenate([a, b]))
+    assert len(a) > len(a0)  # the poles still stand on the skyline; their wires do not

@@ -136,6 +136,8 @@ def _materials(plan: SurroundingsPlan, lawn: bool = True) -> dict:
         "door": facade.trim_material("RB_NeighbourDoor", (0.22, 0.08, 0.05), roughness=0.4),
         "gutter": facade.gutter_material("RB_NeighbourGutter"),
         "wood": mats.principled("RB_PoleWood", (0.16, 0.12, 0.08), roughness=0.9, specular=0.2),
+        "conductor": mats.principled("RB_PowerLine", (0.32, 0.32, 0.31), roughness=0.55, metallic=1.0),
+        "cable": mats.principled("RB_TelecomCable", (0.02, 0.02, 0.02), roughness=0.6),
     }
     if lawn:
         out["lawn"] = lawn_dress.dress_lawn(vegetation.lawn_material(
@@ -169,6 +171,8 @@ def build_surroundings(scene, plan: SurroundingsPlan, rng: np.random.Generator |
         obj = mesh_object(part.name, verts, part.triangles, col, materials=[materials[part.material]],
                           face_attributes=attrs, smooth=part.kind in ("crown", "terrain"))
         built.objects.append(part.name)
+        if part.kind == "wire":  # set dressing: its shadow would cross measured light (see surroundings_meshes)
+            obj.visible_shadow = False
         if part.kind == "crown":  # measured as built; the render shows leaf cards inside (`bl.vegetation`)
             vegetation.dress_surroundings_crowns(col, obj, verts, part.triangles, part.face_shade,
                                                  part.material, materials[part.material], card_reach_m=card_reach_m)

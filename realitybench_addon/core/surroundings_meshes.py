@@ -168,6 +168,75 @@ def pole_mesh(pole: Pole) -> tuple[np.ndarray, np.ndarray]:
     return np.vstack([v, av]), np.vstack([t, at + len(v)])
 
 
+# Overhead lines between the poles (a row of bare poles read as unfinished, issue 41): three conductors on the
+# cross arm's insulators and a telecom cable lower on the poles, each sagging as a parabola (a catenary this
+# shallow is one to a millimetre). Set dressing: never part of the skyline (`skyline_edges`), and they cast no
+# shadow (`bl.surroundings`), so no measured light changes.
+CONDUCTOR_OFFSETS_M = (-1.05, -0.35, 1.05)  # along the cross arm, from the pole's axis
+CONDUCTOR_DROP_M = 0.55  # below the pole's top: on insulators over the arm (whose top is 0.63 m down)
+CONDUCTOR_RADIUS_M = 0.008
+CABLE_DROP_M = 3.2  # the telecom cable, on the pole's side, this far below its top
+CABLE_OFFSET_M = 0.17
+CABLE_RADIUS_M = 0.012
+CONDUCTOR_SAG, CABLE_SAG = 0.015, 0.024  # mid-span sag as a share of the span
+MAX_SPAN_M = 60.0  # poles further apart (one left out where a drive or a tree stood) carry no span
+WIRE_SEGMENTS = 16
+WIRE_SIDES = 4
+
+
+def _arm(pole: Pole) -> np.ndarray:
+    a = math.radians(pole.arm_azimuth_deg)
+    return np.array([math.cos(a), math.sin(a), 0.0])
+
+
+def sagging_line(a, b, sag_share: float, segments: int = WIRE_SEGMENTS) -> np.ndarray:
+    """(segments + 1, 3) points of a wire hung from `a` to `b`: the chord less a parabola, `sag_share` of the
+    horizontal span deep at mid-span."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    t = np.linspace(0.0, 1.0, segments + 1)[:, None]
+    sag = sag_share * float(np.hypot(*(b - a)[:2]))
+    return a + t * (b - a) - 4.0 * sag * t * (1.0 - t) * np.array([0.0, 0.0, 1.0])
+
+
+def tube_mesh(points: np.ndarray, radius: float, sides: int = WIRE_SIDES) -> tuple[np.ndarray, np.ndarray]:
+    """An open tube of `sides` faces around the polyline `points` (a wire: its ends are hidden at the poles)."""
+    points = np.asarray(points, float)
+    tangent = np.gradient(points, axis=0)
+    tangent /= np.linalg.norm(tangent, axis=1, keepdims=True)
+    side = np.cross(tangent, [0.0, 0.0, 1.0])
+    side /= np.linalg.norm(side, axis=1, keepdims=True)
+    up = np.cross(side, tangent)
+    angles = np.linspace(0.0, 2 * np.pi, sides, endpoint=False)
+    ring = np.cos(angles)[None, :, None] * side[:, None] + np.sin(angles)[None, :, None] * up[:, None]
+    verts = (points[:, None] + radius * ring).reshape(-1, 3)
+    i = np.arange(len(points) - 1)[:, None] * sides
+    j = np.arange(sides)[None, :]
+    a, b = i + j, i + (j + 1) % sides
+    quads = np.stack([a, b, b + sides, a + sides], axis=-1).reshape(-1, 4)
+    return verts, quads_to_triangles(quads)
+
+
+def spans(poles) -> list[tuple[Pole, Pole]]:
+    """Neighbouring poles along the line (the plan keeps them in order along the road) close enough to carry
+    wires between them."""
+    return [(p, q) for p, q in zip(poles, poles[1:]) if math.hypot(q.x - p.x, q.y - p.y) <= MAX_SPAN_M]
+
+
+def wire_meshes(poles) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """(conductors, telecom cables) of the spans between `poles`, each as (vertices, triangles)."""
+    conductors, cables = [], []
+    for p, q in spans(poles):
+        base_p, base_q = np.array([p.x, p.y, 0.0]), np.array([q.x, q.y, 0.0])
+        for offset in CONDUCTOR_OFFSETS_M:
+            a = base_p + offset * _arm(p) + [0.0, 0.0, p.height_m - CONDUCTOR_DROP_M]
+            b = base_q + offset * _arm(q) + [0.0, 0.0, q.height_m - CONDUCTOR_DROP_M]
+            conductors.append(tube_mesh(sagging_line(a, b, CONDUCTOR_SAG), CONDUCTOR_RADIUS_M))
+        a = base_p + CABLE_OFFSET_M * _arm(p) + [0.0, 0.0, p.height_m - CABLE_DROP_M]
+        b = base_q + CABLE_OFFSET_M * _arm(q) + [0.0, 0.0, q.height_m - CABLE_DROP_M]
+        cables.append(tube_mesh(sagging_line(a, b, CABLE_SAG), CABLE_RADIUS_M))
+    return merge_meshes(conductors), merge_meshes(cables)
+
+
 def building_polygons(b: Building) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
     """(walls, roof, windows) of a neighbouring building as world polygons (windows: the glass panes' fronts;
     `building_details` gives the panes' full boxes with their casings, doors and gutters)."""
@@ -222,7 +291,7 @@ class Part:
 
     name: str
     kind: str  # terrain | ground | road | crown | trunk | building_walls | building_roof | window | window_frame
-    #            | door | gutter | pole
+    #            | door | gutter | pole | wire
     vertices: np.ndarray
     triangles: np.ndarray
     material: str
@@ -257,6 +326,10 @@ def surroundings_parts(plan: SurroundingsPlan) -> tuple[Part, ...]:
                 parts.append(Part(f"Neighbour{i:02d}_{kind.title()}", part_kind, v, quads_to_triangles(q), material))
     if plan.poles:
         parts.append(Part("Poles", "pole", *merge_meshes([pole_mesh(p) for p in plan.poles]), "wood"))
+    if spans(plan.poles):
+        conductors, cables = wire_meshes(plan.poles)
+        parts.append(Part("PowerLines", "wire", *conductors, "conductor"))
+        parts.append(Part("TelecomCables", "wire", *cables, "cable"))
     return tuple(parts)
 
 
@@ -265,10 +338,11 @@ def skyline_edges(plan: SurroundingsPlan) -> tuple[np.ndarray, np.ndarray, np.nd
     """The unique edges of every surroundings triangle (endpoints A, B) and each edge's top height,
     sorted by that height, highest first.
 
-    Flat parts at ground level (the yard and the road) are left out: they never reach the skyline."""
+    Flat parts at ground level (the yard and the road) are left out: they never reach the skyline; so are the
+    overhead wires, a line a pixel thin that hides no hill or roof behind it."""
     a_all, b_all = [], []
     for part in surroundings_parts(plan):
-        if part.kind in ("ground", "road"):
+        if part.kind in ("ground", "road", "wire"):
             continue
         t = part.triangles
         e = np.concatenate([t[:, [0, 1]], t[:, [1, 2]], t[:, [2, 0]]])
