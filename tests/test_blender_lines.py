@@ -89,7 +89,8 @@ def start_line_runs(directory: Path, lines) -> dict:
             continue
         suites = LINE_SUITES[line]
         # not niced: a niced line got ~5 % of a core beside two workers, and its tests' subprocess timeouts ran out
-        command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *suites, *deselect]
+        # --durations: where a line's time goes, in its output (the check shows the output's tail on a failure)
+        command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=30", *suites, *deselect]
         with (directory / f"line{line}.out").open("w") as sink:
             process = subprocess.Popen(command, cwd=ROOT, env={**env, OTHER_LINE_ENV: line}, stdout=sink,
                                        stderr=subprocess.STDOUT, text=True)
