@@ -22,6 +22,10 @@ CAP_EDGE_H_M = 0.004  # the cap's lower edge stands this far off the shingles
 CAP_PIECE_EXPOSURE_M = 0.14  # a 12 x 12 in cap piece shows 5 5/8 in of its length
 CAP_PIECE_THICKNESS_M = 0.009  # a piece's butt stands this far above the piece under it
 PIECE_SHADE = (0.0, 1.0)  # per-piece tone (the shingle material's `tab_shade`): each piece from its own bundle
+# A piece's 8 corners: its top at the butt (raised) and at the tail, the lower edge's, and the base line's under
+# the butt and the tail; its triangles: the top, the butt down to the roof, the lower edge; and the row's far end.
+PIECE_FACES = np.array([(0, 3, 2), (0, 2, 1), (4, 5, 1), (4, 1, 0), (1, 2, 6), (1, 6, 5)])
+END_FACES = np.array([(7, 3, 2), (7, 2, 6)])
 
 
 @dataclass(frozen=True)
@@ -67,27 +71,27 @@ def cap_side_pieces(side: CapSide, *, exposure: float = CAP_PIECE_EXPOSURE_M,
     lift = min(thickness, 0.1 * length / n) * normal  # a short edge's one piece is cut down, not left steep
     drop = edge_drop * normal
 
-    def at(pair, s):
+    def at(pair, s):  # points at fractions s (n, 1) along a line
         return pair[0] + s * (pair[1] - pair[0])
 
-    verts, tris, shade = [], [], []
-    for k in range(n):
-        s0, s1 = cuts[k], cuts[k + 1]
-        v = np.array([at(top, s0) + lift, at(inner, s0) + lift, at(inner, s1), at(top, s1),
-                      at(base, s0), at(inner, s0) - drop, at(inner, s1) - drop, at(base, s1)])
-        faces = [(0, 3, 2), (0, 2, 1),  # the top, butt to tail
-                 (4, 5, 1), (4, 1, 0),  # the butt, down to the roof
-                 (1, 2, 6), (1, 6, 5)]  # the lower edge
-        if k == n - 1:
-            faces += [(7, 3, 2), (7, 2, 6)]  # the row's far end
-        inside = (at(base, (s0 + s1) / 2) + at(inner, (s0 + s1) / 2) - drop) / 2
-        for f in faces:
-            p = v[list(f)]
-            outward = np.dot(np.cross(p[1] - p[0], p[2] - p[0]), p.mean(axis=0) - inside) >= 0
-            tris.append([8 * k + i for i in (f if outward else f[::-1])])
-        verts.append(v)
-        shade += [tones[k]] * len(faces)
-    return np.concatenate(verts), np.asarray(tris, int), np.asarray(shade, float)
+    s0, s1 = cuts[:-1, None], cuts[1:, None]
+    v = np.stack([at(top, s0) + lift, at(inner, s0) + lift, at(inner, s1), at(top, s1),
+                  at(base, s0), at(inner, s0) - drop, at(inner, s1) - drop, at(base, s1)], axis=1)  # (n, 8, 3)
+    inside = (at(base, (s0 + s1) / 2) + at(inner, (s0 + s1) / 2) - drop) / 2
+    tris = _facing_out(v, inside, PIECE_FACES)
+    end = _facing_out(v[-1:], inside[-1:], END_FACES) + 8 * (n - 1)
+    shade = np.concatenate([np.repeat(tones, len(PIECE_FACES)), np.full(len(END_FACES), tones[-1])])
+    return v.reshape(-1, 3), np.concatenate([tris.reshape(-1, 3), end.reshape(-1, 3)]), shade
+
+
+def _facing_out(v: np.ndarray, inside: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """(pieces, faces, 3) vertex indices into the flattened `v` (pieces, 8, 3), each triangle turned to face away
+    from its piece's `inside` point."""
+    p = v[:, faces]  # (pieces, faces, 3 corners, 3)
+    normal = np.cross(p[:, :, 1] - p[:, :, 0], p[:, :, 2] - p[:, :, 0])
+    outward = np.einsum("pfk,pfk->pf", normal, p.mean(axis=2) - inside[:, None]) >= 0
+    tris = np.where(outward[..., None], faces, faces[:, ::-1])
+    return tris + 8 * np.arange(len(v))[:, None, None]
 
 
 def level_ridge_sides(a, b, pitch_deg: float) -> tuple[CapSide, CapSide]:
