@@ -235,7 +235,7 @@ def test_wires_hang_between_neighbouring_poles_and_never_reach_the_skyline():
     line = sm.sagging_line([0.0, 0.0, 10.0], [40.0, 0.0, 12.0], 0.015, segments=16)
     np.testing.assert_allclose(line[[0, -1]], [[0, 0, 10], [40, 0, 12]])
     assert line[8, 2] == pytest.approx(11.0 - 0.6)  # the chord's mid height less 1.5 % of 40 m
-    v, t = sm.tube_mesh(line, 0.01)
+    v, t = sm._wire(line, 0.01)
     assert len(v) == 17 * sm.WIRE_SIDES and len(t) == 16 * sm.WIRE_SIDES * 2
     centre = np.repeat(line, sm.WIRE_SIDES, axis=0)
     np.testing.assert_allclose(np.linalg.norm(v - centre, axis=1), 0.01)

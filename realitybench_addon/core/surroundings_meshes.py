@@ -13,6 +13,7 @@ from .geometry import merge_meshes, ring_sphere_triangles
 from .vegetation import deciduous_tree
 from .house import fan_triangles, wing_planes, wing_walls
 from .noise import hash01
+from .person import loft
 from .surroundings import (TERRAIN_RINGS, TERRAIN_SEGMENTS, Building, Pole, Road, SurroundingsPlan, Terrain, Tree,
                            terrain_height)
 
@@ -198,22 +199,9 @@ def sagging_line(a, b, sag_share: float, segments: int = WIRE_SEGMENTS) -> np.nd
     return a + t * (b - a) - 4.0 * sag * t * (1.0 - t) * np.array([0.0, 0.0, 1.0])
 
 
-def tube_mesh(points: np.ndarray, radius: float, sides: int = WIRE_SIDES) -> tuple[np.ndarray, np.ndarray]:
-    """An open tube of `sides` faces around the polyline `points` (a wire: its ends are hidden at the poles)."""
-    points = np.asarray(points, float)
-    tangent = np.gradient(points, axis=0)
-    tangent /= np.linalg.norm(tangent, axis=1, keepdims=True)
-    side = np.cross(tangent, [0.0, 0.0, 1.0])
-    side /= np.linalg.norm(side, axis=1, keepdims=True)
-    up = np.cross(side, tangent)
-    angles = np.linspace(0.0, 2 * np.pi, sides, endpoint=False)
-    ring = np.cos(angles)[None, :, None] * side[:, None] + np.sin(angles)[None, :, None] * up[:, None]
-    verts = (points[:, None] + radius * ring).reshape(-1, 3)
-    i = np.arange(len(points) - 1)[:, None] * sides
-    j = np.arange(sides)[None, :]
-    a, b = i + j, i + (j + 1) % sides
-    quads = np.stack([a, b, b + sides, a + sides], axis=-1).reshape(-1, 4)
-    return verts, quads_to_triangles(quads)
+def _wire(points: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """An open tube of `WIRE_SIDES` faces along `points` (its ends are hidden at the poles)."""
+    return loft(points, np.full(len(points), radius), (0.0, 0.0, 1.0), seg=WIRE_SIDES, caps=False)
 
 
 def spans(poles) -> list[tuple[Pole, Pole]]:
@@ -230,10 +218,10 @@ def wire_meshes(poles) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray,
         for offset in CONDUCTOR_OFFSETS_M:
             a = base_p + offset * _arm(p) + [0.0, 0.0, p.height_m - CONDUCTOR_DROP_M]
             b = base_q + offset * _arm(q) + [0.0, 0.0, q.height_m - CONDUCTOR_DROP_M]
-            conductors.append(tube_mesh(sagging_line(a, b, CONDUCTOR_SAG), CONDUCTOR_RADIUS_M))
+            conductors.append(_wire(sagging_line(a, b, CONDUCTOR_SAG), CONDUCTOR_RADIUS_M))
         a = base_p + CABLE_OFFSET_M * _arm(p) + [0.0, 0.0, p.height_m - CABLE_DROP_M]
         b = base_q + CABLE_OFFSET_M * _arm(q) + [0.0, 0.0, q.height_m - CABLE_DROP_M]
-        cables.append(tube_mesh(sagging_line(a, b, CABLE_SAG), CABLE_RADIUS_M))
+        cables.append(_wire(sagging_line(a, b, CABLE_SAG), CABLE_RADIUS_M))
     return merge_meshes(conductors), merge_meshes(cables)
 
 
