@@ -110,8 +110,10 @@ class SceneCache:
         """The built scene of `spec`; with build=False, a LookupError instead of a (re)build."""
         import bpy
 
+        from .bl.aerial import add_aerial_perspective
         from .bl.reset import reset_scene
         from .bl.sky import dress_sky
+        from .core.aerial import draw_haze
 
         key = (spec.environment, spec.set_seed, spec.stratum, spec.scene_index)
         self.build_s = 0.0
@@ -125,6 +127,7 @@ class SceneCache:
             self.built = env.build(scene, spec.plan, stage_rng(srng, "build"))
             if env.outdoor:
                 dress_sky(scene, stage_rng(srng, "sky"))
+                add_aerial_perspective(scene, draw_haze(stage_rng(srng, "haze")))
             self.key = key
             self.build_s = time.perf_counter() - t
         return self.built

@@ -1,7 +1,8 @@
 """Build a `SurroundingsPlan` in Blender from `core.surroundings_meshes.surroundings_parts` (the same
-triangles the analytic skyline uses), with procedural materials: fields and woods on the hills fading into haze with
-distance, a mown lawn with dry spots, worn asphalt with a faded centre line, leafy and needled crowns, bark,
-weathered siding and roofing, glazed windows in casings, doors and gutters (`bl.facade`), poles.
+triangles the analytic skyline uses), with procedural materials: fields and woods on the hills, a mown lawn with
+dry spots, worn asphalt with a faded centre line, leafy and needled crowns, bark, weathered siding and roofing,
+glazed windows in casings, doors and gutters (`bl.facade`), poles. The pipeline fades all of it into the air's
+glow with distance afterwards (`bl.aerial`).
 """
 from __future__ import annotations
 
@@ -17,9 +18,6 @@ from . import compat, facade, lawn_dress, lot_ground, vegetation
 from . import materials as mats
 from .meshes import mesh_object
 
-HAZE = (0.36, 0.43, 0.54)
-
-
 @dataclass
 class BuiltSurroundings:
     plan: SurroundingsPlan
@@ -27,11 +25,9 @@ class BuiltSurroundings:
 
 
 def _noisy(name: str, stops, scale: float, *, attribute: str | None = None, roughness: float = 0.8,
-           bump: float = 0.3, detail: float = 3.0, specular: float = 0.3, haze_from_m: float | None = None):
-    """A principled material whose colour is a ramp over noise (plus a face attribute, when given).
-
-    `haze_from_m`: beyond this distance from the origin the colour fades towards the sky's haze
-    (aerial perspective, which Cycles does not do without a volume)."""
+           bump: float = 0.3, detail: float = 3.0, specular: float = 0.3):
+    """A principled material whose colour is a ramp over noise (plus a face attribute, when given); far away
+    it fades into the air's glow like every outdoor material (`bl.aerial`)."""
     mat, nodes, links, bsdf = mats.new_material(name)
     coord = nodes.new("ShaderNodeTexCoord")
     noise = nodes.new("ShaderNodeTexNoise")
@@ -45,22 +41,6 @@ def _noisy(name: str, stops, scale: float, *, attribute: str | None = None, roug
         fac = mats.weighted_sum(nodes, links, attr.outputs["Fac"], fac, 0.6)
     ramp = mats.color_ramp(nodes, links, fac, stops)
     color = ramp.outputs["Color"]
-    if haze_from_m is not None:
-        length = nodes.new("ShaderNodeVectorMath")
-        length.operation = "LENGTH"
-        links.new(coord.outputs["Object"], length.inputs[0])
-        amount = nodes.new("ShaderNodeMapRange")
-        amount.inputs["From Min"].default_value = haze_from_m
-        amount.inputs["From Max"].default_value = haze_from_m + 900.0
-        amount.inputs["To Min"].default_value = 0.0
-        amount.inputs["To Max"].default_value = 0.45
-        links.new(length.outputs["Value"], amount.inputs["Value"])
-        mixrgb = nodes.new("ShaderNodeMix")
-        mixrgb.data_type = "RGBA"
-        links.new(amount.outputs["Result"], mixrgb.inputs["Factor"])
-        links.new(color, mixrgb.inputs[6])
-        mixrgb.inputs[7].default_value = (*HAZE, 1.0)
-        color = mixrgb.outputs[2]
     links.new(color, compat.principled_input(bsdf, "Base Color"))
     compat.principled_input(bsdf, "Roughness").default_value = roughness
     compat.principled_input(bsdf, "Specular IOR Level").default_value = specular
@@ -124,7 +104,7 @@ def _materials(plan: SurroundingsPlan, lawn: bool = True) -> dict:
     out = {
         "terrain": _noisy("RB_Terrain", [(0.35, forest), (0.5, _scaled(forest, 1.3)), (0.58, field_c),
                                          (0.8, _scaled(field_c, 1.25))], 0.012, detail=6.0, bump=0.25,
-                          roughness=0.95, haze_from_m=120.0),
+                          roughness=0.95),
         "asphalt": _road(plan),
         "deciduous": vegetation.leaf_material("RB_LeafCrown", vegetation.LEAF_GREENS, leaf_scale=5.0,
                                               shade_attribute="tree_shade"),
