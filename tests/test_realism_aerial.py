@@ -140,7 +140,7 @@ def test_a_near_lit_wall_renders_bit_for_bit_as_without_the_air(bpy):
 
 def test_every_material_of_an_outdoor_pipeline_scene_takes_the_scenes_air(bpy):
     from realitybench_addon import pipeline
-    from realitybench_addon.bl.aerial import HAZED
+    from realitybench_addon.bl.aerial import GROUP_NAME, HAZED
 
     spec = pipeline.plan_frame("car_view", 0, "random", 0)
     pipeline.SceneCache().get(spec)
@@ -154,9 +154,14 @@ def test_every_material_of_an_outdoor_pipeline_scene_takes_the_scenes_air(bpy):
     for mat in cards:  # the cut-out stays transparent: the air goes into the leaf, under the alpha mix
         out = mat.node_tree.nodes["Material Output"].inputs["Surface"].links[0].from_node
         sides = [out.inputs[i].links[0].from_node.bl_idname for i in (1, 2)]
-        assert sides[0] == "ShaderNodeBsdfTransparent" and sides[1] == "ShaderNodeMixShader", mat.name
-        haze_mix = out.inputs[2].links[0].from_node
-        assert haze_mix.inputs[2].links[0].from_node.bl_idname == "ShaderNodeEmission"
+        assert sides == ["ShaderNodeBsdfTransparent", "ShaderNodeGroup"], mat.name
+        air = out.inputs[2].links[0].from_node
+        assert air.bl_idname == "ShaderNodeGroup" and air.node_tree.name == GROUP_NAME
+        assert air.inputs[0].links[0].from_node.bl_idname == "ShaderNodeMixShader"  # the leaf under the air
+    # one group for the scene, with the glow in it
+    groups = {n.node_tree for m in used for n in m.node_tree.nodes if n.bl_idname == "ShaderNodeGroup"}
+    assert len(groups) == 1
+    assert any(n.bl_idname == "ShaderNodeEmission" for n in next(iter(groups)).nodes)
     # indoors (breaker_label's utility room has a sky outside its window) nothing is hazed
     pipeline.SceneCache().get(pipeline.plan_frame("breaker_label", 0, "random", 0))
     assert not any(m.get(HAZED) for m in bpy.data.materials)

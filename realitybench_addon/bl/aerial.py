@@ -14,10 +14,12 @@ import math
 import bpy
 
 from ..core.aerial import DEGENERATE_Z, HAZE_START_M, HORIZON_MIN_ELEVATION_DEG, HazePlan
+from . import compat
 from . import materials as mats
 from .material_cache import TEMPLATE_PREFIX
 
-HAZED = "rb_aerial_haze"  # a material's custom property once its shader has the air mixed in
+HAZED = "rb_aerial_haze"  # a material's custom property once its shader has the air mixed in (the visibility)
+GROUP_NAME = "RB_AerialHaze"
 
 
 def _world_sky(world):
@@ -125,8 +127,26 @@ def _never_a_light(mat) -> None:
         settings.sample_as_light = False
 
 
-def haze_material(mat, plan: HazePlan, sky_values) -> bool:
-    """Mix the air into `mat`'s surface (once); False when it has no surface to mix into or emits light."""
+def haze_group(plan: HazePlan, sky_values):
+    """The node group that mixes the air of `plan` into a surface shader: Surface in, hazed Surface out. One per
+    scene, shared by every material (a group node and two links per material, not twenty nodes)."""
+    group = bpy.data.node_groups.new(GROUP_NAME, "ShaderNodeTree")
+    compat.add_group_socket(group, "INPUT", "NodeSocketShader", "Surface")
+    compat.add_group_socket(group, "OUTPUT", "NodeSocketShader", "Surface")
+    nodes, links = group.nodes, group.links
+    given, result = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
+    mix = nodes.new("ShaderNodeMixShader")
+    links.new(_haze_share(nodes, links, plan), mix.inputs["Fac"])
+    links.new(given.outputs[0], mix.inputs[1])
+    links.new(_airlight(nodes, links, sky_values), mix.inputs[2])
+    links.new(mix.outputs["Shader"], result.inputs[0])
+    group[HAZED] = plan.visibility_m
+    return group
+
+
+def haze_material(mat, group) -> bool:
+    """Put the air of `group` (`haze_group`) into `mat`'s surface (once); False when it has no surface to put it
+    into or emits light."""
     if mat.get(HAZED) or mat.node_tree is None or _emits(mat):
         return False
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
@@ -136,13 +156,13 @@ def haze_material(mat, plan: HazePlan, sky_values) -> bool:
         return False
     link = _opaque_part(output.inputs["Surface"].links[0])
     source, target = link.from_socket, link.to_socket
-    mix = nodes.new("ShaderNodeMixShader")
-    links.new(_haze_share(nodes, links, plan), mix.inputs["Fac"])
-    links.new(source, mix.inputs[1])
-    links.new(_airlight(nodes, links, sky_values), mix.inputs[2])
-    links.new(mix.outputs["Shader"], target)
+    air = nodes.new("ShaderNodeGroup")
+    air.node_tree = group
+    air.label = "Aerial perspective"
+    links.new(source, air.inputs[0])
+    links.new(air.outputs[0], target)
     _never_a_light(mat)
-    mat[HAZED] = plan.visibility_m
+    mat[HAZED] = group[HAZED]
     return True
 
 
@@ -154,8 +174,9 @@ def add_aerial_perspective(scene, plan: HazePlan) -> list[str]:
         return []
     used = {slot.material for obj in scene.objects for slot in getattr(obj, "material_slots", ())
             if slot.material is not None}
-    changed = []
-    for mat in sorted(used, key=lambda m: m.name):
-        if not mat.name.startswith(TEMPLATE_PREFIX) and haze_material(mat, plan, sky_values):
-            changed.append(mat.name)
+    group = haze_group(plan, sky_values)
+    changed = [mat.name for mat in sorted(used, key=lambda m: m.name)
+               if not mat.name.startswith(TEMPLATE_PREFIX) and haze_material(mat, group)]
+    if not changed:
+        bpy.data.node_groups.remove(group)
     return changed

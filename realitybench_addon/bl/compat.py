@@ -103,6 +103,15 @@ def set_face_materials(mesh, indices: np.ndarray) -> None:
         mesh.polygons.foreach_set("material_index", indices)
 
 
+def add_group_socket(tree, in_out: str, socket_type: str, name: str) -> None:
+    """A socket on a node group's interface ("INPUT" or "OUTPUT"): `tree.interface` on 4.0+, the group's own
+    inputs and outputs before."""
+    if hasattr(tree, "interface"):
+        tree.interface.new_socket(name=name, in_out=in_out, socket_type=socket_type)
+    else:
+        (tree.inputs if in_out == "INPUT" else tree.outputs).new(socket_type, name)
+
+
 def user_data_dir(package: str) -> str:
     """A writable folder for user presets: the extension's user path on 4.2+, the config folder before."""
     if HAS_EXTENSIONS and package.startswith("bl_ext."):

@@ -16,6 +16,7 @@ import bpy
 import numpy as np
 
 from ..core import leaf_texture
+from ..core.far_conifers import whorled_tiers
 from ..core import vegetation as cv
 from . import compat
 from . import materials as mats
@@ -301,14 +302,19 @@ def dress_crown(collection, name: str, hull, verts, tris, kind: str, *, card_m: 
 
 
 SURROUNDINGS_KIND = {"deciduous": "broadleaf", "conifer": "needle"}
+# Surroundings conifers this far out get whorls of branches (`core.far_conifers`) inside their tiers: alone beyond
+# the cards' reach, under the cards nearer, where the cards alone, fitted inside a thin measured shell, leave a
+# tree as a bare stick with tufts.
+WHORLS_FROM_M = 40.0
 
 
 def dress_surroundings_crowns(collection, hull, verts, tris, shade, crown_kind: str, hull_mat, *,
                               card_reach_m: float = math.inf) -> list[str]:
     """The surroundings' merged crowns of one kind (`core.surroundings_meshes`), measured as they are: the
     pieces of trees within the last `core.vegetation.SURROUNDINGS_CARDS` distance get leaf cards, the larger the
-    further; the rest render as the crowns they are, through an instanced copy that no ray cast sees (so `hull` can be
-    hidden from render rays whole, and the measured triangles stay one object). Returns the render-only objects
+    further; the rest render through an instanced copy that no ray cast sees (so `hull` can be hidden from render
+    rays whole, and the measured triangles stay one object): a broadleaf crown as it is, a conifer's tiers as
+    whorls of branches inside them (`core.far_conifers`). Returns the render-only objects
     made (tagged CARD_TAG): nothing a scene's lists of measured or standing objects should hold. Cards stop at
     `card_reach_m` where that is nearer (their placement is most of a scene's build time)."""
     verts, tris = np.asarray(verts, float), np.asarray(tris, int)
@@ -326,10 +332,15 @@ def dress_surroundings_crowns(collection, hull, verts, tris, shade, crown_kind: 
                                      density=denser * cv.CARD_DENSITY[kind])
             names += add_cards(collection, f"{hull.name}Cards{k}", cards, card_material(f"RB_{kind.title()}Cards",
                                                                                        kind))
-    bare = np.zeros(len(tris), bool)
-    for own in (own for own, r in zip(pieces, reach) if not bands or r >= bands[-1][1]):
-        bare[own] = True
-    if names and bare.any():
+    far = [own for own, r in zip(pieces, reach) if not bands or r >= bands[-1][1]]
+    if crown_kind == "conifer":  # whorls of branches inside each tier: the far ones' body, the nearer under cards
+        whorled = [own for own, r in zip(pieces, reach) if r >= WHORLS_FROM_M]
+        if whorled:
+            hide_from_render(hull)
+            names += _render_copy(collection, f"{hull.name}Far", *whorled_tiers(verts, tris, whorled, shade),
+                                  hull_mat)
+    elif names and far:
+        bare = np.concatenate(far)
         names += _render_copy(collection, f"{hull.name}Far", verts, tris[bare], shade[bare], hull_mat)
     return names
 
