@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from .geometry import merge_shaded
 from .noise import hash01
 
 WHORLS_PER_TIER = 4
@@ -73,44 +74,32 @@ def _whorl(centre, rim_z: float, apex_z: float, reach: float, seed: int, angle0:
 def whorled_tier(verts: np.ndarray, shade: float, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(vertices, triangles, per-triangle shade) of the whorls and leader inside one measured tier cone."""
     centre, bottom, top, radius = tier_frame(verts)
-    out_v, out_t, out_s = [], [], []
-    count = 0
+    parts = []
     rim_z = bottom + FIRST_RIM_LIFT * (top - bottom)
     for w in range(WHORLS_PER_TIER):
         apex_z = rim_z + WHORL_RISE * (top - rim_z)
         reach = float(measured_radius(rim_z, bottom, top, radius))
         v, t = _whorl(centre, rim_z, apex_z, reach, seed * 7 + w, float(hash01(w, 9, seed)) * 2 * math.pi)
-        out_v.append(v)
-        out_t.append(t + count)
-        out_s.append(np.full(len(t), np.clip(shade + SHADE_SPREAD * (float(hash01(w, 11, seed)) - 0.5), 0.0, 1.0)))
-        count += len(v)
+        tone = np.clip(shade + SHADE_SPREAD * (float(hash01(w, 11, seed)) - 0.5), 0.0, 1.0)
+        parts.append((v, t, np.full(len(t), tone)))
         rim_z = rim_z + WHORL_STEP * (top - rim_z)
     # the leader: a thin cone from where the next whorl would start up to the measured apex
     base = LEADER_BASE * float(measured_radius(rim_z, bottom, top, radius))
     a = np.linspace(0.0, 2 * math.pi, 6, endpoint=False)
     ring = np.column_stack([centre[0] + base * np.cos(a), centre[1] + base * np.sin(a), np.full(6, rim_z)])
-    out_v.append(np.vstack([ring, [[centre[0], centre[1], top]]]))
     j = np.arange(6)
-    out_t.append(np.column_stack([j, (j + 1) % 6, np.full(6, 6)]) + count)
-    out_s.append(np.full(6, np.clip(shade + 0.5 * SHADE_SPREAD, 0.0, 1.0)))
-    return np.vstack(out_v), np.concatenate(out_t), np.concatenate(out_s)
+    parts.append((np.vstack([ring, [[centre[0], centre[1], top]]]), np.column_stack([j, (j + 1) % 6, np.full(6, 6)]),
+                  np.full(6, np.clip(shade + 0.5 * SHADE_SPREAD, 0.0, 1.0))))
+    return merge_shaded(parts)
 
 
 def whorled_tiers(verts, tris, pieces, shade) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The render mesh of the measured conifer tiers `pieces` (each the triangle indices of one tier cone of the
     merged crowns `verts`, `tris`; `shade` per triangle), seeded by each tier's own vertices."""
     verts, tris, shade = np.asarray(verts, float), np.asarray(tris, int), np.asarray(shade, float)
-    out_v, out_t, out_s = [], [], []
-    count = 0
+    tiers = []
     for own in pieces:
-        used = np.unique(tris[own])
-        tier = verts[used]
+        tier = verts[np.unique(tris[own])]
         seed = int(abs(tier[:, :2].sum()) * 1000) % 1000003
-        v, t, s = whorled_tier(tier, float(shade[own].mean()), seed)
-        out_v.append(v)
-        out_t.append(t + count)
-        out_s.append(s)
-        count += len(v)
-    if not out_v:
-        return np.zeros((0, 3)), np.zeros((0, 3), int), np.zeros(0)
-    return np.vstack(out_v), np.concatenate(out_t), np.concatenate(out_s)
+        tiers.append(whorled_tier(tier, float(shade[own].mean()), seed))
+    return merge_shaded(tiers)

@@ -42,6 +42,14 @@ def merge_meshes(meshes, face_size: int = 3) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(verts), np.concatenate(faces)
 
 
+def merge_shaded(parts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One triangle mesh from (vertices, triangles, per-triangle value) triples, with its values in order."""
+    parts = list(parts)
+    verts, tris = merge_meshes([(v, t) for v, t, _ in parts])
+    values = [np.asarray(s, float) for v, _, s in parts if len(v)]
+    return verts, tris, (np.concatenate(values) if values else np.zeros(0))
+
+
 def ring_sphere_triangles(rings: int, seg: int) -> np.ndarray:
     """Triangles of a closed sphere-like mesh laid out as [bottom pole, rings - 1 rings of `seg`
     vertices from the bottom up, top pole], facing outwards."""

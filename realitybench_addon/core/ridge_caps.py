@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .geometry import merge_shaded
+
 CAP_RISE_M = 0.03  # the fold of a ridge cap stands this far above the line it covers
 CAP_HALF_WIDTH_M = 0.12  # a cap reaches this far down each side of its edge
 CAP_EDGE_H_M = 0.004  # the cap's lower edge stands this far off the shingles
@@ -114,13 +116,4 @@ def level_ridge_sides(a, b, pitch_deg: float) -> tuple[CapSide, CapSide]:
 
 def cap_rows(sides) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The cap pieces of every side in `sides`, merged: (vertices, triangles, per-triangle tone)."""
-    verts, tris, shade, offset = [], [], [], 0
-    for side in sides:
-        v, t, s = cap_side_pieces(side)
-        verts.append(v)
-        tris.append(t + offset)
-        shade.append(s)
-        offset += len(v)
-    if not verts:
-        return np.zeros((0, 3)), np.zeros((0, 3), int), np.zeros(0)
-    return np.concatenate(verts), np.concatenate(tris), np.concatenate(shade)
+    return merge_shaded(cap_side_pieces(side) for side in sides)
