@@ -135,3 +135,26 @@ def test_far_conifers_render_as_whorls_and_the_measured_crowns_stay_as_they_were
     assert rendered[:, 2].max() == pytest.approx(max(t.base_z + t.height_m for t in far + middle), abs=1e-4)
     cards = [bpy.data.objects[n] for n in names if n.endswith("_Card")]
     assert cards, "the middle and near trees wear leaf cards"
+
+
+def test_with_cards_reaching_less_far_than_the_whorls_every_conifer_beyond_the_cards_is_whorled():
+    """No tree falls between cards and whorls: cards stopped at 10 m leave the trees from 10 m on to whorls."""
+    pytest.importorskip("bpy")
+    import bpy
+
+    from realitybench_addon.bl import materials as mats
+    from realitybench_addon.bl import vegetation
+    from realitybench_addon.bl.analytic import reset_scene
+    from realitybench_addon.bl.meshes import mesh_object
+    from realitybench_addon.core.geometry import merge_meshes
+
+    trees = [_tree(12.0, 2.0, 1.5, 25.0, 0.0, 1), _tree(12.0, 2.0, 1.5, 5.0, 3.0, 2)]
+    verts, tris = merge_meshes([crown_mesh(t) for t in trees])
+    scene = reset_scene()
+    mat = mats.principled("Needles", (0.03, 0.05, 0.03))
+    hull = mesh_object("Crowns_conifer", verts, tris, scene.collection, materials=[mat])
+    names = vegetation.dress_surroundings_crowns(scene.collection, hull, verts, tris, np.full(len(tris), 0.5),
+                                                 "conifer", mat, card_reach_m=10.0)
+    whorls = [bpy.data.objects[n] for n in names if n.endswith("Far_Crowns")]
+    assert len(whorls) == 1 and len(whorls[0].data.polygons) == 3 * (fc.WHORLS_PER_TIER * 4 * fc.WHORL_TIPS + 6)
+    assert any(n.endswith("_Card") for n in names)  # the tree at 5 m keeps its cards

@@ -148,7 +148,14 @@ def test_every_material_of_an_outdoor_pipeline_scene_takes_the_scenes_air(bpy):
     scene = bpy.context.scene
     used = {s.material for o in scene.objects for s in o.material_slots if s.material is not None}
     assert len(used) > 20
-    assert {m.name: m.get(HAZED) for m in used} == {m.name: expected.visibility_m for m in used}
+
+    def see_through(mat):  # nothing but a Transparent BSDF (a car's inner shell): the air is in what shows through
+        surface = mat.node_tree.nodes["Material Output"].inputs["Surface"]
+        return surface.links[0].from_node.bl_idname == "ShaderNodeBsdfTransparent"
+
+    clear = {m for m in used if see_through(m)}
+    assert clear and all(m.get(HAZED) is None for m in clear)
+    assert {m.name: m.get(HAZED) for m in used - clear} == {m.name: expected.visibility_m for m in used - clear}
     cards = [m for m in used if m.name.endswith("Cards")]
     assert cards, "the lot's trees wear leaf cards"
     for mat in cards:  # the cut-out stays transparent: the air goes into the leaf, under the alpha mix
@@ -162,6 +169,16 @@ def test_every_material_of_an_outdoor_pipeline_scene_takes_the_scenes_air(bpy):
     groups = {n.node_tree for m in used for n in m.node_tree.nodes if n.bl_idname == "ShaderNodeGroup"}
     assert len(groups) == 1
     assert any(n.bl_idname == "ShaderNodeEmission" for n in next(iter(groups)).nodes)
+    # a material hazed once is not hazed again; one that gives light of its own is left as it is
+    from realitybench_addon.bl import materials as mats
+    from realitybench_addon.bl.aerial import haze_material
+
+    hazed = next(iter(used - clear))
+    assert not haze_material(hazed, next(iter(groups)))
+    lamp = mats.principled("Lamp", (0.9, 0.9, 0.8))
+    mats.set_input(lamp.node_tree.nodes["Principled BSDF"], "Emission Strength", 5.0)
+    mats.set_input(lamp.node_tree.nodes["Principled BSDF"], "Emission Color", (1.0, 0.9, 0.7, 1.0))
+    assert not haze_material(lamp, next(iter(groups)))
     # indoors (breaker_label's utility room has a sky outside its window) nothing is hazed
     pipeline.SceneCache().get(pipeline.plan_frame("breaker_label", 0, "random", 0))
     assert not any(m.get(HAZED) for m in bpy.data.materials)

@@ -23,14 +23,15 @@ GROUP_NAME = "RB_AerialHaze"
 
 
 def _world_sky(world):
-    """(sun direction, turbidity, strength) of `world`'s sky, or None for a world without one."""
+    """(sun direction, turbidity, ground albedo, strength) of `world`'s sky, or None for a world without one."""
     if world is None or world.node_tree is None:
         return None
     sky = next((n for n in world.node_tree.nodes if n.bl_idname == "ShaderNodeTexSky"), None)
     background = next((n for n in world.node_tree.nodes if n.bl_idname == "ShaderNodeBackground"), None)
     if sky is None or background is None or sky.sky_type != "HOSEK_WILKIE":
         return None
-    return tuple(sky.sun_direction), float(sky.turbidity), float(background.inputs["Strength"].default_value)
+    return (tuple(sky.sun_direction), float(sky.turbidity), float(sky.ground_albedo),
+            float(background.inputs["Strength"].default_value))
 
 
 def _opaque_part(link):
@@ -52,7 +53,7 @@ def _opaque_part(link):
 def _airlight(nodes, links, sky_values):
     """An emission of the world's sky radiance along the view ray, raised to the horizon
     (`core.aerial.airlight_direction`)."""
-    sun_direction, turbidity, strength = sky_values
+    sun_direction, turbidity, ground_albedo, strength = sky_values
     incoming = nodes.new("ShaderNodeNewGeometry").outputs["Incoming"]  # points back towards the camera
     xyz = nodes.new("ShaderNodeSeparateXYZ")
     links.new(incoming, xyz.inputs[0])
@@ -76,6 +77,7 @@ def _airlight(nodes, links, sky_values):
     sky.sky_type = "HOSEK_WILKIE"
     sky.sun_direction = sun_direction
     sky.turbidity = turbidity
+    sky.ground_albedo = ground_albedo
     links.new(unit.outputs[0], sky.inputs["Vector"])
     glow = nodes.new("ShaderNodeEmission")
     glow.inputs["Strength"].default_value = strength
@@ -115,16 +117,18 @@ def _values(socket) -> list[float]:
     return [float(v) for v in value[:3]] if hasattr(value, "__len__") else [float(value)]
 
 
-def _never_a_light(mat) -> None:
+def _never_a_light(mat) -> bool:
     """Keep the glow out of Cycles' light list: it shows on camera rays only, and as a light it would change how
-    every other surface samples its light (noise and cost)."""
+    every other surface samples its light (noise and cost). False where this Blender offers neither setting: the
+    material is then left unhazed, so what stands near still renders as before."""
     settings = getattr(mat, "cycles", None)
-    if settings is None:
-        return
     if hasattr(settings, "emission_sampling"):
         settings.emission_sampling = "NONE"
     elif hasattr(settings, "sample_as_light"):  # Blender 3.4
         settings.sample_as_light = False
+    else:
+        return False
+    return True
 
 
 def haze_group(plan: HazePlan, sky_values):
@@ -146,7 +150,7 @@ def haze_group(plan: HazePlan, sky_values):
 
 def haze_material(mat, group) -> bool:
     """Put the air of `group` (`haze_group`) into `mat`'s surface (once); False when it has no surface to put it
-    into or emits light."""
+    into, emits light, or is nothing but transparent (a car's inner shell: the air is in what shows through)."""
     if mat.get(HAZED) or mat.node_tree is None or _emits(mat):
         return False
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
@@ -155,13 +159,14 @@ def haze_material(mat, group) -> bool:
     if output is None or not output.inputs["Surface"].is_linked:
         return False
     link = _opaque_part(output.inputs["Surface"].links[0])
+    if link.from_node.bl_idname == "ShaderNodeBsdfTransparent" or not _never_a_light(mat):
+        return False
     source, target = link.from_socket, link.to_socket
     air = nodes.new("ShaderNodeGroup")
     air.node_tree = group
     air.label = "Aerial perspective"
     links.new(source, air.inputs[0])
     links.new(air.outputs[0], target)
-    _never_a_light(mat)
     mat[HAZED] = group[HAZED]
     return True
 

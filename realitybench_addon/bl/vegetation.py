@@ -332,9 +332,10 @@ def dress_surroundings_crowns(collection, hull, verts, tris, shade, crown_kind: 
                                      density=denser * cv.CARD_DENSITY[kind])
             names += add_cards(collection, f"{hull.name}Cards{k}", cards, card_material(f"RB_{kind.title()}Cards",
                                                                                        kind))
-    far = [own for own, r in zip(pieces, reach) if not bands or r >= bands[-1][1]]
+    carded = bands[-1][1] if bands else 0.0  # beyond this no piece has cards
+    far = [own for own, r in zip(pieces, reach) if r >= carded]
     if crown_kind == "conifer":  # whorls of branches inside each tier: the far ones' body, the nearer under cards
-        whorled = [own for own, r in zip(pieces, reach) if r >= WHORLS_FROM_M]
+        whorled = [own for own, r in zip(pieces, reach) if r >= min(WHORLS_FROM_M, carded)]
         if whorled:
             hide_from_render(hull)
             names += _render_copy(collection, f"{hull.name}Far", *whorled_tiers(verts, tris, whorled, shade),

@@ -2,15 +2,20 @@
 the air replaces with its own glow.
 
 Air between the camera and a surface scatters light out of the view ray and sky light into it, so a surface d
-metres away shows `(1 - f) * its own radiance + f * airlight` with f = 1 - exp(-d / L), L the extinction length
-(Koschmieder: the meteorological visibility V = 3.912 L). The airlight of a ray towards the horizon is the
-horizon sky's own radiance in that direction: a hill far enough away fades into the sky above it, which is how a
-phone photo shows distant trees and houses, pale and bluish and low in contrast.
+metres away shows `(1 - f) * its own radiance + f * airlight` with f = 1 - exp(-(d - HAZE_START_M) / L): L is
+the extinction length (Koschmieder: the meteorological visibility V = 3.912 L), and the air nearer than the
+start is left out. The airlight of a ray towards the horizon is the horizon sky's own radiance in that
+direction: a hill far enough away fades into the sky above it, which is how a phone photo shows distant trees
+and houses, pale and bluish and low in contrast.
 
 `bl/aerial.py` lays that over every material of an outdoor scene (the surface shader mixed with the sky's glow,
-for camera rays only), nothing within `HAZE_START_M` of the camera: the measured subjects, their masks and every
-image term stand well inside that distance and are rendered exactly as before. The visibility is drawn per scene
-from its own Generator (the pipeline's "haze" stage), so some days are clear and some hazy, and no other draw moves.
+for camera rays only), nothing within `HAZE_START_M` of the camera: every measured subject stands well inside
+that distance and renders exactly as before. An image term can still move a little where it reads far pixels:
+the phone's white balance reads the whole frame, and an edge contrast pairs a target's pixels with the
+background beside them (measured: at most 2.8 % on 15 frames of five environments, no verdict changed).
+horizon_peak's skyline is measured analytically; only its rendered contrast against the sky drops. The
+visibility is drawn per scene from its own Generator (the pipeline's "haze" stage), so some days are clear and
+some hazy, and no other draw moves.
 """
 from __future__ import annotations
 

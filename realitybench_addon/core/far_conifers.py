@@ -8,8 +8,8 @@ narrowing quickly above them, with the dark inside of the tree showing between t
 
 `whorled_tiers` builds that inside each measured cone: `WHORLS_PER_TIER` squat cones per tier (an apex
 `WHORL_RISE` of the way to the tier's top, a rim of `WHORL_TIPS` drooping branch tips between shorter ones), the
-tiers' rims spaced so each layer starts where the one below has narrowed to a third, and a thin leader up to
-the tier's apex. Every point lies inside its measured tier: a cone over the same rim with a lower apex is inside
+whorls' rims spaced so each layer starts halfway up the one below, where that has narrowed to half its width,
+and a thin leader up to the tier's apex. Every point lies inside its measured tier: a cone over the same rim with a lower apex is inside
 the taller one, the rim's radius is at most the measured rim's inscribed circle, and each whorl's underside
 stays above the measured tier's (`tests/test_far_conifers.py` checks points all over every triangle). So the
 rendered outline never reaches beyond the measured one, and the tree's top is the measured top.
