@@ -39,6 +39,9 @@ def test_the_board_layout_carries_every_documented_character():
     fields = {role: layout.field_m(role) for role in ("ro", "vin", "date")}
     assert {role: (text, len(boxes)) for role, (text, boxes, _) in fields.items()} == {
         "ro": (board.ro, len(board.ro)), "vin": (board.vin, 17), "date": (board.date, len(board.date))}
+    for seed in range(5):  # wear leaves the layout as drawn
+        other = draw_board(np.random.default_rng(seed), (0.0, 0.0), 0.0, "driver")
+        assert board_texture(other)[1] == board_texture(other, worn=False)[1]
     half_w, half_h = BOARD_SIZE_M[0] / 2, BOARD_SIZE_M[1] / 2
     for _, boxes, _ in fields.values():
         for x0, y0, x1, y1 in boxes:
@@ -79,7 +82,7 @@ def test_no_hand_covers_any_writing_on_any_board():
     closest = np.inf
     for seed in SEEDS:
         board = draw_board(np.random.default_rng(seed), (0.0, 0.0), 0.0, "driver")
-        _, layout = board_texture(board)
+        _, layout = board_texture(board, worn=False)  # the layout is the same worn or not (test above)
         glyphs = [layout.box_m(box) for row in layout.rows for box in row.glyph_boxes_px]
         assert len(glyphs) > 30
         for grip in grip_boxes(board):
