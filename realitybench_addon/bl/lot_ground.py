@@ -124,10 +124,12 @@ def finish(mat, g: NodeGraph, bsdf, color, roughness, height, bump_strength: flo
 
 
 def _stones(g: NodeGraph, domain, cell_m: float, turn: float, lo: float, hi: float, share: float):
-    """(stone, random) of one aggregate layer: a stone (1) in a `share` of the Voronoi cells of a `cell_m` grid
-    turned by `turn`, binder (0) in a band along the cell edges and in the other cells; `random` is one value
-    per stone. Stones are the cells shrunk by that band (`lo`..`hi` cell units, by the cell's own random value):
-    angular chips of crushed stone, some touching, not round dots standing apart, nor a packed mosaic."""
+    """(stone, random, dome) of one aggregate layer: a stone (1) in a `share` of the Voronoi cells of a `cell_m`
+    grid turned by `turn`, binder (0) in a band along the cell edges and in the other cells; `random` is one value
+    per stone; `dome` rises from 0 at a stone's rim to 1 a fifth of a cell in (its crown stands proud of the
+    binder, whose film still clings round its rim). Stones are the cells shrunk by that band (`lo`..`hi` cell
+    units, by the cell's own random value): angular chips of crushed stone, some touching, not round dots
+    standing apart, nor a packed mosaic."""
     rot = g.nodes.new("ShaderNodeVectorRotate")
     rot.rotation_type = "Z_AXIS"
     rot.inputs["Angle"].default_value = turn
@@ -141,9 +143,19 @@ def _stones(g: NodeGraph, domain, cell_m: float, turn: float, lo: float, hi: flo
     random = rgb.outputs[0]
     band = g.math("MULTIPLY_ADD", rgb.outputs[1], hi - lo, lo)  # this stone's binder margin, in cell units
     edge = g.edge_distance(1.0 / cell_m, rot.outputs["Vector"])
-    stone = g.smooth(g.math("SUBTRACT", edge, band), -0.03, 0.03)
+    inset = g.math("SUBTRACT", edge, band)
+    stone = g.smooth(inset, -0.04, 0.04)
     present = g.math("LESS_THAN", rgb.outputs[2], share)  # the cell holds a stone
-    return g.math("MULTIPLY", stone, present), random
+    dome = g.smooth(inset, 0.0, STONE_CROWN)
+    return g.math("MULTIPLY", stone, present), random, g.math("MULTIPLY", dome, present)
+
+
+STONE_CROWN = 0.2  # cell units from a stone's rim to its crown (`_stones`)
+STONE_RIM_SHADE = 0.72  # a stone's rim under its film of binder, against its crown (1)
+PORE_M = 0.005  # the voids between the stones: noise of this feature size, its top ~15 %
+PORE_SHADE = 0.25  # a void's floor in shadow, against the base tone
+GRAIN_SCALE = 900.0  # 1/m: the sand and filler in the binder, and the grain of a stone's face (~1 mm)
+GRAIN_SHADE = (0.85, 1.14)  # the grain's darkest and lightest against the mean tone
 
 
 def aggregate(g: NodeGraph, base: float, offset=(0.0, 0.0, 0.0), polish=None):
@@ -159,23 +171,37 @@ def aggregate(g: NodeGraph, base: float, offset=(0.0, 0.0, 0.0), polish=None):
     domain = g.warp(*ground.WARP_FINE, vector=shifted.outputs[0])
     # fewer, smaller coarse stones than cells, with binder between most of them: a packed layer of shrunk
     # cells reads as a Voronoi mosaic ("voronoi-cell asphalt", the second blind panel said)
-    coarse, pick = _stones(g, domain, ground.COARSE_STONE_M, 0.0, 0.1, 0.34, 0.5)
-    fine, fine_pick = _stones(g, domain, ground.FINE_STONE_M, ground.FINE_TURN_RAD, 0.15, 0.35, 0.55)
+    coarse, pick, dome = _stones(g, domain, ground.COARSE_STONE_M, 0.0, 0.1, 0.34, 0.5)
+    fine, fine_pick, _ = _stones(g, domain, ground.FINE_STONE_M, ground.FINE_TURN_RAD, 0.15, 0.35, 0.55)
     broad = g.warp(*ground.WARP_BROAD, vector=shifted.outputs[0])
     n = [g.noise(s, d, broad, flat=True) for s, d in zip(ground.TONE_SCALES, (2.0, 2.0, 1.0))]
     tone = g.math("MULTIPLY_ADD", n[0], 0.45, g.math("MULTIPLY_ADD", n[1], 0.33, g.math("MULTIPLY", n[2], 0.22)))
     if polish is not None:  # worn binder shows more of the fine stones
         fine = g.math("MINIMUM", g.math("ADD", fine, g.math("MULTIPLY", polish, 0.35)), 1.0)
     b = base
-    binder = (b * 0.68, b * 0.68, b * 0.71)
-    fine_rgb = g.ramp(fine_pick, [(0.0, (b * 0.72, b * 0.71, b * 0.7)), (1.0, (b * 1.3, b * 1.28, b * 1.25))])
+    binder = (b * 0.8, b * 0.8, b * 0.83)
+    # the fine stones: most in their film of binder, close to its tone (light ones read as confetti)
+    fine_rgb = g.ramp(fine_pick, [(0.0, (b * 0.7, b * 0.69, b * 0.68)), (1.0, (b * 1.0, b * 0.99, b * 0.97))])
     # most stones still wear a film of binder: close to its tone, a few bared ones lighter
-    stone_rgb = g.ramp(pick, [(0.0, (b * 0.8, b * 0.8, b * 0.82)), (0.3, (b * 1.1, b * 1.09, b * 1.08)),
-                              (0.55, (b * 1.4, b * 1.32, b * 1.22)), (0.8, (b * 1.2, b * 1.19, b * 1.18)),
-                              (0.95, (b * 1.8, b * 1.77, b * 1.74))])
+    stone_rgb = g.ramp(pick, [(0.0, (b * 0.8, b * 0.8, b * 0.82)), (0.3, (b * 1.02, b * 1.01, b * 1.0)),
+                              (0.55, (b * 1.2, b * 1.14, b * 1.06)), (0.8, (b * 1.08, b * 1.07, b * 1.06)),
+                              (0.95, (b * 1.4, b * 1.38, b * 1.35))])
     if polish is not None:
         stone_rgb = g.mix(g.math("MULTIPLY", polish, 0.45), stone_rgb, (b * 2.0, b * 1.97, b * 1.93))
+    # a coarse stone's rim wears the binder's film, its crown is bared: no flat-filled chip ("terrazzo")
+    stone_rgb = g.mix(g.math("MULTIPLY_ADD", dome, -1.0, 1.0), stone_rgb,
+                      g.mix(1.0 - STONE_RIM_SHADE, stone_rgb, binder))
     color = g.mix(coarse, g.mix(g.math("MULTIPLY", fine, 0.85), binder, fine_rgb), stone_rgb)
+    # the open texture: voids of a few millimetres between the stones, in shadow (what sets asphalt apart
+    # from a polished terrazzo of chips in a smooth matrix)
+    voids = g.smooth(g.noise(1.0 / PORE_M, 2.0, domain, flat=True), 0.62, 0.68)
+    voids = g.math("MULTIPLY", voids, g.math("MULTIPLY", g.math("SUBTRACT", 1.0, coarse), g.math("SUBTRACT", 1.0, fine)))
+    color = g.mix(voids, color, (b * PORE_SHADE,) * 3)
+    # sand and filler in the binder, the grain of the stones' faces: a millimetre speckle over all of it
+    grain = g.noise(GRAIN_SCALE, 1.0, domain, roughness=0.5, flat=True)
+    speckle = g.smooth(grain, 0.3, 0.7, *GRAIN_SHADE)
+    color = g.mix(1.0, color, g.vector(speckle, speckle, speckle))
+    color.node.blend_type = "MULTIPLY"
     shade = g.ramp(tone, [(0.28, (0.72,) * 3), (0.5, (0.96, 0.96, 0.95)), (0.72, (1.25, 1.22, 1.18))])
     mult = g.nodes.new("ShaderNodeMix")
     mult.data_type = "RGBA"
@@ -183,8 +209,8 @@ def aggregate(g: NodeGraph, base: float, offset=(0.0, 0.0, 0.0), polish=None):
     mult.inputs["Factor"].default_value = 1.0
     g.links.new(color, mult.inputs[6])
     g.links.new(shade, mult.inputs[7])
-    # the bump reads the coarse stones only: a bump evaluates its height three times
-    return mult.outputs[2], coarse, coarse
+    # the bump reads the coarse stones' domes only: a bump evaluates its height three times
+    return mult.outputs[2], dome, coarse
 
 
 def _box_outside(g: NodeGraph, k: ground.KeepOut):

@@ -7,6 +7,7 @@ Object names are `<prefix>_<part>` (`Car0_door_front_left`, `Car0_glass_right`, 
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass, field
 
 import bpy
@@ -87,6 +88,7 @@ def paint_material(name: str, rgb, metallic: float):
     return mat
 
 
+PANEL_RANDOM = "rb_panel_random"  # the object property `_panel_shade` reads: in [0, 1), from the part's name
 PANEL_SHADE = 0.07  # panels differ in lightness by up to +-3.5% (refinished, sun-faded, another batch)
 PANEL_HUE = 0.008  # and in hue by up to +-0.4%
 PEEL_SCALE = 260.0  # orange peel: the clear coat's fine ripple, features of a few mm (1/m)
@@ -94,17 +96,21 @@ PEEL_STRENGTH = 0.025  # the ripple's bump strength (0.04 on both layers read as
 
 
 def _panel_shade(nodes, links, coord, color):
-    """`color` shifted a little per panel (each panel is its own object: Object Info's random number) and by a
-    faint metre-sized mottling, so the paint is not one even colour across the car."""
-    info = nodes.new("ShaderNodeObjectInfo")
+    """`color` shifted a little per panel (each panel is its own object with its own `PANEL_RANDOM` number) and by
+    a faint metre-sized mottling, so the paint is not one even colour across the car. A damaged panel's damage
+    object carries its panel's number: with Object Info's random (one per object name) its 1 cm cells showed as
+    a blocky halo round every scratch."""
+    info = nodes.new("ShaderNodeAttribute")
+    info.attribute_type = "OBJECT"
+    info.attribute_name = PANEL_RANDOM
     mottle = nodes.new("ShaderNodeTexNoise")
     mottle.inputs["Scale"].default_value = 1.3
     mottle.inputs["Detail"].default_value = 2.0
     links.new(coord.outputs["Object"], mottle.inputs["Vector"])
     hsv = nodes.new("ShaderNodeHueSaturation")
-    links.new(math_node(nodes, links, "MULTIPLY_ADD", info.outputs["Random"], PANEL_HUE, 0.5 - PANEL_HUE / 2),
+    links.new(math_node(nodes, links, "MULTIPLY_ADD", info.outputs["Fac"], PANEL_HUE, 0.5 - PANEL_HUE / 2),
               hsv.inputs["Hue"])
-    shade = math_node(nodes, links, "MULTIPLY_ADD", info.outputs["Random"], PANEL_SHADE, 1.0 - PANEL_SHADE / 2)
+    shade = math_node(nodes, links, "MULTIPLY_ADD", info.outputs["Fac"], PANEL_SHADE, 1.0 - PANEL_SHADE / 2)
     links.new(math_node(nodes, links, "MULTIPLY", shade,
                         math_node(nodes, links, "MULTIPLY_ADD", mottle.outputs["Fac"], 0.08, 0.96)), hsv.inputs["Value"])
     links.new(color, hsv.inputs["Color"])
@@ -256,6 +262,29 @@ def _lamp_housing(nodes, links, coord):
     return bezel, depth
 
 
+GRILLE_MESH_M = (0.022, 0.013)  # a mesh grille's diamond openings: width (across the car) and height
+GRILLE_WEB = 0.22  # the share of each diamond's half diagonal that is webbing
+
+
+def _diamond_mesh(nodes, links, sep, color):
+    """(colour, height) of a diamond mesh over the car frame's (y, z): two families of diagonal webs with dark
+    openings between them, the webs raised (a staggered brick pattern read as "a brick texture as a grille")."""
+    y = math_node(nodes, links, "DIVIDE", sep.outputs["Y"], GRILLE_MESH_M[0])
+    z = math_node(nodes, links, "DIVIDE", sep.outputs["Z"], GRILLE_MESH_M[1])
+    web = None
+    for diagonal in (math_node(nodes, links, "ADD", y, z), math_node(nodes, links, "SUBTRACT", y, z)):
+        # 0 in the middle of an opening, 1 on the web's crest
+        across = math_node(nodes, links, "MULTIPLY", math_node(nodes, links, "ABSOLUTE", math_node(
+            nodes, links, "SUBTRACT", math_node(nodes, links, "FRACT", diagonal), 0.5)), 2.0)
+        web = across if web is None else math_node(nodes, links, "MAXIMUM", web, across)
+    solid = mats.map_range(nodes, links, web, 1.0 - GRILLE_WEB - 0.04, 1.0 - GRILLE_WEB + 0.04)
+    hole = (0.002, 0.002, 0.002)
+    colour = mats.mix_rgb(nodes, links, solid, hole, color)
+    height = math_node(nodes, links, "MULTIPLY", solid, mats.map_range(nodes, links, web, 1.0 - GRILLE_WEB, 1.0, 1.0,
+                                                                        0.6))
+    return colour, height
+
+
 @reused
 def grille_material(name: str, slats: bool):
     """A grille: horizontal slats (trucks, SUVs, vans: satin grey) or a fine black mesh (cars), procedural on
@@ -270,23 +299,10 @@ def grille_material(name: str, slats: bool):
         ramp = mats.color_ramp(nodes, links, band, [(0.0, (0.003, 0.003, 0.003)), (0.3, (0.003, 0.003, 0.003)),
                                                     (0.36, color), (1.0, tuple(0.6 * c for c in color))])
         height = band
+        colour = ramp.outputs["Color"]
     else:
-        tex = nodes.new("ShaderNodeTexBrick")
-        tex.offset = 0.5
-        tex.inputs["Color1"].default_value = (0.002, 0.002, 0.002, 1.0)
-        tex.inputs["Color2"].default_value = (0.004, 0.004, 0.004, 1.0)
-        tex.inputs["Mortar"].default_value = (*color, 1.0)
-        tex.inputs["Scale"].default_value = 1.0
-        tex.inputs["Mortar Size"].default_value = 0.005
-        tex.inputs["Brick Width"].default_value = 0.034
-        tex.inputs["Row Height"].default_value = 0.017
-        combine = nodes.new("ShaderNodeCombineXYZ")
-        links.new(sep.outputs["Y"], combine.inputs["X"])
-        links.new(sep.outputs["Z"], combine.inputs["Y"])
-        links.new(combine.outputs["Vector"], tex.inputs["Vector"])
-        ramp = tex
-        height = tex.outputs["Fac"]
-    links.new(ramp.outputs["Color"], compat.principled_input(bsdf, "Base Color"))
+        colour, height = _diamond_mesh(nodes, links, sep, color)
+    links.new(colour, compat.principled_input(bsdf, "Base Color"))
     mats.bump_normal(nodes, links, bsdf, height, strength=0.8, distance=0.01)
     return mat
 
@@ -409,6 +425,11 @@ def shared_material(key: str):
     return mat
 
 
+def panel_random(name: str) -> float:
+    """A number in [0, 1) fixed by `name` (the same in every Blender and every run)."""
+    return zlib.crc32(name.encode()) / 2.0 ** 32
+
+
 def part_object(name: str, part: Part, collection, matrix, materials: dict, *, smooth: bool = True,
                 uv: np.ndarray | None = None, sharp_deg: float | None = None):
     obj = mesh_object(name, part.vertices, part.triangles, collection, matrix=matrix,
@@ -439,11 +460,13 @@ def build_vehicle(scene, plan: VehiclePlan, prefix: str, matrix: np.ndarray, *, 
         if replace_parts and name in replace_parts:
             for suffix, sub, uv in replace_parts[name]:
                 obj = part_object(f"{prefix}_{suffix}", sub, col, matrix, materials, uv=uv)
+                obj[PANEL_RANDOM] = panel_random(f"{prefix}_{name}")  # the pieces of one panel: one shade
                 built.objects[suffix] = obj.name
             continue
         cosmetic = name.startswith((COSMETIC_PREFIX, DRESSING_PREFIX))
         obj = part_object(f"{prefix}_{name}", part, col, matrix, materials, smooth=name not in FLAT_PARTS,
                           uv=part.uv, sharp_deg=CABIN_SMOOTH_DEG if cosmetic else None)
+        obj[PANEL_RANDOM] = panel_random(obj.name)
         if name in RAY_ONLY_PARTS:
             hide_from_render_rays(obj)
         built.objects[name] = obj.name

@@ -317,7 +317,6 @@ def damage_texture(plan: DamagePlan, paint_rgb) -> np.ndarray:
     D, Z = _grid(plan.patch)
     h, w = D.shape
     rgba = np.zeros((h, w, 4), np.float32)
-    paint_lum = float(np.dot(paint_rgb, [0.2126, 0.7152, 0.0722]))
     for m in plan.marks:
         rng = np.random.default_rng(m.seed)
         if m.kind == "dent":
@@ -332,21 +331,9 @@ def damage_texture(plan: DamagePlan, paint_rgb) -> np.ndarray:
             rgba[foot, :3] = color[foot]
             rgba[foot, 3] = 1.0
             continue
-        # scratch: 3-12 thin strokes along the band, slightly wavy, to primer or bare metal
-        u, v = _local(m, D, Z)
-        n_strokes = int(rng.integers(3, 13))
-        bare = np.array([0.55, 0.55, 0.56]) if paint_lum < 0.25 else np.array([0.09, 0.09, 0.095])
-        cover = np.zeros((h, w), np.float32)
-        for _ in range(n_strokes):
-            offset = rng.uniform(-0.85, 0.85) * m.b
-            start, end = rng.uniform(-1.0, -0.3) * m.a, rng.uniform(0.3, 1.0) * m.a
-            width = rng.uniform(0.0012, 0.0035)
-            wave = rng.uniform(0.0, 0.25) * m.b * np.sin(u / max(m.a, 1e-3) * rng.uniform(1.0, 3.0) + rng.uniform(0, 6))
-            dist = np.abs(v - offset - wave)
-            along = (u >= start) & (u <= end)
-            cover = np.maximum(cover, np.clip(1.0 - dist / width, 0.0, 1.0) * along)
+        colour, cover = scratch_strokes(m, D, Z, paint_rgb, rng)
         hit = cover > 0
-        rgba[hit, :3] = bare
+        rgba[hit, :3] = colour[hit]
         rgba[hit, 3] = np.maximum(rgba[hit, 3], cover[hit])
     return rgba
 
@@ -383,18 +370,15 @@ def damaged_panel_parts(vehicle: VehiclePlan, plan: DamagePlan) -> tuple[Part, P
     def uv_of(d, z):
         return np.column_stack([(d - d0) / (d1 - d0), (z - z0) / (z1 - z0)])
 
+    # Every quad of a loft column is cut at the same `nd` places along d, so no vertex of the fine side sits on
+    # the edge of an uncut rocker or shoulder quad (a T-junction across a crease: its shading showed a row of
+    # dark teeth along the rocker in a close-up). The lower and upper side keep their own rows per quad (the
+    # damage cells, the target, are as they were); where two columns' rows differ the side is flat, so those
+    # seams shade evenly.
     for qd0, qd1, e, quad, mat in quads:
-        if e not in (2, 3):  # rocker and shoulder: as lofted, plain paint (UVs only to weld consistently)
-            base = sum(len(v) for v in rest_v)
-            rest_v.append(quad)
-            rest_t.append(np.array([[0, 1, 2], [0, 2, 3]]) + base)
-            rest_m += [mat, mat]
-            rest_uv.append(uv_of(np.array([qd0, qd1, qd1, qd0]), quad[:, 2]))
-            continue
-        # corners: quad = [a0 (qd0, low), b0 (qd1, low), b1 (qd1, high), a1 (qd0, high)]
         nd = max(1, int(math.ceil((qd1 - qd0) / CELL_M)))
-        height = float(np.linalg.norm(quad[3] - quad[0]))
-        ne = max(1, int(math.ceil(height / CELL_M)))
+        cut = e in (2, 3)  # the lower and upper side: cut into rows too, and where a damage can lie
+        ne = max(1, int(math.ceil(float(np.linalg.norm(quad[3] - quad[0])) / CELL_M))) if cut else 1
         s = np.linspace(0, 1, nd + 1)
         t = np.linspace(0, 1, ne + 1)
         S, T = np.meshgrid(s, t)  # (ne+1, nd+1)
@@ -404,7 +388,8 @@ def damaged_panel_parts(vehicle: VehiclePlan, plan: DamagePlan) -> tuple[Part, P
         dd = qd0 + S * (qd1 - qd0)
         zz = P[..., 2]
         P = P.copy()
-        P[..., 1] -= sign * dent_depth(plan, dd, zz)
+        if cut:  # dents lie on the lower and upper side
+            P[..., 1] -= sign * dent_depth(plan, dd, zz)
         verts = P.reshape(-1, 3)
         uv = uv_of(dd.ravel(), zz.ravel())
         idx = np.arange((ne + 1) * (nd + 1)).reshape(ne + 1, nd + 1)
@@ -418,7 +403,7 @@ def damaged_panel_parts(vehicle: VehiclePlan, plan: DamagePlan) -> tuple[Part, P
         r0 = np.clip(np.floor((z1 - cz1) / (z1 - z0) * h).astype(int), 0, h)
         r1 = np.clip(np.ceil((z1 - cz0) / (z1 - z0) * h).astype(int), 0, h)
         hits = integral[r1, c1] - integral[r0, c1] - integral[r1, c0] + integral[r0, c0]
-        damaged = (hits > 0) & (c1 > c0) & (r1 > r0)
+        damaged = (hits > 0) & (c1 > c0) & (r1 > r0) & cut
         tris = np.stack([np.stack([cells_a, cells_b, cells_c], -1), np.stack([cells_a, cells_c, cells_d], -1)], 2)
         for flag, vl, tl, uvl in ((False, rest_v, rest_t, rest_uv), (True, dmg_v, dmg_t, dmg_uv)):
             sel = tris[damaged == flag].reshape(-1, 3)
@@ -429,7 +414,7 @@ def damaged_panel_parts(vehicle: VehiclePlan, plan: DamagePlan) -> tuple[Part, P
             tl.append(sel + base)
             uvl.append(uv)
             if not flag:
-                rest_m += ["damage_paint"] * len(sel)
+                rest_m += ["damage_paint" if cut else mat] * len(sel)
     rest = _part(plan.panel, rest_v, rest_t, rest_uv, rest_m)
     damage = _part(f"{plan.panel}_damage", dmg_v, dmg_t, dmg_uv, ["damage_paint"] * sum(len(t) for t in dmg_t))
     return rest, damage
@@ -454,6 +439,74 @@ def _part(name, vl, tl, uvl, mats) -> Part:
     part.uv = uv[used][first]
     return part
 
+
+
+# Scratches: most strokes of a key or a branch only cut the clear coat and show the paint under it whitened (on a
+# dark paint) or filled with grime (on a light one); some reach the primer, a few the bare metal. A stroke wanders
+# a little, thins where the point skipped, and tapers at both ends (a panel: "decal-like", "painted-on scratch
+# lines"). Every depth keeps the contrast the scratches always had: light on a dark paint, dark on a light one.
+SCRATCH_DEPTHS = (("clear", 0.6), ("primer", 0.3), ("metal", 0.1))
+SCRATCH_ON_DARK, SCRATCH_ON_LIGHT = np.array([0.55, 0.55, 0.56]), np.array([0.09, 0.09, 0.095])
+DARK_PAINT_LUMINANCE = 0.25  # below this a paint is dark: its scratches show light
+PRIMER_RGB = np.array([0.42, 0.42, 0.4])
+STROKE_WIDTH_M = (0.0017, 0.0048)  # width of a stroke at its widest (its core; the edges fade over as much again)
+STROKE_JITTER_M = 0.0004  # sideways wander of the point over a few centimetres
+
+
+def _noise_1d(x: np.ndarray, period: float, rng: np.random.Generator) -> np.ndarray:
+    """Smooth 1-D value noise in [0, 1] over `x` (metres), one knot every `period` metres."""
+    lo, hi = float(x.min()), float(x.max())
+    knots = np.arange(lo - period, hi + 2 * period, period)
+    values = rng.random(len(knots))
+    f = (x - knots[0]) / period
+    i = np.clip(np.floor(f).astype(int), 0, len(knots) - 2)
+    t = f - i
+    t = t * t * (3 - 2 * t)
+    return values[i] + (values[i + 1] - values[i]) * t
+
+
+def stroke_width(u: np.ndarray, start: float, end: float, widest: float, rng: np.random.Generator) -> np.ndarray:
+    """A stroke's width at `u` (m along its mark): 0 outside [start, end], tapering in over the first and last
+    12 % of its length, and between 35 % and all of `widest` elsewhere as the point's pressure changes over a
+    few centimetres."""
+    pressure = _noise_1d(u, rng.uniform(0.015, 0.05), rng)
+    along = np.clip((u - start) / max(end - start, 1e-4), 0.0, 1.0)
+    taper = np.clip(np.minimum(along, 1.0 - along) / 0.12, 0.0, 1.0) * ((u >= start) & (u <= end))
+    return widest * np.clip(0.9 * pressure + 0.35, 0.0, 1.0) * np.sqrt(taper)
+
+
+def scratch_strokes(m: Mark, D, Z, paint_rgb, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(colour, cover) of one scratch mark's strokes on the grid (D, Z): 3-12 strokes inside its band."""
+    u, v = _local(m, D, Z)
+    paint = np.asarray(paint_rgb, float)
+    dark = float(np.dot(paint, [0.2126, 0.7152, 0.0722])) < DARK_PAINT_LUMINANCE
+    bare = SCRATCH_ON_DARK if dark else SCRATCH_ON_LIGHT
+    by_depth = {"clear": 0.25 * paint + 0.75 * bare, "primer": 0.8 * bare + 0.2 * PRIMER_RGB, "metal": bare}
+    colour = np.zeros(D.shape + (3,), np.float32)
+    cover = np.zeros(D.shape, np.float32)
+    inside = (np.abs(u) <= m.a) & (np.abs(v) <= m.b)
+    if not inside.any():
+        return colour, cover
+    ui, vi = u[inside], v[inside]
+    n_strokes = int(rng.integers(3, 13))
+    depths = [d for d, _ in SCRATCH_DEPTHS]
+    for _ in range(n_strokes):
+        depth = depths[int(rng.choice(len(depths), p=[p for _, p in SCRATCH_DEPTHS]))]
+        start, end = rng.uniform(-1.0, -0.3) * m.a, rng.uniform(0.3, 1.0) * m.a
+        widest = rng.uniform(*STROKE_WIDTH_M)
+        sway = rng.uniform(0.0, 0.2) * m.b
+        room = max(m.b - sway - STROKE_JITTER_M, 0.0)  # the centre line stays in the band (its edge is cut there)
+        offset = rng.uniform(-0.9, 0.9) * room
+        wave = sway * np.sin(ui / max(m.a, 1e-3) * rng.uniform(1.0, 3.0) + rng.uniform(0, 6))
+        jitter = STROKE_JITTER_M * (2.0 * _noise_1d(ui, 0.02, rng) - 1.0)
+        width = stroke_width(ui, start, end, widest, rng)
+        dist = np.abs(vi - offset - wave - jitter)
+        stroke = np.clip(1.0 - dist / np.maximum(width, 1e-6), 0.0, 1.0) * (width > 0.1 * widest)
+        fresh = stroke > cover[inside]
+        where = np.flatnonzero(inside)[fresh]
+        cover.flat[where] = stroke[fresh]
+        colour.reshape(-1, 3)[where] = by_depth[depth]
+    return colour, cover
 
 
 # ---------------------------------------------------------------------------------------------
