@@ -1,0 +1,90 @@
+"""How far a look-only change moves the image terms: render the frames whose geometry passes, twice (two checkouts),
+and compare their image terms and verdicts frame by frame.
+
+Run (a clone of the old commit at /tmp/before; the .venv's install points at this checkout, PYTHONPATH wins):
+  PYTHONPATH=/tmp/before .venv/bin/python benchmarks/image_term_shift.py measure /tmp/it_before.json \\
+      --env damage_view --seed 77 --frames 40 --long-side 800
+  .venv/bin/python benchmarks/image_term_shift.py measure /tmp/it_after.json --env damage_view --seed 77 ...
+  .venv/bin/python benchmarks/image_term_shift.py compare /tmp/it_before.json /tmp/it_after.json
+
+`measure` reads the first --frames random frames of the seed, measures their geometry without rendering, and
+renders those whose verdict is still pending (the image terms decide them) at --long-side px, 4 samples.
+`compare` prints each frame's verdicts and image terms side by side, the verdict changes and, per term, the
+largest relative change.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def measure(args) -> None:
+    from realitybench_addon import pipeline
+    from realitybench_addon.core.presets import load_environment_preset
+
+    terms = [t.name for t in load_environment_preset(args.env).terms if t.kind == "image"]
+    cache = pipeline.SceneCache()
+    rows = {}
+    for index in range(args.frames):
+        spec = pipeline.plan_frame(args.env, args.seed, "random", index)
+        if pipeline.run_frame(spec, render=False, cache=cache).record["verdict"] != "pending":
+            continue
+        record = pipeline.run_frame(spec, render=True, long_side_px=args.long_side, samples=4, cache=cache).record
+        rows[record["frame_id"]] = {"verdict": record["verdict"],
+                                    **{t: record["measurements"].get(t) for t in terms}}
+        print(record["frame_id"], rows[record["frame_id"]], flush=True)
+    Path(args.out).write_text(json.dumps(rows, indent=1))
+    print(f"{len(rows)} frames rendered of {args.frames}")
+
+
+def compare(args) -> int:
+    before, after = (json.loads(Path(p).read_text()) for p in (args.before, args.after))
+    common = sorted(set(before) & set(after))
+    if set(before) != set(after):
+        print(f"frames in one file only: {sorted(set(before) ^ set(after))}")
+    changes, worst = 0, {}
+    for fid in common:
+        a, b = before[fid], after[fid]
+        changed = a["verdict"] != b["verdict"]
+        changes += changed
+        values = []
+        for term in (k for k in a if k != "verdict"):
+            x, y = a[term], b.get(term)
+            values.append(f"{term} {x:.4g} -> {y:.4g}" if isinstance(x, float) and isinstance(y, float)
+                          else f"{term} {x} -> {y}")
+            if isinstance(x, (int, float)) and isinstance(y, (int, float)) and abs(x) > 1e-9:
+                worst[term] = max(worst.get(term, 0.0), abs(y - x) / abs(x))
+        print(f"{fid}  {a['verdict']} -> {b['verdict']}{'  (changed)' if changed else ''}  " + "; ".join(values))
+    print(f"{len(common)} frames; {changes} verdict changes; largest relative change per term: "
+          + ", ".join(f"{t} {v:.1%}" for t, v in sorted(worst.items())))
+    return 0
+
+
+def main(argv=None) -> int:
+    # the checkout measured is the one importable (PYTHONPATH first); this one only when none is
+    import importlib.util
+
+    if importlib.util.find_spec("realitybench_addon") is None:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("measure", help="render and record the image terms of one checkout")
+    m.add_argument("out")
+    m.add_argument("--env", required=True)
+    m.add_argument("--seed", type=int, default=77)
+    m.add_argument("--frames", type=int, default=40)
+    m.add_argument("--long-side", type=int, default=800)
+    c = sub.add_parser("compare", help="compare two measure outputs")
+    c.add_argument("before")
+    c.add_argument("after")
+    args = parser.parse_args(argv)
+    if args.command == "measure":
+        measure(args)
+        return 0
+    return compare(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
