@@ -78,17 +78,20 @@ def test_no_relief_without_rust():
 # - the upright grilles (pickup, SUV, van) end 5 mm under the headlamps' top: one height for both rendered black
 #   where they overlapped (`core.coplanar`, 2026-12-04);
 # - the B and C pillars' material is "pillar_black" (gloss) instead of "trim"; their vertices, triangles and face
-#   materials are unchanged, checked by hashing with the old name (2026-12-06).
+#   materials are unchanged, checked by hashing with the old name (2026-12-06);
+# - the cant rail above the B and C pillars is "paint", not "pillar_black" (the applique ends at the door frame's
+#   top); names, vertices and triangles of every measured part are unchanged, checked by hashing without the
+#   materials (2026-12-06).
 MEASURED_BEFORE = {
-    "sedan:0": "76d7d396b8049022",
-    "suv:1": "29ed9af4796e456e",
-    "crossover:2": "4add27bb78374ca1",
-    "pickup:3": "f4cd684750ed1ccb",
-    "hatchback:4": "35603a18ac11b928",
+    "sedan:0": "aedab5fcf34578cc",
+    "suv:1": "cb3a618b1e19b2d7",
+    "crossover:2": "eb3e45d3cfcaa83f",
+    "pickup:3": "832d0edc8acf366d",
+    "hatchback:4": "850fd1ba81547c95",
     "coupe:5": "22edf0441eea4941",
-    "wagon:6": "d45b41a98d77b140",
-    "minivan:7": "5246370a40c88dd0",
-    "van:8": "77640b4e8b125d92",
+    "wagon:6": "2a618eed8a4352cd",
+    "minivan:7": "ca168c80ce82b035",
+    "van:8": "734c7d6d810f6fa3",
     "convertible:9": "0119d9b0ff3f96b7",
 }
 
@@ -111,6 +114,19 @@ def _measured_digest(style: str, seed: int) -> str:
 def test_measured_parts_are_exactly_as_before(key):
     style, seed = key.split(":")
     assert _measured_digest(style, int(seed)) == MEASURED_BEFORE[key]
+
+
+@pytest.mark.parametrize("style", ["sedan", "suv", "crossover", "hatchback", "wagon", "minivan"])
+def test_black_pillars_end_at_the_glass_top(style):
+    """The gloss-black B and C pillar appliques stop at the window's top edge: no black tab stands up into the
+    body-coloured cant rail above the glass."""
+    g = vehicle_geometry(draw_vehicle(np.random.default_rng(3), style=style))
+    pillars = g.parts["pillars"]
+    black = pillars.materials.index("pillar_black")
+    faces = pillars.triangles[pillars.face_material == black]
+    glass_top = max(g.parts[f"glass_{side}"].vertices[:, 2].max() for side in ("left", "right"))
+    assert len(faces) > 0
+    assert pillars.vertices[faces.ravel(), 2].max() <= glass_top + 1e-6
 
 
 @pytest.mark.parametrize("style", BODY_STYLES)

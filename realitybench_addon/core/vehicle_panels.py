@@ -112,7 +112,9 @@ class FaceClassifier:
             part, mat = self.greenhouse(d, side)
             if part.startswith("glass"):
                 return "roof", "paint"
-            return part, mat
+            # the black applique ends at the door frame's top: above it the cant rail is body colour (a panel saw
+            # black tabs standing up into the roof rail)
+            return part, ("paint" if mat == "pillar_black" else mat)
         return self.top(d)
 
 
