@@ -1,6 +1,7 @@
 """Scratch strokes (core/damage.py `scratch_strokes`): inside their mark's band whatever the mark, varied in
 depth (clear coat, primer, metal), width and continuity, and a pure function of the mark."""
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -61,3 +62,64 @@ def test_a_stroke_tapers_at_its_ends_and_its_width_wanders():
         assert width[middle].min() >= 0.35 * 0.004 - 1e-12
         spreads.append(width[middle].std() / width[middle].mean())
     assert np.mean(spreads) > 0.1  # the pressure changes along it (a ruled line: 0)
+
+
+def test_scratches_are_grooves_in_the_rendered_normal():
+    """The damaged panel's material bends its normal along every stroke's walls (a groove catches the light)
+    and nowhere away from the marks: baked on the re-meshed panel, the bump's normal leaves the surface's own by
+    more than 5 degrees on stroke pixels and by under 0.5 degrees 5 mm or more from any stroke."""
+    bpy = pytest.importorskip("bpy")
+    from realitybench_addon.bl.analytic import reset_scene
+    from realitybench_addon.bl.damage import damage_material
+    from realitybench_addon.bl.vehicle import part_object
+    from realitybench_addon.core.parking_lot import draw_lot
+
+    for seed in range(60):
+        vehicle = draw_lot(np.random.default_rng(seed)).subject.vehicle
+        plan = dmg.draw_damage(vehicle, np.random.default_rng(500 + seed))
+        if plan.types == ["scratch"]:
+            break
+    else:
+        pytest.fail("no scratch-only damage in 60 seeds")
+    rest, damage = dmg.damaged_panel_parts(vehicle, plan)
+    scene = reset_scene()
+    mat = damage_material("Test_DamagePaint", vehicle, plan)
+    every = {m: mat for p in (rest, damage) for m in p.materials}
+    objects = [part_object(p.name, p, scene.collection, np.eye(4), every, uv=p.uv) for p in (rest, damage)]
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    groove = next(n for n in nodes if n.label == "Scratch grooves (base)").outputs["Normal"]
+    surface = nodes.new("ShaderNodeNewGeometry").outputs["Normal"]
+    emit = nodes.new("ShaderNodeEmission")
+    links.new(emit.outputs["Emission"], nodes.get("Material Output").inputs["Surface"])
+    d0, d1, z0, z1 = plan.patch
+    w, h = int(round((d1 - d0) / 0.001)), int(round((z1 - z0) / 0.001))  # the texture's own 1 mm texels
+    scene.render.engine = "CYCLES"
+    scene.cycles.samples = 1
+    scene.cycles.device = "CPU"
+    baked = {}
+    for label, socket in (("groove", groove), ("surface", surface)):
+        image = bpy.data.images.new(f"bake_{label}", w, h, float_buffer=True)
+        image.colorspace_settings.name = "Non-Color"
+        target = nodes.new("ShaderNodeTexImage")
+        target.image = image
+        nodes.active = target
+        links.new(socket, emit.inputs["Color"])
+        for o in bpy.data.objects:
+            o.select_set(o in objects)
+        bpy.context.view_layer.objects.active = objects[0]
+        bpy.ops.object.bake(type="EMIT", margin=0, use_clear=True)
+        px = np.empty(w * h * 4, np.float32)
+        image.pixels.foreach_get(px)
+        baked[label] = px.reshape(h, w, 4)[::-1, :, :3]
+        nodes.remove(target)
+    a, b = baked["groove"], baked["surface"]
+    on_panel = (np.linalg.norm(b, axis=-1) > 0.5) & (np.linalg.norm(a, axis=-1) > 0.5)
+    cos = np.sum(a * b, axis=-1) / np.maximum(np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1), 1e-9)
+    angle = np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))
+    alpha = dmg.damage_texture(plan, vehicle.paint_rgb)[..., 3]
+    assert alpha.shape == angle.shape
+    strokes = (alpha > 0.2) & on_panel
+    far = ~(dmg._box_sum(alpha > 0, 5) > 0) & on_panel
+    assert strokes.sum() > 100 and far.sum() > 1000
+    assert np.percentile(angle[strokes], 90) > 5.0
+    assert angle[far].max() < 0.5

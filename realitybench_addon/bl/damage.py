@@ -18,6 +18,7 @@ DAMAGE_IMAGE = "RB_DamageImage"
 KEEPOUT_IMAGE = "RB_DamageDirtKeepout"
 RELIEF_IMAGE = "RB_DamageRustRelief"
 RUST_BUMP_DISTANCE_M = 0.0012  # pits and blisters about a millimetre deep
+SCRATCH_GROOVE_M = 0.0003  # a scratch is a groove this deep where the texture's alpha is 1
 
 
 def linear_to_srgb(x: np.ndarray) -> np.ndarray:
@@ -60,10 +61,38 @@ def damage_material(name: str, vehicle: VehiclePlan, plan: DamagePlan):
     links.new(paint.outputs["BSDF"], mix.inputs[1])
     links.new(damaged.outputs["BSDF"], mix.inputs[2])
     links.new(mix.outputs["Shader"], output.inputs["Surface"])
+    if "scratch" in plan.types:
+        scratch_grooves(mat, tex.outputs["Alpha"], (paint, damaged))
     if "rust" in plan.types:
         rust_bump(mat, plan, uv.outputs["UV"], (paint, damaged))
     keep_dirt_off(mat, plan, uv.outputs["UV"])
     return mat
+
+
+def scratch_grooves(mat, alpha_socket, bsdfs) -> None:
+    """Scratches are cut into the paint: the damage texture's alpha, inverted, is a groove SCRATCH_GROOVE_M deep,
+    so a stroke's two walls catch and lose the light as a cut does (flat, they read as "painted on"). The base
+    layers take the groove alone; the paint's clear coat takes it over its own orange peel. Where there is no
+    mark the normal is the material's own."""
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    coat = coat_input(bsdfs[0], "Normal")
+    peel = coat.links[0].from_socket if coat is not None and coat.links else None
+    for target in ("base", "coat"):
+        if target == "coat" and coat is None:
+            continue
+        bump = nodes.new("ShaderNodeBump")
+        bump.label = f"Scratch grooves ({target})"
+        bump.invert = True
+        bump.inputs["Strength"].default_value = 1.0
+        bump.inputs["Distance"].default_value = SCRATCH_GROOVE_M
+        links.new(alpha_socket, bump.inputs["Height"])
+        if target == "coat":
+            if peel is not None:
+                links.new(peel, bump.inputs["Normal"])
+            links.new(bump.outputs["Normal"], coat)
+            continue
+        for bsdf in bsdfs:
+            links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
 
 
 def rust_bump(mat, plan: DamagePlan, uv_socket, bsdfs) -> None:
