@@ -10,7 +10,7 @@ bpy = pytest.importorskip("bpy")
 from realitybench_addon import api, pipeline  # noqa: E402
 from realitybench_addon.envs import registry  # noqa: E402
 from realitybench_addon.bl.measure import curve_clearance  # noqa: E402
-from realitybench_addon.bl.scene_data import pinhole_camera  # noqa: E402
+from realitybench_addon.bl.scene_data import matrix_to_numpy, pinhole_camera  # noqa: E402
 from realitybench_addon.core.presets import PresetError, load_environment_preset  # noqa: E402
 from realitybench_addon.core.roof import INCH  # noqa: E402
 from realitybench_addon.core.tape import blade_axes, module_front_edge  # noqa: E402
@@ -149,3 +149,28 @@ def test_frame_api_writes_record_and_rejects_bad_input(tmp_path):
         api.parse_resolution("1600x900")
     assert api.parse_resolution("1200x1600") == 1600
     assert math.isfinite(stored["measurements"]["camera_distance"])
+
+
+def test_the_ladder_rests_on_the_gutter_and_stands_on_the_ground():
+    """The ladder leans on the eave gutter's outer lip (its rails' back faces touch it), stands on the ground,
+    and reaches 0.8 m or more past the gutter: it stood 0.3-0.4 m off the eave with its top in the air."""
+    from realitybench_addon.bl.roof import LADDER_LEAN
+
+    for seed in range(2):
+        plan = registry.get("rail_attachment").roof_plan(run("rail_attachment", 0, seed=seed).spec.plan)
+        ladder = bpy.data.objects["Ladder"]
+        m = matrix_to_numpy(ladder.matrix_world)
+        world = np.array([v.co[:] for v in ladder.data.vertices]) @ m[:3, :3].T + m[:3, 3]
+        g = matrix_to_numpy(bpy.data.objects["House_Gutter"].matrix_world)
+        gv = np.array([v.co[:] for v in bpy.data.objects["House_Gutter"].data.vertices]) @ g[:3, :3].T + g[:3, 3]
+        eave = gv[(gv[:, 1] < 0.0) & (gv[:, 1] > -1.5) & (np.abs(gv[:, 2] - plan.eave_height_m) < 1.0)]
+        assert len(eave) >= 8 and eave[:, 0].min() < plan.ladder_u < eave[:, 0].max()  # the eave's trough
+        lip_y, lip_z = eave[:, 1].min(), eave[:, 2].max()  # its outer face and its top
+        # the rails' back faces (towards the house) at the lip's height
+        axis, across = m[:3, 2], m[:3, 1]  # up the ladder; towards the house, square to the rails
+        assert axis[1] > 0 and axis[1] / axis[2] == pytest.approx(LADDER_LEAN)
+        back = m[:3, 3] + 0.04 * across  # a rail's back face line starts here (local y = +0.04)
+        t = (lip_z - back[2]) / axis[2]
+        assert back[1] + t * axis[1] == pytest.approx(lip_y, abs=0.002)
+        assert -0.015 < world[:, 2].min() < 0.005  # the feet on the ground
+        assert world[:, 2].max() > lip_z + 0.8

@@ -15,7 +15,7 @@ from ..core.roof import (BRICK_COLORS, FLASHING_TOP, FOOT_PLATE_LENGTH, FOOT_PLA
                          SHINGLE_COLORS, SIDING_COLORS, WALL_INSET_M, RoofFrame, RoofPlan, bolt_spot_uvh)
 from ..core.ridge_caps import cap_rows, level_ridge_sides
 from ..core.roof_weathering import roof_wear
-from ..core.facade import WallFrame, footprint_details, local_boxes
+from ..core.facade import GUTTER_SIZE_M, WallFrame, footprint_details, local_boxes
 from ..core.shingles import SHINGLE_THICKNESS, shingle_courses
 from ..core.surroundings import clear_of_sun, draw_surroundings
 from ..core.surroundings_meshes import ground_mesh
@@ -266,9 +266,22 @@ def _build_chimney(scene, plan: RoofPlan, frame: RoofFrame) -> None:
     mesh_object("ChimneyCap", cap_v, cap_q, scene.collection, materials=[lot_ground.crown_concrete("RB_ChimneyCrown")])
 
 
+LADDER_LEAN = 0.25  # a ladder stands out a quarter of its working height (the 4-to-1 rule)
+LADDER_ABOVE_M = 0.9  # it reaches this far past the gutter it rests on (three rungs)
+LADDER_RAIL_M = 0.04  # half a rail's depth: the rails' back faces touch the gutter's lip
+
+
 def _build_ladder(scene, plan: RoofPlan) -> None:
-    top = np.array([plan.ladder_u, -plan.overhang_m - 0.05, plan.eave_height_m + 0.9])
-    base = np.array([plan.ladder_u, -plan.overhang_m - 0.05 - (plan.eave_height_m + 0.9) / 4, 0.0])
+    """An aluminium ladder at `plan.ladder_u`, its rails resting on the eave gutter's outer lip, leaning 4 to 1 and
+    reaching LADDER_ABOVE_M past it. (It stood 0.3-0.4 m off the eave, its top in the air: "floating ladder".)"""
+    p = math.radians(plan.pitch_deg)
+    lip_y = -(plan.overhang_m * math.cos(p) + 0.025 + GUTTER_SIZE_M)  # the gutter's outer face
+    lip_z = plan.eave_height_m - plan.overhang_m * math.sin(p) - 0.01  # its top (`_build_house`'s gutter_z)
+    rise = np.array([0.0, LADDER_LEAN, 1.0]) / math.hypot(LADDER_LEAN, 1.0)  # up the ladder, towards the house
+    out = np.array([0.0, -1.0, LADDER_LEAN]) / math.hypot(LADDER_LEAN, 1.0)  # away from the house, square to it
+    contact = np.array([plan.ladder_u, lip_y, lip_z]) + LADDER_RAIL_M * out  # the rails' centre line at the lip
+    base = contact - (contact[2] / rise[2]) * rise
+    top = contact + LADDER_ABOVE_M * rise
     axis = top - base
     length = float(np.linalg.norm(axis))
     z = axis / length

@@ -106,8 +106,11 @@ def corner_board(wall: WallFrame, a: float, z0: float, z1: float, width: float =
     return local_boxes(wall, [a - width / 2, 0.0, z0], [a + width / 2, depth, z1])
 
 
+GUTTER_SIZE_M = 0.11  # a box gutter's width (out from the fascia) and, with 0.8 of it, its depth
+
+
 def gutter(wall: WallFrame, a0: float, a1: float, z_top: float, *, projection_m: float,
-           downspout_at: tuple[float, ...] = (), size_m: float = 0.11) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+           downspout_at: tuple[float, ...] = (), size_m: float = GUTTER_SIZE_M) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """A box gutter along the eave (its top at z_top, hanging `projection_m` out from the wall, i.e. in front
     of the fascia) and downspouts running from it down the wall to the ground at the given `a` values."""
     d0 = projection_m
