@@ -42,3 +42,32 @@ def bake_emission(bpy, mat, x0, y0, size_m, px, socket, *, wall=False, rgb=False
     bpy.data.objects.remove(obj)
     colour = out.reshape(px, px, 4)[:, :, :3]
     return colour if rgb else colour.mean(axis=2)
+
+
+def bake_on_objects(bpy, mat, objects, sockets: dict, w: int, h: int) -> dict:
+    """Each of `sockets` (label -> output socket of `mat`) baked as emission over `objects` (which share their UVs:
+    a damaged panel's patch), `w` x `h` texels; label -> (h, w, 4) float array, row 0 at the top of the UVs."""
+    scene = bpy.context.scene
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    emit = nodes.new("ShaderNodeEmission")
+    links.new(emit.outputs["Emission"], nodes.get("Material Output").inputs["Surface"])
+    scene.render.engine = "CYCLES"
+    scene.cycles.samples = 1
+    scene.cycles.device = "CPU"
+    baked = {}
+    for label, socket in sockets.items():
+        image = bpy.data.images.new(f"bake_{label}", w, h, float_buffer=True)
+        image.colorspace_settings.name = "Non-Color"
+        target = nodes.new("ShaderNodeTexImage")
+        target.image = image
+        nodes.active = target
+        links.new(socket, emit.inputs["Color"])
+        for o in bpy.data.objects:
+            o.select_set(o in objects)
+        bpy.context.view_layer.objects.active = objects[0]
+        bpy.ops.object.bake(type="EMIT", margin=0, use_clear=True)
+        px = np.empty(w * h * 4, np.float32)
+        image.pixels.foreach_get(px)
+        baked[label] = px.reshape(h, w, 4)[::-1]
+        nodes.remove(target)
+    return baked

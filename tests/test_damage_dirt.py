@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from bake_support import bake_on_objects
 from realitybench_addon.core import damage as dmg
 from realitybench_addon.core.parking_lot import draw_lot
 
@@ -67,32 +68,13 @@ def test_baked_dirt_is_zero_over_the_damage_and_present_beside_it():
     every = {m: mat for p in (rest, damage) for m in p.materials}  # rocker and shoulder too: one material
     objects = [part_object(p.name, p, scene.collection, np.eye(4), every, uv=p.uv)
                for p in (rest, damage)]
-    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    nodes = mat.node_tree.nodes
     raw = next(n for n in nodes if n.label == DIRT_NODE_LABEL).outputs[0]
     clean = next(n for n in nodes if n.label == "Road dirt off the damage").outputs[0]
-    emit = nodes.new("ShaderNodeEmission")
-    links.new(emit.outputs["Emission"], nodes.get("Material Output").inputs["Surface"])
     d0, d1, z0, z1 = plan.patch
     w, h = int(round((d1 - d0) / 0.01)), int(round((z1 - z0) / 0.01))  # 1 cm texels over the patch
-    scene.render.engine = "CYCLES"
-    scene.cycles.samples = 1
-    scene.cycles.device = "CPU"
-    baked = {}
-    for label, socket in (("raw", raw), ("clean", clean)):
-        image = bpy.data.images.new(f"bake_{label}", w, h, float_buffer=True)
-        image.colorspace_settings.name = "Non-Color"
-        target = nodes.new("ShaderNodeTexImage")
-        target.image = image
-        nodes.active = target
-        links.new(socket, emit.inputs["Color"])
-        for o in bpy.data.objects:
-            o.select_set(o in objects)
-        bpy.context.view_layer.objects.active = objects[0]
-        bpy.ops.object.bake(type="EMIT", margin=0, use_clear=True)
-        px = np.empty(w * h * 4, np.float32)
-        image.pixels.foreach_get(px)
-        baked[label] = px.reshape(h, w, 4)[::-1, :, 0]  # row 0 at the top of the patch, as the damage grid
-        nodes.remove(target)
+    baked = {label: px[..., 0] for label, px in  # row 0 at the top of the patch, as the damage grid
+             bake_on_objects(bpy, mat, objects, {"raw": raw, "clean": clean}, w, h).items()}
     # texel centres on the damage footprint
     D = d0 + (np.arange(w) + 0.5) / w * (d1 - d0)
     Z = z1 - (np.arange(h) + 0.5) / h * (z1 - z0)

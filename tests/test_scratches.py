@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bake_support import bake_on_objects
 from realitybench_addon.core import damage as dmg
 
 
@@ -86,32 +87,13 @@ def test_scratches_are_grooves_in_the_rendered_normal():
     mat = damage_material("Test_DamagePaint", vehicle, plan)
     every = {m: mat for p in (rest, damage) for m in p.materials}
     objects = [part_object(p.name, p, scene.collection, np.eye(4), every, uv=p.uv) for p in (rest, damage)]
-    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    nodes = mat.node_tree.nodes
     groove = next(n for n in nodes if n.label == "Scratch grooves (base)").outputs["Normal"]
     surface = nodes.new("ShaderNodeNewGeometry").outputs["Normal"]
-    emit = nodes.new("ShaderNodeEmission")
-    links.new(emit.outputs["Emission"], nodes.get("Material Output").inputs["Surface"])
     d0, d1, z0, z1 = plan.patch
     w, h = int(round((d1 - d0) / 0.001)), int(round((z1 - z0) / 0.001))  # the texture's own 1 mm texels
-    scene.render.engine = "CYCLES"
-    scene.cycles.samples = 1
-    scene.cycles.device = "CPU"
-    baked = {}
-    for label, socket in (("groove", groove), ("surface", surface)):
-        image = bpy.data.images.new(f"bake_{label}", w, h, float_buffer=True)
-        image.colorspace_settings.name = "Non-Color"
-        target = nodes.new("ShaderNodeTexImage")
-        target.image = image
-        nodes.active = target
-        links.new(socket, emit.inputs["Color"])
-        for o in bpy.data.objects:
-            o.select_set(o in objects)
-        bpy.context.view_layer.objects.active = objects[0]
-        bpy.ops.object.bake(type="EMIT", margin=0, use_clear=True)
-        px = np.empty(w * h * 4, np.float32)
-        image.pixels.foreach_get(px)
-        baked[label] = px.reshape(h, w, 4)[::-1, :, :3]
-        nodes.remove(target)
+    baked = {label: px[..., :3] for label, px in
+             bake_on_objects(bpy, mat, objects, {"groove": groove, "surface": surface}, w, h).items()}
     a, b = baked["groove"], baked["surface"]
     on_panel = (np.linalg.norm(b, axis=-1) > 0.5) & (np.linalg.norm(a, axis=-1) > 0.5)
     cos = np.sum(a * b, axis=-1) / np.maximum(np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1), 1e-9)

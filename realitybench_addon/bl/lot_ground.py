@@ -195,7 +195,8 @@ def aggregate(g: NodeGraph, base: float, offset=(0.0, 0.0, 0.0), polish=None):
     # the open texture: voids of a few millimetres between the stones, in shadow (what sets asphalt apart
     # from a polished terrazzo of chips in a smooth matrix)
     voids = g.smooth(g.noise(1.0 / PORE_M, 2.0, domain, flat=True), 0.62, 0.68)
-    voids = g.math("MULTIPLY", voids, g.math("MULTIPLY", g.math("SUBTRACT", 1.0, coarse), g.math("SUBTRACT", 1.0, fine)))
+    bare = g.math("MULTIPLY", g.math("SUBTRACT", 1.0, coarse), g.math("SUBTRACT", 1.0, fine))  # binder, no stone
+    voids = g.math("MULTIPLY", voids, bare)
     color = g.mix(voids, color, (b * PORE_SHADE,) * 3)
     # sand and filler in the binder, the grain of the stones' faces: a millimetre speckle over all of it
     grain = g.noise(GRAIN_SCALE, 1.0, domain, roughness=0.5, flat=True)
