@@ -99,7 +99,7 @@ def build_roof_scene(scene, plan: RoofPlan, rng: np.random.Generator) -> BuiltRo
         mesh_object("RidgeCap", cap_v, cap_t, col, face_attributes={"tab_shade": cap_tone},
                     materials=[mats.shingle("RB_RidgeCap", SHINGLE_COLORS[plan.shingle_color])])
     # fascia along the eave
-    fascia_v, fascia_q = boxes([-rake, -over - 0.025, -0.2], [L + rake, -over, -0.0])
+    fascia_v, fascia_q = boxes([-rake, -over - FASCIA_M, -0.2], [L + rake, -over, -0.0])
     mesh_object("Fascia", fascia_v, fascia_q, col, matrix=roof_m, materials=[trim])
 
     _build_house(scene, plan, ridge_y, ridge_z)
@@ -156,6 +156,16 @@ def _build_house(scene, plan: RoofPlan, ridge_y: float, ridge_z: float) -> None:
     _build_facade(scene, plan, wall, x0, x1, y0, y1)
 
 
+FASCIA_M = 0.025  # the fascia board's thickness, out from the roof's edge
+
+
+def eave_gutter(plan: RoofPlan) -> tuple[float, float]:
+    """(y, z) of the front eave gutter: its inner face (against the fascia) and its top, a centimetre under the
+    roof's edge. The facade hangs the gutter there and the ladder leans on it."""
+    p = math.radians(plan.pitch_deg)
+    return -(plan.overhang_m * math.cos(p) + FASCIA_M), plan.eave_height_m - plan.overhang_m * math.sin(p) - 0.01
+
+
 def _plan_seed(plan: RoofPlan) -> int:
     """A seed for cosmetic choices fixed by the plan's own numbers (no draws from the scene's generator, so
     everything drawn after the house stays as it was)."""
@@ -167,13 +177,11 @@ def _build_facade(scene, plan: RoofPlan, wall, x0: float, x1: float, y0: float, 
     house, the siding weathered; the ladder's span of the eave wall is kept clear of windows."""
     col = scene.collection
     seed = _plan_seed(plan)
-    p = math.radians(plan.pitch_deg)
-    over = plan.overhang_m
     corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
-    gutter_z = plan.eave_height_m - over * math.sin(p) - 0.01
+    gutter_y, gutter_z = eave_gutter(plan)
     details = footprint_details(corners, plan.eave_height_m, seed=seed,
                                 gutter_edges=(0, 2) if plan.style == "gable" else (0,),
-                                gutter_projection_m=y0 + over * math.cos(p) + 0.025, gutter_z=gutter_z,
+                                gutter_projection_m=y0 - gutter_y, gutter_z=gutter_z,
                                 door_edge=0, avoid=[(0, plan.ladder_u - x0, 0.45)], corner_boards=plan.siding == "lap")
     details["foundation"] = [local_boxes(WallFrame.from_edge(corners[e], corners[(e + 1) % 4]),
                                          [-0.02, 0.0, -0.05], [np.hypot(*np.subtract(corners[(e + 1) % 4], corners[e]))
@@ -274,9 +282,8 @@ LADDER_RAIL_M = 0.04  # half a rail's depth: the rails' back faces touch the gut
 def _build_ladder(scene, plan: RoofPlan) -> None:
     """An aluminium ladder at `plan.ladder_u`, its rails resting on the eave gutter's outer lip, leaning 4 to 1 and
     reaching LADDER_ABOVE_M past it. (It stood 0.3-0.4 m off the eave, its top in the air: "floating ladder".)"""
-    p = math.radians(plan.pitch_deg)
-    lip_y = -(plan.overhang_m * math.cos(p) + 0.025 + GUTTER_SIZE_M)  # the gutter's outer face
-    lip_z = plan.eave_height_m - plan.overhang_m * math.sin(p) - 0.01  # its top (`_build_house`'s gutter_z)
+    inner_y, lip_z = eave_gutter(plan)
+    lip_y = inner_y - GUTTER_SIZE_M  # the gutter's outer face
     rise = np.array([0.0, LADDER_LEAN, 1.0]) / math.hypot(LADDER_LEAN, 1.0)  # up the ladder, towards the house
     out = np.array([0.0, -1.0, LADDER_LEAN]) / math.hypot(LADDER_LEAN, 1.0)  # away from the house, square to it
     contact = np.array([plan.ladder_u, lip_y, lip_z]) + LADDER_RAIL_M * out  # the rails' centre line at the lip

@@ -24,6 +24,7 @@ from functools import lru_cache
 import numpy as np
 
 from .image_terms import window_counts
+from .noise import value_noise
 from .rng import pick
 from .vehicle import SIDES, VehiclePlan
 from .vehicle_geometry import vehicle_geometry
@@ -454,15 +455,9 @@ STROKE_JITTER_M = 0.0004  # sideways wander of the point over a few centimetres
 
 
 def _noise_1d(x: np.ndarray, period: float, rng: np.random.Generator) -> np.ndarray:
-    """Smooth 1-D value noise in [0, 1] over `x` (metres), one knot every `period` metres."""
-    lo, hi = float(x.min()), float(x.max())
-    knots = np.arange(lo - period, hi + 2 * period, period)
-    values = rng.random(len(knots))
-    f = (x - knots[0]) / period
-    i = np.clip(np.floor(f).astype(int), 0, len(knots) - 2)
-    t = f - i
-    t = t * t * (3 - 2 * t)
-    return values[i] + (values[i + 1] - values[i]) * t
+    """Smooth 1-D value noise in [0, 1] over `x` (metres), one knot every `period` metres (`core.noise`'s lattice,
+    keyed by one draw of `rng`)."""
+    return 0.5 + 0.5 * value_noise(np.asarray(x) / period, 0.0, int(rng.integers(2 ** 31 - 1)))
 
 
 def stroke_width(u: np.ndarray, start: float, end: float, widest: float, rng: np.random.Generator) -> np.ndarray:
