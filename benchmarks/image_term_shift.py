@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -35,12 +36,37 @@ def measure(args) -> None:
         rows[record["frame_id"]] = {"verdict": record["verdict"],
                                     **{t: record["measurements"].get(t) for t in terms}}
         print(record["frame_id"], rows[record["frame_id"]], flush=True)
-    Path(args.out).write_text(json.dumps(rows, indent=1))
+    from realitybench_addon.setio import atomic_write
+
+    atomic_write(Path(args.out), json.dumps(rows, indent=1).encode())  # whole or absent after a kill
     print(f"{len(rows)} frames rendered of {args.frames}")
 
 
+def read_measurements(path) -> dict:
+    """A `measure` output: frame id -> {"verdict": str, term: number or null, ...}, read through the guarded
+    layer (size cap, no links, strict JSON); RealityBenchError naming the file and what is wrong otherwise."""
+    from realitybench_addon.core.errors import RealityBenchError
+    from realitybench_addon.core.safe_parse import InputError, loads_json
+    from realitybench_addon.core.safefs import CAPS, read_path
+
+    try:
+        rows = loads_json(read_path(Path(path), "json"), max_bytes=CAPS["json"])
+    except (OSError, InputError) as err:
+        raise RealityBenchError(f"{path}: not a measure output ({err})") from None
+    if not isinstance(rows, dict):
+        raise RealityBenchError(f"{path}: not a measure output (a JSON object of frames is expected)")
+    for fid, row in rows.items():
+        if not isinstance(row, dict) or not isinstance(row.get("verdict"), str):
+            raise RealityBenchError(f"{path}: frame {fid[:80]!r} has no verdict")
+        bad = [k for k, v in row.items() if k != "verdict" and v is not None and (
+            isinstance(v, bool) or not isinstance(v, (int, float)))]
+        if bad:
+            raise RealityBenchError(f"{path}: frame {fid[:80]!r}: {bad[0][:80]!r} is not a number")
+    return rows
+
+
 def compare(args) -> int:
-    before, after = (json.loads(Path(p).read_text()) for p in (args.before, args.after))
+    before, after = read_measurements(args.before), read_measurements(args.after)
     common = sorted(set(before) & set(after))
     if set(before) != set(after):
         print(f"frames in one file only: {sorted(set(before) ^ set(after))}")
@@ -54,7 +80,8 @@ def compare(args) -> int:
             x, y = a[term], b.get(term)
             values.append(f"{term} {x:.4g} -> {y:.4g}" if isinstance(x, float) and isinstance(y, float)
                           else f"{term} {x} -> {y}")
-            if isinstance(x, (int, float)) and isinstance(y, (int, float)) and abs(x) > 1e-9:
+            if isinstance(x, (int, float)) and isinstance(y, (int, float)) and abs(x) > 1e-9 \
+                    and math.isfinite(x) and math.isfinite(y):
                 worst[term] = max(worst.get(term, 0.0), abs(y - x) / abs(x))
         print(f"{fid}  {a['verdict']} -> {b['verdict']}{'  (changed)' if changed else ''}  " + "; ".join(values))
     print(f"{len(common)} frames; {changes} verdict changes; largest relative change per term: "
@@ -80,10 +107,16 @@ def main(argv=None) -> int:
     c.add_argument("before")
     c.add_argument("after")
     args = parser.parse_args(argv)
-    if args.command == "measure":
-        measure(args)
-        return 0
-    return compare(args)
+    from realitybench_addon.core.errors import RealityBenchError
+
+    try:
+        if args.command == "measure":
+            measure(args)
+            return 0
+        return compare(args)
+    except RealityBenchError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
