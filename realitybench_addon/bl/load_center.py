@@ -33,6 +33,9 @@ ATLAS_VALUES = (15, 20, 30, 40, 50, 60, 100, 125, 150, 200)
 HANDLE_LEN_M = 0.022  # along X, towards the centre spine
 HANDLE_H_M = 0.0095
 HANDLE_PROTRUDE_M = 0.013
+# A breaker's face stands 1 mm proud of the box front it sits in (the cover is 3 mm): a face flush with the box's
+# would share its plane, and the two materials would fight in the render.
+BODY_PROUD_M = 0.002
 
 
 @dataclass
@@ -355,7 +358,7 @@ def _build_box(scene, plan: LoadCenterPlan, built: BuiltLoadCenter, rng: np.rand
         outer = cx + column * 2.55 * INCH
         hx0, hx1 = min(inner, outer), max(inner, outer)
         holes.append((hx0, hx1, z_lo, z_hi))
-        bodies.append(([hx0, front + 0.003, z_lo], [hx1, front + 0.03, z_hi]))
+        bodies.append(([hx0, front + BODY_PROUD_M, z_lo], [hx1, front + 0.03, z_hi]))
         for p in range(n):
             zc = first[2] - p * SLOT_M
             hx = cx + column * COLUMN_OFFSET_M
@@ -374,7 +377,7 @@ def _build_box(scene, plan: LoadCenterPlan, built: BuiltLoadCenter, rng: np.rand
     main = plan.main_breaker_center()
     mw, mh = 2.1 * INCH, 1.5 * INCH
     holes.append((cx - mw, cx + mw, main[2] - mh, main[2] + mh))
-    bodies.append(([cx - mw, front + 0.003, main[2] - mh], [cx + mw, front + 0.035, main[2] + mh]))
+    bodies.append(([cx - mw, front + BODY_PROUD_M, main[2] - mh], [cx + mw, front + 0.035, main[2] + mh]))
     handles.append(([cx - 1.3 * INCH, front - 0.02, main[2] - 0.3 * INCH], [cx + 1.3 * INCH, front + 0.003,
                                                                            main[2] + 0.3 * INCH]))
     marks.append((cx, front - 0.0203, main[2], 1.2 * INCH, 0.5 * INCH, plan.main_amps))

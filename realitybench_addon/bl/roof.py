@@ -338,13 +338,17 @@ def _build_array(scene, plan: RoofPlan, built: BuiltRoof) -> None:
             mesh_object(glass_name, lv, lq, col, matrix=m, materials=[glass, backsheet],
                         face_materials=[1, 0, 1, 1, 1, 1])
             built.modules[(row, c)] = (frame_name, glass_name)
-            # clamps on both rails at each side of the module
+            # End clamps at the array's ends; one mid clamp spans each gap and belongs to the module on its left,
+            # so no two modules put a clamp (and coplanar faces) in the same place.
+            sides = [(mw - 0.012, mw + 0.012 + (plan.module_gap_m if plan.installed(row, c + 1) else 0.0))]
+            if c == 0:
+                sides.append((-0.012, 0.012))
             clamp_l, clamp_h = [], []
             for rail in range(2):
                 rv = plan.rail_offsets[rail] * ml
-                for cu in (-0.012, mw - 0.012):
-                    clamp_l.append([cu, rv - 0.022, t - 0.004])
-                    clamp_h.append([cu + 0.024 + plan.module_gap_m * 0.5, rv + 0.022, t + 0.006])
+                for lo, hi in sides:
+                    clamp_l.append([lo, rv - 0.022, t - 0.004])
+                    clamp_h.append([hi, rv + 0.022, t + 0.006])
             cv, cq = boxes(np.array(clamp_l), np.array(clamp_h))
             mesh_object(f"Clamps_r{row}c{c}", cv, cq, col, matrix=m, materials=[aluminum])
     for row, c, ju, jv in plan.junction_boxes:
