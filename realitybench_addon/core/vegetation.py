@@ -197,74 +197,110 @@ def _chunks(n_points: int, n_tris: int):
 # (points x triangles x 3) array is ever made, which is what made card placement most of a scene's build. The
 # mesh is first moved to its own centroid, so the expanded squares (|p - a|^2 = |p|^2 - 2 p.a + |a|^2) lose
 # nothing that matters at a crown's size (tests/test_crown_geometry_properties.py checks both against direct
-# formulas).
+# formulas). The kernels take a leading axis of pieces: a crown's pieces of one size are asked in one product,
+# since hundreds of small per-piece products spent most of their time in numpy's call overhead.
 
 def _dot_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    return np.einsum("ij,ij->i", x, y)
+    return np.einsum("...j,...j->...", x, y)
 
 
 def _cross_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    return np.stack([x[:, 1] * y[:, 2] - x[:, 2] * y[:, 1], x[:, 2] * y[:, 0] - x[:, 0] * y[:, 2],
-                     x[:, 0] * y[:, 1] - x[:, 1] * y[:, 0]], 1)
+    return np.stack([x[..., 1] * y[..., 2] - x[..., 2] * y[..., 1], x[..., 2] * y[..., 0] - x[..., 0] * y[..., 2],
+                     x[..., 0] * y[..., 1] - x[..., 1] * y[..., 0]], -1)
 
 
-def _centred(points, verts, tris) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The points and each triangle's three corners (a, b, c), with the corners' centroid as the origin."""
-    corners = np.asarray(verts, float)[np.asarray(tris, int)].reshape(-1, 3, 3)
-    origin = corners.reshape(-1, 3).mean(0) if len(corners) else np.zeros(3)
-    return np.asarray(points, float).reshape(-1, 3) - origin, [corners[:, k] - origin for k in range(3)]
+def _products(q: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """q (..., P, 3) against per-triangle rows (..., T, 3): (..., P, T) dot products."""
+    return q @ np.swapaxes(rows, -1, -2)
+
+
+def _centred(points, corners) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Points (G, P, 3) and each piece's triangles' corners (G, T, 3, 3), each piece moved to its corners'
+    centroid: (points, [a, b, c]), each corner array (G, T, 3)."""
+    origin = corners.reshape(len(corners), -1, 3).mean(1)[:, None]
+    return points - origin, [corners[:, :, k] - origin for k in range(3)]
+
+
+def _winding_kernel(p, a, b, c) -> np.ndarray:
+    """Winding numbers (G, P) of centred points about centred pieces (see `winding_numbers`)."""
+    det = _dot_rows(a, _cross_rows(b, c))[:, None]  # with x = a - p...: x.(y x z) = det - p.((b - a) x (c - a))
+    normal = _cross_rows(b - a, c - a)
+    aa, bb, cc = (_dot_rows(x, x)[:, None] for x in (a, b, c))
+    ab, ac, bc = (_dot_rows(x, y)[:, None] for x, y in ((a, b), (a, c), (b, c)))
+    qq = _dot_rows(p, p)[..., None]
+    qa, qb, qc = _products(p, a), _products(p, b), _products(p, c)
+    la = np.sqrt(np.maximum(qq - 2 * qa + aa, 0.0))
+    lb = np.sqrt(np.maximum(qq - 2 * qb + bb, 0.0))
+    lc = np.sqrt(np.maximum(qq - 2 * qc + cc, 0.0))
+    num = det - _products(p, normal)
+    den = la * lb * lc + (ab - qa - qb + qq) * lc + (ac - qa - qc + qq) * lb + (bc - qb - qc + qq) * la
+    return 2 * np.arctan2(num, den).sum(-1) / (4 * np.pi)
+
+
+def _distance_kernel(p, a, b, c) -> tuple[np.ndarray, np.ndarray]:
+    """Distances (G, P) of centred points to centred pieces, and the nearest triangles (see `surface_distance`)."""
+    n = _cross_rows(b - a, c - a)
+    n /= np.maximum(np.sqrt(_dot_rows(n, n)), 1e-18)[..., None]
+    edges = [(u, v - u) for u, v in ((a, b), (b, c), (c, a))]
+    # the foot q = p - h n lies inside iff (q - u).(n x e) >= 0 for each edge; n.(n x e) = 0, so p may stand for q
+    qq = _dot_rows(p, p)[..., None]
+    inside = np.ones(p.shape[:2] + a.shape[1:2], bool)
+    for u, e in edges:
+        m = _cross_rows(n, e)
+        inside &= _products(p, m) - _dot_rows(u, m)[:, None] >= 0
+    edge2 = np.full(inside.shape, np.inf)
+    for u, e in edges:
+        along = _products(p, e) - _dot_rows(u, e)[:, None]  # (p - u).e
+        ee = np.maximum(_dot_rows(e, e), 1e-18)[:, None]
+        t = np.clip(along / ee, 0.0, 1.0)
+        edge2 = np.minimum(edge2, qq - 2 * _products(p, u) + _dot_rows(u, u)[:, None] - 2 * t * along + t * t * ee)
+    d = np.where(inside, np.abs(_products(p, n) - _dot_rows(a, n)[:, None]), np.sqrt(np.maximum(edge2, 0.0)))
+    dist = d.min(-1)
+    # triangles sharing the nearest edge or corner are equally near, up to rounding: the first of them
+    return dist, (d <= dist[..., None] + TIE_M).argmax(-1)
+
+
+def _one_piece(kernel, points, verts, tris):
+    """A kernel's answer for points about one mesh, the points taken in chunks of bounded size."""
+    corners = np.asarray(verts, float)[np.asarray(tris, int)].reshape(1, -1, 3, 3)
+    p, (a, b, c) = _centred(np.asarray(points, float).reshape(1, -1, 3), corners)
+    parts = [kernel(p[:, s], a, b, c) for s in _chunks(p.shape[1], a.shape[1])]
+    if isinstance(parts[0], tuple):
+        return tuple(np.concatenate([part[k][0] for part in parts]) for k in range(len(parts[0])))
+    return np.concatenate([part[0] for part in parts])
 
 
 def winding_numbers(points, verts, tris) -> np.ndarray:
     """The generalized winding number of each point about the closed mesh (1 inside an outward piece): the sum
     of the triangles' signed solid angles (Van Oosterom and Strackee) over 4 pi."""
-    p, (a, b, c) = _centred(points, verts, tris)
-    det = _dot_rows(a, _cross_rows(b, c))  # with x = a - p...: x.(y x z) = det - p.((b - a) x (c - a))
-    normal = _cross_rows(b - a, c - a)
-    aa, bb, cc = _dot_rows(a, a), _dot_rows(b, b), _dot_rows(c, c)
-    ab, ac, bc = _dot_rows(a, b), _dot_rows(a, c), _dot_rows(b, c)
-    out = np.zeros(len(p))
-    for s in _chunks(len(p), len(a)):
-        q = p[s]
-        qq = _dot_rows(q, q)[:, None]
-        qa, qb, qc = q @ a.T, q @ b.T, q @ c.T
-        la = np.sqrt(np.maximum(qq - 2 * qa + aa, 0.0))
-        lb = np.sqrt(np.maximum(qq - 2 * qb + bb, 0.0))
-        lc = np.sqrt(np.maximum(qq - 2 * qc + cc, 0.0))
-        num = det - q @ normal.T
-        den = la * lb * lc + (ab - qa - qb + qq) * lc + (ac - qa - qc + qq) * lb + (bc - qb - qc + qq) * la
-        out[s] = 2 * np.arctan2(num, den).sum(1) / (4 * np.pi)
-    return out
+    if len(tris) == 0:
+        return np.zeros(len(np.asarray(points).reshape(-1, 3)))
+    return _one_piece(_winding_kernel, points, verts, tris)
 
 
 def surface_distance(points, verts, tris) -> tuple[np.ndarray, np.ndarray]:
     """Each point's exact distance to the nearest triangle of the mesh, and that triangle's index: the distance to
     the triangle's plane where the point's foot falls inside it, else to the nearest of its three edges."""
-    p, (a, b, c) = _centred(points, verts, tris)
-    n = _cross_rows(b - a, c - a)
-    n /= np.maximum(np.sqrt(_dot_rows(n, n)), 1e-18)[:, None]
-    edges = [(u, v - u) for u, v in ((a, b), (b, c), (c, a))]
-    # the foot q = p - h n lies inside iff (q - u).(n x e) >= 0 for each edge; n.(n x e) = 0, so p may stand for q
-    inward = [(m, _dot_rows(u, m)) for m, u in ((_cross_rows(n, e), u) for u, e in edges)]
-    per_edge = [(u, e, _dot_rows(u, e), np.maximum(_dot_rows(e, e), 1e-18), _dot_rows(u, u)) for u, e in edges]
-    plane = _dot_rows(a, n)
-    dist, nearest = np.zeros(len(p)), np.zeros(len(p), int)
-    for s in _chunks(len(p), len(a)):
-        q = p[s]
-        qq = _dot_rows(q, q)[:, None]
-        inside = np.ones((len(q), len(a)), bool)
-        for m, offset in inward:
-            inside &= q @ m.T - offset >= 0
-        edge2 = np.full(inside.shape, np.inf)
-        for u, e, ue, ee, uu in per_edge:
-            along = q @ e.T - ue  # (p - u).e
-            t = np.clip(along / ee, 0.0, 1.0)
-            edge2 = np.minimum(edge2, qq - 2 * (q @ u.T) + uu - 2 * t * along + t * t * ee)
-        d = np.where(inside, np.abs(q @ n.T - plane), np.sqrt(np.maximum(edge2, 0.0)))
-        dist[s] = d.min(1)
-        # triangles sharing the nearest edge or corner are equally near, up to rounding: the first of them
-        nearest[s] = (d <= dist[s, None] + TIE_M).argmax(1)
-    return dist, nearest
+    return _one_piece(_distance_kernel, points, verts, tris)
+
+
+def _pieces_winding_and_distance(candidates: list[np.ndarray], corners: np.ndarray):
+    """For pieces of one triangle count (corners (G, T, 3, 3)), each piece's candidate points' winding numbers,
+    distances and nearest triangles: lists of G arrays. Points are padded to the longest list, in chunks of
+    pieces of bounded size."""
+    most = max(len(c) for c in candidates)
+    padded = np.stack([np.concatenate([c, np.repeat(c[:1], most - len(c), 0)]) for c in candidates])
+    p, (a, b, c) = _centred(padded, corners)
+    step = max(1, _PAIRS // (most * corners.shape[1]))
+    winding, dist, nearest = [], [], []
+    for g in range(0, len(p), step):
+        s = slice(g, g + step)
+        winding.append(_winding_kernel(p[s], a[s], b[s], c[s]))
+        d, n = _distance_kernel(p[s], a[s], b[s], c[s])
+        dist.append(d)
+        nearest.append(n)
+    winding, dist, nearest = (np.concatenate(x) for x in (winding, dist, nearest))
+    return [(winding[i, :len(c)], dist[i, :len(c)], nearest[i, :len(c)]) for i, c in enumerate(candidates)]
 
 
 def mesh_seed(verts) -> int:
@@ -317,15 +353,15 @@ def _card_frames(kind: str, outward: np.ndarray, rng: np.random.Generator) -> tu
     return normal, tangent
 
 
-def _piece_cards(verts, tris, own, kind: str, card_m: float, density: float, rng) -> dict:
-    """Cards inside one closed piece (triangle indices `own`) of a crown: candidates just under its surface,
-    kept where the proof of the section's comment holds for the piece alone (inside it is inside the crown)."""
+def _piece_candidates(verts, tris, own, kind: str, card_m: float, density: float, rng):
+    """Candidate card centres just under the surface of one closed piece (triangle indices `own`) of a crown,
+    or None where the piece draws none."""
     corners = verts[tris[own]]
-    cross = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    cross = _cross_rows(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
     area = 0.5 * np.linalg.norm(cross, axis=1)
     count = rng.poisson(density * area / (4 * card_m ** 2))
     if count.sum() == 0:
-        return {}
+        return None
     tri = np.repeat(np.arange(len(own)), count)
     u, v = rng.random(len(tri)), rng.random(len(tri))
     flip = u + v > 1
@@ -334,15 +370,32 @@ def _piece_cards(verts, tris, own, kind: str, card_m: float, density: float, rng
     on = c[:, 0] + u[:, None] * (c[:, 1] - c[:, 0]) + v[:, None] * (c[:, 2] - c[:, 0])
     inward = -cross[tri] / np.maximum(2 * area[tri], 1e-12)[:, None]
     deepest = 2.2 if kind == "broadleaf" else 1.0  # a conifer's skirts are thin: candidates stay near the top
-    points = on + inward * (CARD_RADIUS * card_m * rng.uniform(0.3, deepest, len(tri)))[:, None]
-    dist, nearest = surface_distance(points, verts, tris[own])
+    return on + inward * (CARD_RADIUS * card_m * rng.uniform(0.3, deepest, len(tri)))[:, None]
+
+
+def _alike(drawn: list) -> list[list]:
+    """Pieces in groups of one triangle count and of candidate counts within a quarter of each other (the
+    shorter lists are padded)."""
+    groups = []
+    for piece in sorted(drawn, key=lambda d: (len(d[1]), len(d[3]))):
+        last = groups[-1] if groups else None
+        if last and len(last[0][1]) == len(piece[1]) and len(piece[3]) <= 1.25 * len(last[0][3]):
+            last.append(piece)
+        else:
+            groups.append([piece])
+    return groups
+
+
+def _piece_cards(verts, tris, own, kind: str, card_m: float, points, winding, dist, nearest, rng) -> dict:
+    """The candidates of one piece kept where the proof of the section's comment holds for the piece alone
+    (inside it is inside the crown), with their frames and scales."""
     smallest = 0.25 if kind == "broadleaf" else 0.15  # small needle sprays reach out to a skirt's thin rim
-    keep = (winding_numbers(points, verts, tris[own]) > 0.5) & (dist > smallest * CARD_RADIUS * card_m)
+    keep = (winding > 0.5) & (dist > smallest * CARD_RADIUS * card_m)
     if not keep.any():
         return {}
     points, dist = points[keep], dist[keep]
     nc = verts[tris[own][nearest[keep]]]
-    outward = np.cross(nc[:, 1] - nc[:, 0], nc[:, 2] - nc[:, 0])
+    outward = _cross_rows(nc[:, 1] - nc[:, 0], nc[:, 2] - nc[:, 0])
     outward /= np.maximum(np.linalg.norm(outward, axis=1), 1e-12)[:, None]
     normal, tangent = _card_frames(kind, outward, rng)
     scale = np.minimum(card_m, 0.98 * dist / CARD_RADIUS)  # the ball of radius dist holds the whole card
@@ -362,13 +415,24 @@ def foliage_cards(verts, tris, kind: str, seed: int, *, card_m: float = 0.35, de
     empty = {k: np.zeros((0, 3)) for k in ("centers", "normals", "tangents")} | {"scales": np.zeros(0)}
     if len(tris) == 0:
         return empty
-    out = []
+    drawn = []  # (piece, its triangles, card size, candidates, its generator)
     for i, own in enumerate(piece_triangles(tris, len(verts))):
         if dress is not None and not dress[i]:
             continue
         extent = np.ptp(verts[tris[own]].reshape(-1, 3), axis=0).min()
         size = min(card_m, PIECE_CARD_SHARE * extent)  # a shrub's small clumps get small cards
-        cards = _piece_cards(verts, tris, own, kind, size, density, np.random.default_rng([abs(int(seed)), i]))
+        rng = np.random.default_rng([abs(int(seed)), i])
+        points = _piece_candidates(verts, tris, own, kind, size, density, rng)
+        if points is not None:
+            drawn.append((i, own, size, points, rng))
+    answers = {}
+    for group in _alike(drawn):
+        corners = np.stack([verts[tris[own]] for _, own, _, _, _ in group])
+        for d, answer in zip(group, _pieces_winding_and_distance([d[3] for d in group], corners)):
+            answers[d[0]] = answer
+    out = []
+    for i, own, size, points, rng in drawn:
+        cards = _piece_cards(verts, tris, own, kind, size, points, *answers[i], rng)
         if cards:
             out.append(cards)
     if not out:
