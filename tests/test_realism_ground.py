@@ -148,7 +148,8 @@ def test_lawn_dress_lays_clumps_soil_and_clover_over_the_lawn_colour_once():
     from realitybench_addon.bl.analytic import reset_scene
 
     reset_scene()
-    plain = vegetation.lawn_material("Test_Lawn", (0.08, 0.12, 0.04), seed=5)
+    # stripes end 2 m from the yard's centre: the square at (3, 3) is lawn colour and its clumps alone
+    plain = vegetation.lawn_material("Test_Lawn", (0.08, 0.12, 0.04), seed=5, stripe_radius_m=1.0)
     bsdf = next(n for n in plain.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
     before = bsdf.inputs["Base Color"].links[0].from_socket
     flat = bake_emission(bpy, plain, 3.0, 3.0, 1.0, 64, before)
@@ -172,3 +173,29 @@ def test_lawn_dress_lays_clumps_soil_and_clover_over_the_lawn_colour_once():
     # (seed 5 measured: plain F1 left 96 % of steps zero and its largest jump 0.90 of the range; smooth F1 11 %, 0.11)
     assert np.mean(steps < 1e-6) < 0.5, np.mean(steps < 1e-6)
     assert steps.max() < 0.3 * np.ptp(shades), steps.max() / np.ptp(shades)
+
+
+@pytest.mark.slow
+def test_mown_stripes_are_strong_enough_to_see_and_wander_like_a_mowers_passes():
+    """The stripe factor over 20 m of yard: the lighter passes reach STRIPE_STRENGTH of the light green, a pass is
+    a lawn colour lighter by a seventh or more, and the passes are not ruled lines (their phase drifts along them)."""
+    bpy = pytest.importorskip("bpy")
+    from realitybench_addon.bl import vegetation
+    from realitybench_addon.bl.analytic import reset_scene
+
+    reset_scene()
+    width = 0.9
+    lawn = vegetation.lawn_material("Test_StripedLawn", (0.08, 0.12, 0.04), stripe_azimuth_deg=0.0,
+                                    stripe_width_m=width, dry=0.0, seed=3)
+    mix = lawn.node_tree.nodes["Stripe light"]
+    factor = mix.inputs["Factor"].links[0].from_socket
+    stripes = bake_emission(bpy, lawn, -10.0, -10.0, 20.0, 256, factor)  # rows along +y, across the passes
+    colour = bake_emission(bpy, lawn, -10.0, -10.0, 20.0, 256, mix.outputs[2])
+    assert stripes.max() == pytest.approx(vegetation.STRIPE_STRENGTH, abs=0.02)
+    light, dark = stripes > 0.8 * vegetation.STRIPE_STRENGTH, stripes < 0.05
+    assert light.mean() > 0.2 and dark.mean() > 0.2
+    assert colour[light].mean() > 1.14 * colour[dark].mean()
+    # each column's phase at the passes' period (2 widths): it drifts across the yard, but smoothly
+    y = -10.0 + (np.arange(256) + 0.5) * 20.0 / 256
+    phase = np.unwrap(np.angle((stripes - stripes.mean()).T @ np.exp(-2j * np.pi * y / (2 * width))))
+    assert np.ptp(phase) > 0.25 and np.abs(np.diff(phase)).max() < 0.1  # ruled lines: one phase

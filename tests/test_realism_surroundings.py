@@ -259,3 +259,34 @@ def test_wires_hang_between_neighbouring_poles_and_never_reach_the_skyline():
     wires = {tuple(np.round(x, 9)) for name in ("PowerLines", "TelecomCables") for x in parts[name].vertices}
     assert not any(tuple(np.round(x, 9)) in wires for x in np.concatenate([a, b]))
     assert len(a) > len(a0)  # the poles still stand on the skyline; their wires do not
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_trunk_flares_at_the_ground_bows_gently_and_ends_inside_the_crown(seed):
+    """Not a straight pole: wider where it meets the ground (the root flare), off its straight line by a few
+    percent of its length, closed, and no higher than the crown it carries."""
+    x, y, z, height, crown_base = 3.0, -2.0, 0.5, 9.0, 2.5
+    tree = cv.deciduous_tree(x, y, z, height, 3.0, crown_base, seed)
+    v, t = tree["wood"]
+    trunk_v, trunk_t = cv.grown_trunk([x, y, z - 0.3], [x, y, z + 3.0], 0.27, np.random.default_rng(seed))
+    assert np.array_equal(trunk_v, cv.grown_trunk([x, y, z - 0.3], [x, y, z + 3.0], 0.27,
+                                                  np.random.default_rng(seed))[0])
+    rings = trunk_v[:-1].reshape(-1, 7, 3)  # bottom first, then the top cap's centre
+    centres = rings.mean(1)
+    radii = np.linalg.norm(rings - centres[:, None], axis=2).mean(1)
+    ground = np.argmin(np.abs(centres[:, 2] - z))
+    assert radii[ground] > 1.3 * radii[ground + 2] and radii[0] > 1.45 * radii[-1] / 0.7
+    assert np.all(np.diff(radii[ground:]) < 0)  # tapering from the flare up
+    off_line = np.hypot(centres[:, 0] - x, centres[:, 1] - y).max()
+    assert 0.0 < off_line < 0.15 * 3.3
+    a, b, c = (trunk_v[trunk_t[:, k]] for k in range(3))
+    assert np.einsum("ij,ij->i", a, np.cross(b, c)).sum() > 0  # faces outward (the open bottom is underground)
+    assert v[:, 2].max() <= z + height and v[:, 2].min() >= z - 0.3 - 0.2
+
+
+def test_the_leaves_hang_down_to_the_crowns_base():
+    """Over 24 trees the lowest leaves sit on average within 12 % of the crown's depth above its base (0.18
+    when the clusters kept to the crown's upper part and the trunk stood bare below them)."""
+    gaps = [(cv.deciduous_tree(3.0, -2.0, 0.5, 9.0, 3.0, 2.5, seed)["leaves"][0][:, 2].min() - 3.0) / 6.5
+            for seed in range(24)]
+    assert np.mean(gaps) < 0.12 and max(gaps) < 0.2

@@ -65,7 +65,7 @@ def leaf_material(name: str, stops=None, *, leaf_scale: float = 9.0, shade_attri
 
 
 @reused
-def bark_material(name: str, color=(0.075, 0.058, 0.042)):
+def bark_material(name: str, color=(0.105, 0.09, 0.072)):
     """Bark: vertical furrows (noise stretched along Z) darken and bump the base colour."""
     mat, nodes, links, bsdf = mats.new_material(name)
     coord = nodes.new("ShaderNodeTexCoord").outputs["Object"]
@@ -81,6 +81,10 @@ def bark_material(name: str, color=(0.075, 0.058, 0.042)):
     return mat
 
 
+# Mown stripes, as a roof or a car park shows them: the lighter passes STRIPE_STRENGTH of the way to the light
+# green (0.4 left them to an enhanced-contrast eye: "flat grass" to every viewer of horizon_peak)
+STRIPE_STRENGTH = 0.75
+STRIPE_WANDER = 0.4  # in stripe widths, over some 15 m along a pass
 LAWN_ARGUMENTS = ("color", "stripe_azimuth_deg", "stripe_width_m", "dry", "seed", "stripe_center", "stripe_radius_m")
 
 
@@ -128,11 +132,15 @@ def lawn_material(name: str, color, *, stripe_azimuth_deg: float = 0.0, stripe_w
     across.name = "Across stripes"
     across.operation = "DOT_PRODUCT"
     links.new(coord, across.inputs[0])
+    # a mower's passes wander off the straight line (a slow noise, STRIPE_WANDER stripe widths either way)
+    flat = mats.scaled_vector(nodes, links, coord, (1.0, 1.0, 0.0))
+    wander = mats.map_range(nodes, links, mats.noise_fac(nodes, links, flat, 0.07, 1.0), 0.3, 0.7,
+                            -STRIPE_WANDER, STRIPE_WANDER)
     band = nodes.new("ShaderNodeMath")
     band.operation = "PINGPONG"
     band.inputs[1].default_value = 1.0
-    links.new(across.outputs["Value"], band.inputs[0])
-    stripe = mats.map_range(nodes, links, band.outputs[0], 0.4, 0.6, 0.0, 0.4)
+    links.new(mats.math_node(nodes, links, "ADD", across.outputs["Value"], wander), band.inputs[0])
+    stripe = mats.map_range(nodes, links, band.outputs[0], 0.4, 0.6, 0.0, STRIPE_STRENGTH)
     offset = nodes.new("ShaderNodeVectorMath")
     offset.name = "Yard centre"
     offset.operation = "DISTANCE"

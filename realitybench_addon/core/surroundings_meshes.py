@@ -57,7 +57,7 @@ def ground_mesh(t: Terrain) -> tuple[np.ndarray, np.ndarray]:
 CROWN_SEGMENTS = 12
 FAR_TREE_M = 120.0
 NEAR_TREE_M = 70.0  # closer deciduous trees are built of leaf clusters on branches
-NEAR_TREE_CLUSTERS = 8
+NEAR_TREE_CLUSTERS = 11
 CROWN_RINGS = 7
 
 

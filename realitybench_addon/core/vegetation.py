@@ -16,6 +16,8 @@ import numpy as np
 from .geometry import merge_meshes, ring_sphere_triangles
 
 CLUSTER_RINGS = 5
+ROOT_FLARE = 1.5  # a trunk is this much wider where it meets the ground
+TRUNK_BOW = 0.025  # a trunk's bend off its line, a share of its length (one sigma)
 CLUSTER_SEGMENTS = 8
 _cluster_triangles = lru_cache(maxsize=8)(ring_sphere_triangles)
 _CLUSTER_TRIS = _cluster_triangles(CLUSTER_RINGS, CLUSTER_SEGMENTS)
@@ -38,6 +40,47 @@ def tapered_tube(p0, p1, r0: float, r1: float, sides: int = 5) -> tuple[np.ndarr
     tris = np.concatenate([np.stack([j, j1, sides + j1], -1), np.stack([j, sides + j1, sides + j], -1),
                            np.stack([sides + j, sides + j1, np.full(sides, 2 * sides)], -1)])
     return verts, tris
+
+
+def tube_along(points, radii, sides: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    """A capped tube through `points` (a polyline, bottom first) with a ring of `radii[k]` at each: vertices and
+    outward triangles. Each ring lies across the polyline's direction there (the mean of its two segments)."""
+    points, radii = np.asarray(points, float), np.asarray(radii, float)
+    seg = np.diff(points, axis=0)
+    seg /= np.linalg.norm(seg, axis=1)[:, None]
+    axes = np.vstack([seg[:1], seg[:-1] + seg[1:], seg[-1:]])
+    axes /= np.linalg.norm(axes, axis=1)[:, None]
+    helper = np.array([1.0, 0.0, 0.0]) if abs(axes[0, 0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    a = np.linspace(0.0, 2 * np.pi, sides, endpoint=False)
+    rings = []
+    for centre, axis, r in zip(points, axes, radii):
+        e1 = np.cross(axis, helper)
+        e1 /= np.linalg.norm(e1)
+        e2 = np.cross(axis, e1)
+        rings.append(centre + r * (np.cos(a)[:, None] * e1 + np.sin(a)[:, None] * e2))
+    n = len(points)
+    verts = np.vstack(rings + [points[-1:]])
+    j = np.arange(sides)
+    j1 = (j + 1) % sides
+    tris = [np.stack([k * sides + j, k * sides + j1, (k + 1) * sides + j1], -1) for k in range(n - 1)]
+    tris += [np.stack([k * sides + j, (k + 1) * sides + j1, (k + 1) * sides + j], -1) for k in range(n - 1)]
+    top = (n - 1) * sides
+    tris.append(np.stack([top + j, top + j1, np.full(sides, n * sides)], -1))
+    return verts, np.concatenate(tris)
+
+
+def grown_trunk(base, top, radius: float, rng: np.random.Generator, sides: int = 7):
+    """A trunk from `base` (below the ground) to `top`: a root flare where it leaves the ground (ROOT_FLARE
+    times wider), then tapering to 0.7 of `radius`, bent off its line in one smooth arc (TRUNK_BOW of its length)."""
+    base, top = np.asarray(base, float), np.asarray(top, float)
+    t = np.array([0.0, 0.1, 0.16, 0.3, 0.55, 0.8, 1.0])
+    line = base + t[:, None] * (top - base)
+    length = float(np.linalg.norm(top - base))
+    bow = np.append(rng.normal(0.0, TRUNK_BOW * length, 2), 0.0)
+    points = line + np.sin(np.pi * t)[:, None] * bow
+    ground = 0.3 / max(length, 1e-9)  # the ground is 0.3 m above the base
+    flare = 1.0 + (ROOT_FLARE - 1.0) * np.clip(1.0 - (t - ground) / 0.08, 0.0, 1.0) ** 2
+    return tube_along(points, radius * flare * (1.0 - 0.3 * t), sides)
 
 
 def lumpy_cluster(center, radius: float, squash: float, rng: np.random.Generator, rings: int = CLUSTER_RINGS,
@@ -70,11 +113,12 @@ def deciduous_tree(x: float, y: float, z: float, height: float, crown_radius: fl
     r_trunk = max(0.09, 0.03 * height)
     lean = rng.normal(0.0, 0.04, 2) * height
     fork = np.array([x + lean[0] * 0.5, y + lean[1] * 0.5, z + crown_base + 0.35 * half_h])
-    wood = [tapered_tube([x, y, z - 0.3], fork, r_trunk, r_trunk * 0.7, 7)]
-    # cluster centres: a jittered spiral over the ellipsoid's upper two thirds and rim
+    wood = [grown_trunk([x, y, z - 0.3], fork, r_trunk, np.random.default_rng([abs(int(seed)), 7]))]
+    # cluster centres: a jittered spiral from near the top of the ellipsoid down to its lower rim, so the crown
+    # hangs low round the trunk (an open-grown tree's skirt) rather than sitting on a bare pole
     i = np.arange(n) + 0.5
-    cos_polar = 1.0 - 1.6 * i / n + rng.uniform(-0.08, 0.08, n)  # from near the top down to below the middle
-    cos_polar = np.clip(cos_polar, -0.7, 0.95)
+    cos_polar = 1.0 - 1.85 * i / n + rng.uniform(-0.08, 0.08, n)
+    cos_polar = np.clip(cos_polar, -0.85, 0.95)
     az = i * 2.39996 + rng.uniform(0, 2 * np.pi)
     sin_polar = np.sqrt(1 - cos_polar ** 2)
     depth = rng.uniform(0.5, 0.72, n)
