@@ -197,3 +197,26 @@ def test_built_lots_do_not_intersect_and_terms_are_as_before():
             # samples include its (now more) vertices: the terms move in the third digit (0.0028 at most)
             close = pytest.approx(value, abs=0.005) if env == "damage_view" else pytest.approx(value, rel=1e-9)
             assert m[name] == close, (env, index, name, m[name])
+
+
+def test_a_lots_tall_trees_are_limbed_up_not_balls_on_bare_poles():
+    """Every lot tree's leaves keep to its envelope (from `Tree.crown_base_m` to its height), which the scenery
+    box the poses avoid is; a tree of 9 m or more carries its crown over at least 60 % of its height (a round
+    crown two radii deep left 45-64 % of a tall tree's trunk bare), and no crown comes down below the cars'
+    roofs unless the tree is too short for its round crown."""
+    from realitybench_addon.core.parking_lot import TREE_CLEAR_M
+
+    tall = 0
+    for seed in range(20):
+        plan = draw_lot(np.random.default_rng(seed))
+        boxes = {b.owner: b for b in plan.scenery_boxes() if b.owner.startswith("Tree") and b.z0 > 0.0}
+        for i, (tree, plant) in enumerate(zip(plan.trees, tree_plants(plan))):
+            leaves = plant["leaves"][0]
+            assert boxes[f"Tree{i}"].z0 == tree.crown_base_m
+            assert leaves[:, 2].max() <= tree.height_m + 0.05
+            assert leaves[:, 2].min() >= 0.5 * tree.crown_base_m - 0.3  # a far conifer's skirts start lower
+            assert tree.crown_base_m >= min(TREE_CLEAR_M, tree.height_m - 2 * tree.crown_radius_m) - 1e-9
+            if tree.height_m >= 9.0:
+                tall += 1
+                assert tree.height_m - tree.crown_base_m >= 0.6 * tree.height_m
+    assert tall >= 150  # 192 trees of 9 m or more in these 20 lots

@@ -33,6 +33,8 @@ CURB_HEIGHT_M = 0.15
 CURB_WIDTH_M = 0.18
 POLE_RADIUS_M = 0.1
 POLE_BASE_RADIUS_M = 0.3
+TREE_CLEAR_M = 2.4  # a lot's tree is limbed up at least this high, over the cars
+TREE_CLEAR_SHARE = 0.28  # ...and to this share of its height
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,13 @@ class Tree:
     crown_radius_m: float
     trunk_radius_m: float
     seed: int
+
+    @property
+    def crown_base_m(self) -> float:
+        """Where the crown begins: a lot's trees are limbed up to TREE_CLEAR_SHARE of their height (at least
+        TREE_CLEAR_M, over the cars) and never higher than the round crown's bottom (two radii below the top),
+        so a tall tree's crown is an upright oval, not a ball on a bare pole."""
+        return min(self.height_m - 2 * self.crown_radius_m, max(TREE_CLEAR_M, TREE_CLEAR_SHARE * self.height_m))
 
 
 @dataclass(frozen=True)
@@ -184,8 +193,8 @@ class LotPlan:
         for i, t in enumerate(self.trees):
             r = t.trunk_radius_m
             out.append(Box(t.x, t.y, r, r, 0.0, 0.0, t.height_m, f"Tree{i}"))
-            crown_base = t.height_m - 2 * t.crown_radius_m
-            out.append(Box(t.x, t.y, t.crown_radius_m, t.crown_radius_m, 0.0, crown_base, t.height_m, f"Tree{i}"))
+            out.append(Box(t.x, t.y, t.crown_radius_m, t.crown_radius_m, 0.0, t.crown_base_m, t.height_m,
+                           f"Tree{i}"))
         return out + list(self.extra_boxes)
 
     def to_dict(self) -> dict:
@@ -366,34 +375,6 @@ def _front_plate(plate: PlatePlan, rng) -> bool:
     return bool(STATES[plate.state].front_required and rng.random() < 0.9)
 
 
-def tree_mesh(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(trunk verts, trunk tris, crown verts, crown tris): a tapered hexagonal trunk and a lumpy
-    ellipsoid crown whose lumps come from the tree's own seed."""
-    sides = 7
-    a = np.linspace(0, 2 * np.pi, sides, endpoint=False)
-    top = tree.height_m - 1.2 * tree.crown_radius_m
-    r0, r1 = tree.trunk_radius_m, 0.6 * tree.trunk_radius_m
-    tv = np.vstack([np.column_stack([tree.x + r0 * np.cos(a), tree.y + r0 * np.sin(a), np.zeros(sides)]),
-                    np.column_stack([tree.x + r1 * np.cos(a), tree.y + r1 * np.sin(a), np.full(sides, top)])])
-    tt = []
-    for j in range(sides):
-        k = (j + 1) % sides
-        tt += [(j, k, sides + k), (j, sides + k, sides + j)]
-    rings, seg = 7, 12
-    lump_rng = np.random.default_rng(tree.seed)  # the crown's own stream: a pure function of the plan
-    zc = tree.height_m - tree.crown_radius_m
-    verts = [[tree.x, tree.y, zc - tree.crown_radius_m * 1.05]]
-    for i in range(1, rings):
-        phi = math.pi * i / rings
-        lump = 1.0 + 0.25 * (lump_rng.random(seg) - 0.5)
-        ang = np.linspace(0, 2 * np.pi, seg, endpoint=False) + 0.3 * i
-        rr = tree.crown_radius_m * math.sin(phi) * lump
-        verts += [[tree.x + rr[j] * math.cos(ang[j]), tree.y + rr[j] * math.sin(ang[j]),
-                   zc - tree.crown_radius_m * math.cos(phi)] for j in range(seg)]
-    verts.append([tree.x, tree.y, tree.height_m])
-    return tv, np.array(tt), np.array(verts), ring_sphere_triangles(rings, seg)
-
-
 # --- ground features and shrubs (issue 20): derived from the plan, never drawn from the scene's stream ----------
 # They take their randomness from a seed made of plan values, so adding them leaves every other draw (cars,
 # poles, trees, poses) exactly as it was.
@@ -539,11 +520,11 @@ FAR_TREE_M = 30.0  # trees further than this from the lot's middle are built coa
 
 def tree_plants(plan: LotPlan) -> list[dict]:
     """One `core.vegetation` plant per tree of the plan, inside the tree's own envelope (height, crown radius,
-    crown from height - 2 crown radii up): broadleaf near the lot, far ones coarser and every third a conifer."""
+    crown from `Tree.crown_base_m` up): broadleaf near the lot, far ones coarser and every third a conifer."""
     out = []
     for t in plan.trees:
         far = math.hypot(t.x - (plan.x0 + plan.x1) / 2, t.y - plan.aisle_width_m / 2) > FAR_TREE_M
-        crown_base = t.height_m - 2 * t.crown_radius_m
+        crown_base = t.crown_base_m
         if far and t.seed % 3 == 0:
             out.append(vegetation.conifer_tree(t.x, t.y, 0.0, t.height_m, 0.8 * t.crown_radius_m, 0.5 * crown_base,
                                                t.seed))
