@@ -107,8 +107,9 @@ def deciduous_tree(x: float, y: float, z: float, height: float, crown_radius: fl
     Nothing reaches above z + height or further than crown_radius * 1.05 from the axis (lumps aside).
     `cluster_rings` / `cluster_segments`: the clusters' resolution (fewer for trees far from the camera)."""
     rng = np.random.default_rng(abs(int(seed)))
-    n = clusters or int(np.clip(7 + 1.6 * crown_radius, 8, 15))
     half_h = (height - crown_base) / 2
+    # as many clusters as fill the crown: more for a wide one, and more again for a crown deeper than it is wide
+    n = clusters or int(np.clip((7 + 1.6 * crown_radius) * max(1.0, half_h / max(crown_radius, 1e-9)), 8, 20))
     center = np.array([x, y, z + crown_base + half_h])
     r_trunk = max(0.09, 0.03 * height)
     lean = rng.normal(0.0, 0.04, 2) * height
