@@ -108,8 +108,19 @@ HANDLE_LENGTH_M, HANDLE_HEIGHT_M = 0.13, 0.03
 
 def _door_skin_y(prof: Profile, d: float, z: float) -> float:
     """The side skin's half width at station `d` (from the nose) and height `z`, between the belt's section points."""
-    sec = prof.sections([d])[0]
-    return float(np.interp(z, [sec[3, 1], sec[4, 1]], [sec[3, 0], sec[4, 0]]))
+    return float(_door_skin_ys(prof, [d], [z])[0])
+
+
+def _door_skin_ys(prof: Profile, d, z) -> np.ndarray:
+    """`_door_skin_y` at many points at once: one call of `sections` for all their stations (a handle's few
+    dozen points, one section each, were a third of a car's build)."""
+    sec = prof.sections(np.asarray(d, float))
+    z = np.asarray(z, float)
+    (y0, z0), (y1, z1) = sec[:, 3].T, sec[:, 4].T
+    out = np.empty(len(z))
+    for i in range(len(z)):  # np.interp itself, a point at a time: the same numbers as before, to the bit
+        out[i] = np.interp(z[i], [z0[i], z1[i]], [y0[i], y1[i]])
+    return out
 
 
 def handle_boxes(p: StyleProfile, prof: Profile, zones: dict, sgn: float) -> list[tuple[tuple, tuple]]:
@@ -187,8 +198,8 @@ def add_handle_dressing(plan: VehiclePlan, prof: Profile, zones: dict, b: PartBu
     finish = HANDLE_FINISHES[plan.seed % len(HANDLE_FINISHES)]
     a = np.linspace(0.0, 2 * np.pi, POCKET_SEGMENTS + 1)[:-1]
 
-    def skin(x, z):  # the skin's half width under a point (x along the car, z up)
-        return _door_skin_y(prof, p.length / 2 - x, z)
+    def skin(x, z):  # the skin's half width under points (x along the car, z up)
+        return _door_skin_ys(prof, p.length / 2 - np.asarray(x, float), z)
 
     for sgn in (1.0, -1.0):
         for lo, hi in handle_boxes(p, prof, zones, sgn):
@@ -198,14 +209,15 @@ def add_handle_dressing(plan: VehiclePlan, prof: Profile, zones: dict, b: PartBu
             # the pocket: an oval fan 1.5 mm off the skin, a little shorter than the box
             rim = [(cx + 0.46 * (x1 - x0) * math.cos(t), cz - 0.0015 + 0.45 * (z1 - z0) * math.sin(t)) for t in a]
             pts = [(cx, cz - 0.0015)] + rim
-            v = np.array([[x, sgn * (skin(x, z) + 0.0015), z] for x, z in pts])
+            pts = np.array(pts)
+            v = np.column_stack([pts[:, 0], sgn * (skin(pts[:, 0], pts[:, 1]) + 0.0015), pts[:, 1]])
             tris = np.array([[0, 1 + k, 1 + (k + 1) % POCKET_SEGMENTS] for k in range(POCKET_SEGMENTS)])
             b.add(HANDLE_DRESSING, v, tris[:, ::-1] if sgn > 0 else tris, "wheel_rim")  # facing out
             # the pull bar over the pocket's upper half, 1-17 mm out of the skin
             bz = z1 - 0.011
             v, t = superellipsoid((cx, 0.0, bz), (0.47 * (x1 - x0), 0.008, 0.0085), exponent=0.45, n_lat=4,
                                   n_lon=12)
-            v[:, 1] = sgn * (np.array([skin(x, z) for x, z in v[:, [0, 2]]]) + 0.009 + v[:, 1])
+            v[:, 1] = sgn * (skin(v[:, 0], v[:, 2]) + 0.009 + v[:, 1])
             b.add(HANDLE_DRESSING, v, t if sgn > 0 else t[:, ::-1], finish)  # mirrored on the right: rewound
 
 
