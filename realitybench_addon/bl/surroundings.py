@@ -14,7 +14,7 @@ import numpy as np
 from ..core import ground
 from ..core.surroundings import SurroundingsPlan
 from ..core.surroundings_meshes import surroundings_parts
-from . import compat, facade, lawn_dress, lot_ground, vegetation
+from . import compat, facade, farmland, lawn_dress, lot_ground, vegetation
 from . import materials as mats
 from .meshes import mesh_object
 
@@ -102,9 +102,7 @@ def _scaled(color, k):
 def _materials(plan: SurroundingsPlan, lawn: bool = True) -> dict:
     field_c, forest = plan.field_color, plan.forest_color
     out = {
-        "terrain": _noisy("RB_Terrain", [(0.35, forest), (0.5, _scaled(forest, 1.3)), (0.58, field_c),
-                                         (0.8, _scaled(field_c, 1.25))], 0.012, detail=6.0, bump=0.25,
-                          roughness=0.95),
+        "terrain": farmland.farmland_material("RB_Terrain", forest, field_c, seed=_road_seed(plan.road)),
         "asphalt": _road(plan),
         "deciduous": vegetation.leaf_material("RB_LeafCrown", vegetation.LEAF_GREENS, leaf_scale=5.0,
                                               shade_attribute="tree_shade"),
