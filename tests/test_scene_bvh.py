@@ -49,10 +49,17 @@ class FaceTwins:
         self.lo, self.hi = np.array(lows) - 1e-4, np.array(highs) + 1e-4
 
     def twin(self, point, normal, owner_index) -> int:
+        """Another object with a face through `point` and through the points half a millimetre round it in the
+        plane, turned as `normal`: an overlap, not two panels of one smooth skin meeting along an edge."""
+        n = np.array(normal)
+        e1 = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
+        e1 /= np.linalg.norm(e1)
+        e2 = np.cross(n, e1)
+        probes = [point] + [point + 5e-4 * d for d in (e1, -e1, e2, -e2)]
         near = np.flatnonzero(np.all((self.lo <= point) & (point <= self.hi), axis=1))
         for other in near[near != owner_index]:
-            found = self.trees[other].find_nearest(Vector(point), 1e-5)
-            if found[2] is not None and found[1].dot(normal) > 0.999:
+            found = [self.trees[other].find_nearest(Vector(p), 1e-5) for p in probes]
+            if all(f[2] is not None and f[1].dot(normal) > 0.999 for f in found):
                 return int(other)
         return -1
 
