@@ -71,7 +71,7 @@ def farmland_material(name: str, forest, field, *, seed: int):
     # each field's own tone, and the ground's unevenness within it
     tone = g.math("MULTIPLY", g.math("MULTIPLY_ADD", pick.outputs[2], 0.3, 0.85),
                   g.smooth(g.noise(1.0 / 35.0, 3.0, domain, flat=True), 0.3, 0.7, 0.88, 1.12))
-    field_rgb = _scaled(g, _scaled(g, crop.outputs["Color"], tone), swath)
+    field_rgb = mats.scaled_color(nodes, links, mats.scaled_color(nodes, links, crop.outputs["Color"], tone), swath)
     # hedges on most edges: dark, uneven, broken by gaps
     edges = nodes.new("ShaderNodeTexVoronoi")
     edges.voronoi_dimensions = "2D"
@@ -86,7 +86,7 @@ def farmland_material(name: str, forest, field, *, seed: int):
     lumpy = g.smooth(g.noise(1.0 / 4.0, 2.0, domain, flat=True), 0.3, 0.7, 0.55, 1.0)
     hedge_rgb = nodes.new("ShaderNodeRGB")
     hedge_rgb.outputs[0].default_value = (*(c * 0.7 for c in forest), 1.0)
-    field_rgb = g.mix(hedge, field_rgb, _scaled(g, hedge_rgb.outputs[0], lumpy))
+    field_rgb = g.mix(hedge, field_rgb, mats.scaled_color(nodes, links, hedge_rgb.outputs[0], lumpy))
     # woods stay woods: the patchwork only where the broad noise says open ground
     open_ground = g.smooth(broad, OPEN_GROUND[0], OPEN_GROUND[1])
     open_ground.node.label = "open_ground"
@@ -98,7 +98,3 @@ def farmland_material(name: str, forest, field, *, seed: int):
     mat.diffuse_color = (*field, 1.0)
     return mat
 
-
-def _scaled(g: NodeGraph, color, factor):
-    """The colour socket `color` times a float socket `factor`."""
-    return mats.scaled_color(g.nodes, g.links, color, factor)
