@@ -81,18 +81,21 @@ def test_no_relief_without_rust():
 #   materials are unchanged, checked by hashing with the old name (2026-12-06);
 # - the cant rail above the B and C pillars is "paint", not "pillar_black" (the applique ends at the door frame's
 #   top); names, vertices and triangles of every measured part are unchanged, checked by hashing without the
-#   materials (2026-12-06).
+#   materials (2026-12-06);
+# - the ends' relief (`core.vehicle_ends`, 2026-12-07), every style: the bumper stands proud, a lip steps back
+#   above it, the nose and tail lean back, the valance tucks under, each plate sits in a pocket; the end caps and
+#   the grille's boxes are cut where it bends, to carry it. No side panel's vertex moves (`tests/test_vehicle_ends.py`).
 MEASURED_BEFORE = {
-    "sedan:0": "aedab5fcf34578cc",
-    "suv:1": "cb3a618b1e19b2d7",
-    "crossover:2": "eb3e45d3cfcaa83f",
-    "pickup:3": "832d0edc8acf366d",
-    "hatchback:4": "850fd1ba81547c95",
-    "coupe:5": "22edf0441eea4941",
-    "wagon:6": "2a618eed8a4352cd",
-    "minivan:7": "ca168c80ce82b035",
-    "van:8": "734c7d6d810f6fa3",
-    "convertible:9": "0119d9b0ff3f96b7",
+    "sedan:0": "56afdbae4af27534",
+    "suv:1": "4972f7c5e50187f8",
+    "crossover:2": "5112964a88a40f69",
+    "pickup:3": "d95b403b5204b8b4",
+    "hatchback:4": "66875082453b48da",
+    "coupe:5": "9aeeae7194f1b8b8",
+    "wagon:6": "f82921daf6ffd424",
+    "minivan:7": "91db9dc976dc8151",
+    "van:8": "81fa31c6c1c1974a",
+    "convertible:9": "c3d6c944b7f584e3",
 }
 
 

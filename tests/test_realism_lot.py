@@ -23,7 +23,9 @@ SEEDS = range(12)
 BEFORE = {
     ("car_view", 5): ([1.737873, 7.06227, 1.333757, 9.209283, -2.121927, 0.948388], [-10.46675, -2.835307, 90.626053],
                       9),
-    ("car_plate", 13): ([1.488136, -6.461033, 1.43722, 2.112445, -5.857147, 0.468923],
+    # issue 41 (2026-12-07): the plate sits in a pocket 2 cm behind the bumper's face (core.vehicle_ends); the pose,
+    # drawn round the plate, moves with it (it was [1.488136, -6.461033, 1.43722, 2.112445, -5.857147, 0.468923])
+    ("car_plate", 13): ([1.487669, -6.441039, 1.43722, 2.111978, -5.837152, 0.468923],
                         [1.980277, -3.275148, -88.66255], 11),
     # issue 41 (2026-12-04): no damage is drawn under a lamp wrapping a corner, which moves the pixel this frame's
     # damage was drawn at (fender_left, d 1.25 m -> 0.44 m): its pose and terms are those of the new damage
@@ -195,7 +197,9 @@ def test_built_lots_do_not_intersect_and_terms_are_as_before():
         for name, value in terms.items():
             # damage_view's damage sits on a fender the smooth bodies flared, and the neighbour panel's surface
             # samples include its (now more) vertices: the terms move in the third digit (0.0028 at most)
-            close = pytest.approx(value, abs=0.005) if env == "damage_view" else pytest.approx(value, rel=1e-9)
+            # car_plate's camera moved with its plate (see BEFORE): the same view to 1e-7
+            close = pytest.approx(value, abs=0.005) if env == "damage_view" else \
+                pytest.approx(value, rel=1e-7 if env == "car_plate" else 1e-9)
             assert m[name] == close, (env, index, name, m[name])
 
 

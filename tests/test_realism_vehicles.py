@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from realitybench_addon.core.vehicle import BODY_STYLES, draw_vehicle
+from realitybench_addon.core.vehicle_details import MOUNT_SIZE_M, plate_mounts_of
+from realitybench_addon.core.vehicle_ends import EndRelief
 from realitybench_addon.core.vehicle_geometry import vehicle_geometry
 from realitybench_addon.core.vehicle_interior import COSMETIC_PREFIX, seat_rows
 from realitybench_addon.core.vehicle_loft import CORNER_RADII_M, FLARE_M, RING_EDGES, Profile, loft_ring, rounded_ring
@@ -33,12 +35,19 @@ BEFORE = {
 
 
 def _target_digest(style: str, seed: int) -> str:
-    g = vehicle_geometry(draw_vehicle(np.random.default_rng(seed), style=style))
+    """The digest of the panels and of the plate mounts on the end's plane: a mount now sits in its pocket, moved
+    back along its normal by exactly the end's relief there (core.vehicle_ends), which this takes back."""
+    vehicle = draw_vehicle(np.random.default_rng(seed), style=style)
+    g = vehicle_geometry(vehicle)
+    p = vehicle.profile
+    relief = EndRelief(p, Profile(p), plate_mounts_of(p, Profile(p)), door_seams(p), MOUNT_SIZE_M)
     h = hashlib.sha256()
     for name, pan in sorted(g.panels.items()):
         h.update(repr((name, pan.kind, pan.side, tuple(round(x, 6) for x in pan.d_range), pan.neighbours)).encode())
     for end, m in sorted(g.plate_mounts.items()):
-        h.update(repr((end, tuple(round(x, 6) for x in m.center), m.normal, m.up)).encode())
+        x, y, z = m.center
+        x += m.normal[0] * float(relief.relief_m(end, y, z))
+        h.update(repr((end, tuple(round(c, 6) for c in (x, y, z)), m.normal, m.up)).encode())
     return h.hexdigest()[:16]
 
 

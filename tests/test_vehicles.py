@@ -105,8 +105,9 @@ def test_plate_mounts_front_and_rear_on_the_car_ends():
     for style in BODY_STYLES:
         v = vehicle(style)
         mounts = vehicle_geometry(v).plate_mounts
-        assert mounts["front"].center[0] > v.length / 2 - 0.01 and mounts["front"].normal == (1.0, 0.0, 0.0)
-        assert mounts["rear"].center[0] < -v.length / 2 + 0.01 and mounts["rear"].normal == (-1.0, 0.0, 0.0)
+        # in a pocket behind the bumper's face (core.vehicle_ends; tests/test_vehicle_ends.py)
+        assert mounts["front"].center[0] > v.length / 2 - 0.08 and mounts["front"].normal == (1.0, 0.0, 0.0)
+        assert mounts["rear"].center[0] < -v.length / 2 + 0.08 and mounts["rear"].normal == (-1.0, 0.0, 0.0)
         for m in mounts.values():
             assert 0.25 < m.center[2] < 1.2, (style, m)
 

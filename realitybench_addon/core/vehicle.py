@@ -17,6 +17,7 @@ the car are given as `d`, metres back from the front bumper. The modules, in the
   vehicle_loft.py      the loft: cross-sections along the car, parts and their triangles
   vehicle_panels.py    seams and zones: which loft faces belong to which body panel
   vehicle_details.py   wheels, lights, grille, mirrors, handles, rails, plate mounts
+  vehicle_ends.py      the ends' relief: a bumper standing proud, a nose and tail leaning back, plate pockets
   vehicle_geometry.py  all of it assembled: `vehicle_geometry(plan)` (its panels, its plate mounts)
 """
 from __future__ import annotations

@@ -9,7 +9,7 @@ import numpy as np
 from .vehicle import PlateMount, StyleProfile, VehiclePlan
 from .vehicle_interior import superellipsoid
 from .vehicle_lamps import add_grille, add_lamps
-from .vehicle_loft import PartBuilder, Profile, box_quads, cylinder_y
+from .vehicle_loft import PartBuilder, Profile, box_quads, cut_quads, cylinder_y
 
 PLATE_SIZE_M = (0.305, 0.152)  # a US plate: 12 x 6 in
 MOUNT_SIZE_M = (0.335, 0.18)
@@ -266,19 +266,26 @@ def _add_cab_rear_window(p: StyleProfile, prof: Profile, b: PartBuilder) -> None
                                          [x, w * 0.72, z1]]]), "glass")
 
 
-def _add_van_rear_doors(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
-    """A van's rear doors' windows and their centre shut line."""
+def _add_van_rear_doors(p: StyleProfile, prof: Profile, b: PartBuilder, cuts: tuple) -> None:
+    """A van's rear doors' windows and their centre shut line, cut at `cuts` ((|y|, z): where the rear's relief
+    bends, `core.vehicle_ends`)."""
     xr, wr = -p.length / 2, float(prof.half_width(p.length))
     x = xr - 0.004
     for sgn in (1.0, -1.0):
         y0, y1 = sorted((sgn * 0.08, sgn * 0.78 * wr))
-        b.add_quads("rear_glass", np.array([[[x, y0, p.belt + 0.15], [x, y0, p.belt + 0.8],
-                                             [x, y1, p.belt + 0.8], [x, y1, p.belt + 0.15]]]), "glass")
-    _box(b, "trim_strips", (xr - 0.006, -0.005, p.crease), (xr + 0.001, 0.005, p.height - 0.06), "inner")
+        z0, z1 = p.belt + 0.15, p.belt + 0.8
+        pane = np.array([[[x, y0, z0], [x, y0, z1], [x, y1, z1], [x, y1, z0]]])
+        b.add_quads("rear_glass", cut_quads(pane, *cuts), "glass")
+    strip = box_quads(np.array([xr - 0.006, -0.005, p.crease]), np.array([xr + 0.001, 0.005, p.height - 0.06]))
+    b.add_quads("trim_strips", cut_quads(strip, *cuts), "inner")
 
 
-def add_details(plan: VehiclePlan, prof: Profile, seams: dict, zones: dict, b: PartBuilder) -> None:
-    """Add the small parts to `b`, in a fixed order (the parts' triangles are concatenated in it)."""
+def add_details(plan: VehiclePlan, prof: Profile, seams: dict, zones: dict, b: PartBuilder,
+                end_cuts: dict | None = None) -> None:
+    """Add the small parts to `b`, in a fixed order (the parts' triangles are concatenated in it). The parts on
+    the ends are cut at `end_cuts` (end -> (|y|, z): where its relief bends, `core.vehicle_ends`), none if None."""
+    none = (np.zeros(0), np.zeros(0))
+    end_cuts = end_cuts or {"front": none, "rear": none}
     p = plan.profile
     for center in plan.wheel_centers():
         _add_wheel(plan, b, center)
@@ -286,7 +293,7 @@ def add_details(plan: VehiclePlan, prof: Profile, seams: dict, zones: dict, b: P
     front_plate = plate_mounts_of(p, prof)["front"].center
     mw, mh = MOUNT_SIZE_M
     add_lamps(p, prof, b)
-    add_grille(p, prof, b, (-mw / 2, mw / 2, front_plate[2] - mh / 2, front_plate[2] + mh / 2))
+    add_grille(p, prof, b, (-mw / 2, mw / 2, front_plate[2] - mh / 2, front_plate[2] + mh / 2), end_cuts["front"])
     for sgn in (1.0, -1.0):
         _add_side(p, prof, seams, zones, b, sgn)
     if p.roof_rails:
@@ -298,7 +305,7 @@ def add_details(plan: VehiclePlan, prof: Profile, seams: dict, zones: dict, b: P
     if p.bed:
         _add_cab_rear_window(p, prof, b)
     if p.name == "van":
-        _add_van_rear_doors(p, prof, b)
+        _add_van_rear_doors(p, prof, b, end_cuts["rear"])
 
 
 def _convertible_details(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:

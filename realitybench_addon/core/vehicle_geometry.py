@@ -8,7 +8,9 @@ from functools import lru_cache
 import numpy as np
 
 from .vehicle import INNER_INSET_M, SEAM_GAP_M, SIDES, StyleProfile, VehiclePlan
-from .vehicle_details import add_details, add_handle_dressing, add_mirror_dressing, plate_mounts_of, tyre_uv
+from .vehicle_details import (MOUNT_SIZE_M, add_details, add_handle_dressing, add_mirror_dressing, plate_mounts_of,
+                              tyre_uv)
+from .vehicle_ends import EndRelief
 from .vehicle_wheels import WHEEL_DRESSING, add_wheel_dressing
 from .vehicle_interior import add_interior
 from .vehicle_loft import (CANT, GREENHOUSE, LOWER, N_POINTS, RING_EDGES, ROCKER, ROOF, ROOF_EDGE, SHOULDER,
@@ -28,6 +30,7 @@ class _Loft:
     cuts: dict
     cuts_top: dict
     b: PartBuilder
+    relief: EndRelief
     labels: dict = field(default_factory=dict)  # (segment, station interval, ring edge) -> part name
     loft: dict = field(default_factory=dict)
 
@@ -119,24 +122,53 @@ def _end_parts(lo: _Loft, form: str, end: str) -> tuple[str, str]:
     return ("bumper_front", "bumper_front") if end == "front" else ("bumper_rear", lo.classify.trunk)
 
 
+def _cap_columns(relief: EndRelief, end: str) -> np.ndarray:
+    """Where an end cap's columns cross it (y, from left to right): where the end's relief bends across it, and
+    the row's own ends (+-inf, clipped to each row's half width; a column beyond a row's end collapses there)."""
+    ys = relief.breaks(end)[0]
+    ys = ys[ys > 0]
+    return np.concatenate([[np.inf], ys[::-1], [0.0], -ys, [-np.inf]])
+
+
+def _cap_rows(relief: EndRelief, end: str, l0: np.ndarray, l1: np.ndarray) -> np.ndarray:
+    """Where rows cut the strip from ring point l0 to l1 (shares of the way): where the end's relief bends up it.
+    Only a strip whose two ring points the relief leaves in place is cut: its side edges are the loft's, and a
+    point added on them must stay on them. The relief is upright above the beltline, so the strips up there
+    need no rows."""
+    if min(abs(l0[0]), abs(l1[0])) < relief.y_out[end] or abs(l1[1] - l0[1]) < 1e-6:
+        return np.array([0.0, 1.0])
+    z = relief.breaks(end)[1]
+    z0, z1 = sorted((float(l0[1]), float(l1[1])))
+    t = (z[(z > z0) & (z < z1)] - l0[1]) / (l1[1] - l0[1])
+    return np.union1d(np.round(t, 9), [0.0, 1.0])
+
+
 def _end_caps(lo: _Loft, s0: float, s1: float, form: str) -> None:
-    """Strips across the segment's (rounded) end sections between mirrored points (normal out of the end)."""
+    """Strips across the segment's (rounded) end sections between mirrored points (normal out of the end), cut
+    into cells the end's relief (`core.vehicle_ends`) can shape."""
     L = lo.p.length
     end_rings, end_edges = rounded_ring(loft_ring(lo.prof.sections([s0, s1], form=form)))
     top = next(k for k, (e, side) in enumerate(end_edges) if side == "right")  # the top centre
-    for end, sec, x in (("front", end_rings[0], L / 2 - s0), ("rear", end_rings[1], L / 2 - s1)):
+    for end, sec, x, d in (("front", end_rings[0], L / 2 - s0, s0), ("rear", end_rings[1], L / 2 - s1, s1)):
         low, up = _end_parts(lo, form, end)
         top_e = 4 if form == "bed" else N_POINTS - 1
+        # a pickup's cab back is no end of the car: its own plane, uncut
+        columns = _cap_columns(lo.relief, end) if d in (0.0, L) else np.array([np.inf, -np.inf])
         for k in range(top):
             e = end_edges[k][0]
             if e >= top_e:
                 continue
             l0, l1 = sec[k], sec[k + 1]
-            quad = np.array([[x, l0[0], l0[1]], [x, -l0[0], l0[1]], [x, -l1[0], l1[1]], [x, l1[0], l1[1]]])
+            rows = _cap_rows(lo.relief, end, l0, l1) if len(columns) > 2 else np.array([0.0, 1.0])
+            pts = l0[None] + rows[:, None] * (l1 - l0)[None]  # (rows, 2) as (y, z)
+            grid = np.stack([np.full((len(rows), len(columns)), x),
+                             np.clip(columns[None], -pts[:, None, 0], pts[:, None, 0]),
+                             np.broadcast_to(pts[:, None, 1], (len(rows), len(columns)))], axis=2)
+            quads = np.stack([grid[:-1, :-1], grid[:-1, 1:], grid[1:, 1:], grid[1:, :-1]], axis=2).reshape(-1, 4, 3)
             if end == "front":
-                quad = quad[::-1]
+                quads = quads[:, ::-1]
             # the lowest strip (the rocker's, ~9 cm) is the bumper's black lower valance
-            lo.b.add_quads(low if e < 3 else up, quad[None], "trim" if e == ROCKER and form != "bed" else "paint")
+            lo.b.add_quads(low if e < 3 else up, quads, "trim" if e == ROCKER and form != "bed" else "paint")
 
 
 @lru_cache(maxsize=64)
@@ -151,20 +183,23 @@ def vehicle_geometry(plan: VehiclePlan) -> VehicleGeometry:
     cuts, cuts_top = _shut_lines(p, seams, classify)
     breaks = _station_breaks(p, prof, seams, cuts, cuts_top)
     segments = [(0.0, p.cab_end, "body"), (p.cab_end + BED_GAP_M, L, "bed")] if p.bed else [(0.0, L, "body")]
-    lo = _Loft(p, prof, classify, cuts, cuts_top, PartBuilder())
+    relief = EndRelief(p, prof, plate_mounts_of(p, prof), seams, MOUNT_SIZE_M)
+    lo = _Loft(p, prof, classify, cuts, cuts_top, PartBuilder(), relief)
     for si, (s0, s1, form) in enumerate(segments):
         ds = loft_stations(s0, s1, [x for x in breaks if s0 < x < s1])
         outer_ring_size = _loft_shell(lo, si, form, ds, 0.0)  # the panels' neighbours are found along it
         _loft_shell(lo, si, form, ds, INNER_INSET_M)
         _end_caps(lo, s0, s1, form)
     b = lo.b
-    add_details(plan, prof, seams, zones, b)
+    add_details(plan, prof, seams, zones, b, {end: relief.breaks(end) for end in ("front", "rear")})
     add_interior(plan, prof, seams, b)  # the parts before it (the targets) are as they were
     add_mirror_dressing(p, prof, b)  # cosmetic too: after the targets
     add_handle_dressing(plan, prof, zones, b)
     add_wheel_dressing(plan, b)
     parts = b.parts()
+    for name, part in parts.items():  # bumpers that stand proud, a nose and a tail that lean back
+        part.vertices = relief.shaped(part.vertices, full_width=name == "inner")
     for name in ("tyres", WHEEL_DRESSING):  # the tread and sidewall pattern's coordinates
         parts[name].uv = tyre_uv(plan, parts[name].vertices)
     panels = body_panels(parts, lo.labels, zones, p, outer_ring_size)
-    return VehicleGeometry(parts, panels, plate_mounts_of(p, prof), segments, seams, zones, lo.loft)
+    return VehicleGeometry(parts, panels, relief.shaped_mounts(), segments, seams, zones, lo.loft)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .vehicle import StyleProfile
-from .vehicle_loft import PartBuilder, Profile, box_quads
+from .vehicle_loft import PartBuilder, Profile, box_quads, cut_quads
 
 LAMP_STAND_M = 0.012  # a lens stands this far proud of the body
 LAMP_SINK_M = 0.006  # ...and its walls reach this far into it (no gap where the body curves)
@@ -111,18 +111,19 @@ def add_lamp(b: PartBuilder, part: str, p: StyleProfile, prof: Profile, end: str
 
 
 def _framed(b: PartBuilder, part: str, x: float, half_w: float, z0: float, z1: float, material: str,
-            keep_clear: tuple) -> None:
+            keep_clear: tuple, cuts: tuple) -> None:
     """A grille opening on the front face at x: the dark mesh panel (the box the grille always was) in a raised
     trim surround GRILLE_FRAME_M wide. A bar of the surround that would come near `keep_clear` ((y0, y1, z0, z1):
-    the plate's mount with a margin) is left out, so the plate is as visible as before."""
-    b.add_quads(part, box_quads((x - 0.01, -half_w, z0), (x + 0.008, half_w, z1)), material)
+    the plate's mount with a margin) is left out, so the plate is as visible as before. The boxes are cut where
+    the front's relief bends (`cuts`: (|y|, z), `core.vehicle_ends`), to follow it."""
+    b.add_quads(part, cut_quads(box_quads((x - 0.01, -half_w, z0), (x + 0.008, half_w, z1)), *cuts), material)
     fw, stand = GRILLE_FRAME_M
     cy0, cy1, cz0, cz1 = keep_clear
     for (y0, y1, za, zb) in ((-half_w - fw, half_w + fw, z1, z1 + fw), (-half_w - fw, half_w + fw, z0 - fw, z0),
                              (-half_w - fw, -half_w, z0, z1), (half_w, half_w + fw, z0, z1)):
         if y0 < cy1 and y1 > cy0 and za < cz1 and zb > cz0:
             continue
-        b.add_quads(part, box_quads((x - 0.01, y0, za), (x + stand, y1, zb)), "trim")
+        b.add_quads(part, cut_quads(box_quads((x - 0.01, y0, za), (x + stand, y1, zb)), *cuts), "trim")
 
 
 @dataclass(frozen=True)
@@ -174,9 +175,10 @@ def add_lamps(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
         add_lamp(b, lamp.part, p, prof, lamp.end, lamp.y_in, lamp.wrap, lamp.z0, lamp.z1, lamp.material)
 
 
-def add_grille(p: StyleProfile, prof: Profile, b: PartBuilder, plate_mount: tuple) -> None:
+def add_grille(p: StyleProfile, prof: Profile, b: PartBuilder, plate_mount: tuple,
+               cuts: tuple = (np.zeros(0), np.zeros(0))) -> None:
     """The grille in its surround (tall on upright bodies, else with an intake low in the bumper); no surround
-    near `plate_mount` ((y0, y1, z0, z1) of the front plate's mount)."""
+    near `plate_mount` ((y0, y1, z0, z1) of the front plate's mount); its boxes cut at `cuts` ((|y|, z))."""
     xf = p.length / 2
     wf = float(prof.half_width(0.0))
     _, hl_z1 = headlamp_heights(p, prof)
@@ -186,8 +188,8 @@ def add_grille(p: StyleProfile, prof: Profile, b: PartBuilder, plate_mount: tupl
     if p.name in UPRIGHT_GRILLE_STYLES:
         grille_bottom = max(zb_front + 0.15, p.crease - 0.12)
         # 5 mm under the lamps' top: one height for both would render black where they overlap (core.coplanar)
-        _framed(b, "grille", xf, 0.5 * wf, grille_bottom, hl_z1 - 0.005, "grille_slats", clear)
+        _framed(b, "grille", xf, 0.5 * wf, grille_bottom, hl_z1 - 0.005, "grille_slats", clear, cuts)
     else:
-        _framed(b, "grille", xf, 0.42 * wf, p.crease - 0.03, hl_z1 - 0.03, "grille_mesh", clear)
+        _framed(b, "grille", xf, 0.42 * wf, p.crease - 0.03, hl_z1 - 0.03, "grille_mesh", clear, cuts)
         intake_top = max(zb_front + 0.12, p.crease - 0.2)
-        _framed(b, "grille", xf, 0.34 * wf, zb_front + 0.07, intake_top, "grille_mesh", clear)
+        _framed(b, "grille", xf, 0.34 * wf, zb_front + 0.07, intake_top, "grille_mesh", clear, cuts)

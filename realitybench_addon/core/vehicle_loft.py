@@ -412,6 +412,33 @@ def box_quads(lo, hi) -> np.ndarray:
     return c[np.array(faces)]
 
 
+def cut_quads(quads: np.ndarray, ys, zs) -> np.ndarray:
+    """(k, 4, 3) quads cut bilinearly where they cross the planes y = +-ys and z = zs (the places an end's relief
+    bends, `core.vehicle_ends`), so they can follow it. A side is cut where it crosses a plane, so two faces that
+    share a side cut it alike."""
+    planes = [(1, c) for c in np.concatenate([-np.asarray(ys, float), np.asarray(ys, float)])]
+    planes += [(2, c) for c in np.asarray(zs, float)]
+
+    def params(a, b):
+        s = [0.0, 1.0]
+        for axis, c in planes:
+            span = b[axis] - a[axis]
+            if abs(span) > 1e-9:
+                t = (c - a[axis]) / span
+                if 1e-6 < t < 1 - 1e-6:
+                    s.append(t)
+        return np.unique(np.round(s, 9))
+
+    out = []
+    for q in np.asarray(quads, float).reshape(-1, 4, 3):
+        su, sv = np.union1d(params(q[0], q[1]), params(q[3], q[2])), np.union1d(params(q[0], q[3]), params(q[1], q[2]))
+        s, t = np.meshgrid(su, sv)
+        s, t = s[..., None], t[..., None]
+        grid = (1 - s) * (1 - t) * q[0] + s * (1 - t) * q[1] + s * t * q[2] + (1 - s) * t * q[3]
+        out.append(np.stack([grid[:-1, :-1], grid[:-1, 1:], grid[1:, 1:], grid[1:, :-1]], axis=2).reshape(-1, 4, 3))
+    return np.concatenate(out) if out else np.zeros((0, 4, 3))
+
+
 def cylinder_y(center, radius: float, width: float, sides: int = 20):
     """A closed cylinder along y: (verts, tris), caps at y = cy -+ width/2, faces outward."""
     cx, cy, cz = center
