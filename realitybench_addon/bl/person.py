@@ -45,12 +45,25 @@ def _tinted(nodes, links, color, socket, spread: float):
     return ramp.outputs["Color"]
 
 
+# Light enters skin and leaves it a few millimetres away, red light farthest: the soft, warm shading that tells
+# skin from painted plaster ("a smooth mannequin"). Mean free paths of skin, red, green, blue (m).
+SKIN_SCATTER_RADIUS_M = (0.0036, 0.0014, 0.0007)
+
+
 @reused
 def skin_material(name: str, color):
-    """Skin: blotchy tone and roughness (oilier and redder in places), a faint sheen, a pore-scale bump."""
+    """Skin: blotchy tone and roughness (oilier and redder in places), a faint sheen, a pore-scale bump, and
+    light scattered under the surface (SKIN_SCATTER_RADIUS_M)."""
     mat, nodes, links, bsdf = mats.new_material(name)
     blotch = _object_noise(nodes, links, 40.0, 3.0)
-    links.new(_tinted(nodes, links, color, blotch, 0.08), compat.principled_input(bsdf, "Base Color"))
+    tone = _tinted(nodes, links, color, blotch, 0.08)
+    links.new(tone, compat.principled_input(bsdf, "Base Color"))
+    _set(bsdf, ("Subsurface Weight", "Subsurface"), 1.0)
+    bsdf.inputs["Subsurface Radius"].default_value = SKIN_SCATTER_RADIUS_M
+    if "Subsurface Scale" in bsdf.inputs:  # 4.x: the radius is scaled by this; 3.x takes it in metres
+        bsdf.inputs["Subsurface Scale"].default_value = 1.0
+    if "Subsurface Color" in bsdf.inputs:  # 3.x scatters its own colour
+        links.new(tone, bsdf.inputs["Subsurface Color"])
     rough = mats.map_range(nodes, links, _object_noise(nodes, links, 25.0), 0.0, 1.0, 0.38, 0.62)
     links.new(rough, compat.principled_input(bsdf, "Roughness"))
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.35
