@@ -162,3 +162,56 @@ def test_cloth_is_heathered_and_creased_down_the_garment():
     height = bake_emission(bpy, mat, 0.0, 0.0, 0.6, 120, creases, wall=True)  # rows run up the wall (z)
     down, across = np.abs(np.diff(height, axis=0)).mean(), np.abs(np.diff(height, axis=1)).mean()
     assert down < 0.6 * across, (down, across)
+
+
+def _rim_to_centre(bpy, mat) -> float:
+    """A sphere of `mat` rendered (Cycles, orthographic) under a uniform white sky: the mean brightness of its
+    rim (0.85-0.97 of the radius) over its centre's (within 0.5). A matte cloth lit evenly is about as bright
+    at its rim as in its middle."""
+    from realitybench_addon.bl.analytic import reset_scene
+
+    scene = bpy.context.scene
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=1.0, segments=64, ring_count=32)
+    obj = bpy.context.active_object
+    bpy.ops.object.shade_smooth()
+    obj.data.materials.append(mat)
+    cam = bpy.data.objects.new("RimCamera", bpy.data.cameras.new("RimCamera"))
+    scene.collection.objects.link(cam)
+    scene.camera = cam
+    cam.location, cam.rotation_euler = (0.0, -6.0, 0.0), (math.pi / 2, 0.0, 0.0)
+    cam.data.type, cam.data.ortho_scale = "ORTHO", 2.4
+    scene.world = bpy.data.worlds.new("RimSky")
+    scene.world.use_nodes = True
+    scene.world.node_tree.nodes["Background"].inputs["Color"].default_value = (1.0, 1.0, 1.0, 1.0)
+    scene.render.engine, scene.cycles.samples, scene.cycles.device = "CYCLES", 32, "CPU"
+    scene.render.resolution_x = scene.render.resolution_y = 96
+    scene.render.resolution_percentage = 100
+    scene.view_settings.view_transform = "Standard"
+    bpy.ops.render.render()
+    result = bpy.data.images["Render Result"]
+    path = bpy.app.tempdir + "rim.png"
+    result.save_render(path)
+    px = np.array(bpy.data.images.load(path).pixels[:]).reshape(96, 96, 4)[..., :3].mean(axis=2)
+    reset_scene()
+    yy, xx = np.mgrid[0:96, 0:96]
+    r = np.hypot(xx - 47.5, yy - 47.5) / 40.0
+    return float(px[(r > 0.85) & (r < 0.97)].mean() / px[r < 0.5].mean())
+
+
+def test_dark_cloth_has_no_glowing_rim():
+    """"Fuzzy glowing clothes" (a blind panel, 2026-12-07): 4.x's sheen is a white microfibre layer, and at 0.4 it
+    lit dark trousers with a bright rim. The sheen is tinted by the cloth's colour and weaker now."""
+    bpy = pytest.importorskip("bpy")
+    if bpy.app.version < (4, 0, 0):
+        pytest.skip("3.x's sheen is another model")
+    from realitybench_addon.bl.analytic import reset_scene
+    from realitybench_addon.bl.person import fabric_material
+
+    reset_scene()
+    trousers = (0.045, 0.075, 0.14)
+    assert _rim_to_centre(bpy, fabric_material("Test_Trousers", trousers, roughness=0.9)) < 1.15
+    old = fabric_material("Test_OldTrousers", trousers, roughness=0.9)  # the old sheen: 0.4 of white
+    bsdf = old.node_tree.nodes.get("Principled BSDF")
+    bsdf.inputs["Sheen Weight"].default_value = 0.4
+    bsdf.inputs["Sheen Tint"].default_value = (1.0, 1.0, 1.0, 1.0)
+    assert _rim_to_centre(bpy, old) > 1.25

@@ -21,6 +21,16 @@ def _set(bsdf, names: tuple[str, ...], value) -> None:
             return
 
 
+def _sheen(bsdf, weight: float, color) -> None:
+    """A sheen at `weight` (cloth, skin, hair), tinted by the material's own colour. 4.x's sheen is a white microfibre layer by default:
+    at 0.4 it lit dark trousers with a glowing rim ("fuzzy glowing clothes", a blind panel of 2026-12-07). 3.x
+    takes a share of tint toward the base colour."""
+    _set(bsdf, ("Sheen Weight", "Sheen"), weight)
+    tint = bsdf.inputs.get("Sheen Tint")
+    if tint is not None:
+        tint.default_value = (*color, 1.0) if hasattr(tint.default_value, "__len__") else 1.0
+
+
 def _object_noise(nodes, links, scale: float, detail: float = 2.0):
     return mats.noise_fac(nodes, links, nodes.new("ShaderNodeTexCoord").outputs["Object"], scale, detail)
 
@@ -67,12 +77,13 @@ def skin_material(name: str, color):
     rough = mats.map_range(nodes, links, _object_noise(nodes, links, 25.0), 0.0, 1.0, 0.38, 0.62)
     links.new(rough, compat.principled_input(bsdf, "Roughness"))
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.35
-    _set(bsdf, ("Sheen Weight", "Sheen"), 0.15)
+    _sheen(bsdf, 0.15, color)
     mats.bump_normal(nodes, links, bsdf, _object_noise(nodes, links, 600.0, 1.0), 0.04, 0.001)
     mat.diffuse_color = (*color, 1.0)
     return mat
 
 
+FABRIC_SHEEN = 0.15  # a soft sheen along the folds, in the cloth's colour (was 0.4, white: a glowing rim)
 HEATHER_PER_M, HEATHER_SPREAD = 350.0, 0.16  # yarn flecks 2-3 mm (a pixel or two at 2 m), colour x 0.84..1.16
 CREASE_PER_M, CREASE_STRENGTH = 9.0, 0.35  # creases some 5-10 cm apart
 CREASE_STRETCH = (1.0, 1.0, 0.3)  # ... and three times longer down the garment than across it
@@ -99,7 +110,7 @@ def fabric_material(name: str, color, roughness: float = 0.85, weave_per_m: floa
     links.new(mats.scaled_color(nodes, links, mottled, heather), compat.principled_input(bsdf, "Base Color"))
     compat.principled_input(bsdf, "Roughness").default_value = roughness
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.3
-    _set(bsdf, ("Sheen Weight", "Sheen"), 0.4)
+    _sheen(bsdf, FABRIC_SHEEN, color)
     creases = _stretched_noise(nodes, links, CREASE_STRETCH, CREASE_PER_M, 3.0)
     creases.node.label = CREASE_LABEL
     weave_height = mats.math_node(nodes, links, "MULTIPLY", *weave)
@@ -169,7 +180,7 @@ def hair_material(name: str, color):
     links.new(coord, strands.inputs["Vector"])
     links.new(_tinted(nodes, links, color, strands.outputs["Fac"], 0.3), compat.principled_input(bsdf, "Base Color"))
     compat.principled_input(bsdf, "Roughness").default_value = 0.5
-    _set(bsdf, ("Sheen Weight", "Sheen"), 0.5)
+    _sheen(bsdf, 0.3, color)
     mats.bump_normal(nodes, links, bsdf, strands.outputs["Fac"], 0.3, 0.002)
     mat.diffuse_color = (*color, 1.0)
     return mat
