@@ -12,6 +12,7 @@ from realitybench_addon.core.vehicle_details import MOUNT_SIZE_M, plate_mounts_o
 from realitybench_addon.core.vehicle_ends import (FADE_M, LIP_BAND_M, LIP_M, POCKET_M, POCKET_WALL_M, TUCK_M,
                                                    EndRelief)
 from realitybench_addon.core.vehicle_geometry import vehicle_geometry
+from realitybench_addon.core.vehicle_lamps import GRILLE_FRAME_M
 from realitybench_addon.core.vehicle_loft import PartBuilder, Profile, box_quads, cut_quads
 from realitybench_addon.core.vehicle_panels import door_seams
 
@@ -64,17 +65,28 @@ def test_the_bumper_stands_proud_the_lip_steps_back_and_the_valance_tucks_under(
     half = vehicle.length / 2
     for end, sign in (("front", 1.0), ("rear", -1.0)):
         zb, tuck_top, tuck, lip0, lip1, _ = relief.bands[end]
-        y = relief.half_pocket[0] + POCKET_WALL_M + 0.02  # beside the plate's pocket, in the full relief
-        assert y < relief.y_out[end] - FADE_M
-        # the bumper's face: between the tuck and the crease, away from the plate's pocket
+        # beside the plate's pocket (and, at the front, beside the grille's surround)
+        y = relief.half_pocket[0] + POCKET_WALL_M + 0.02
+        if end == "front":
+            y = max(y, relief.grille_y + GRILLE_FRAME_M[0] + 0.01)
+        # the bumper's face: between the tuck and the crease
         face_z = np.array([tuck_top + 0.005, 0.5 * (tuck_top + lip0), lip0 - 0.002])
         x = _end_surface_x(vehicle, end, y, face_z)
         np.testing.assert_allclose(x, sign * half, atol=2e-3, err_msg=f"{style} {end} bumper face")
-        above = _end_surface_x(vehicle, end, y, lip1 + 0.003)[0]  # on the shelf's top: LIP_M back, or a bit more
-        assert LIP_M - 1e-3 < half - sign * above < LIP_M + 0.01, (style, end, half - sign * above)
+        shelf = lip1 + 0.003  # on the shelf's top: as deep as the relief says, LIP_M where it is at full depth
+        depth = half - sign * _end_surface_x(vehicle, end, y, shelf)[0]
+        want = float(relief.relief_m(end, y, shelf))
+        assert abs(depth - want) < 2e-3 and depth > 0.5 * LIP_M, (style, end, depth, want)
+        if y < relief.y_out[end] - FADE_M:
+            assert LIP_M - 1e-3 < depth < LIP_M + 0.01, (style, end, depth)
+        if end == "front":  # the grille stands flat in the plane: no step behind it
+            behind = _end_surface_x(vehicle, end, 0.5 * relief.grille_y, shelf)[0]
+            assert abs(half - sign * behind) < 1e-3, (style, half - sign * behind)
         if tuck:  # the valance: TUCK_M back at the end's bottom edge
             bottom = _end_surface_x(vehicle, end, y, zb + 0.004)[0]
-            assert TUCK_M * 0.7 < half - sign * bottom < TUCK_M + 1e-3, (style, end, half - sign * bottom)
+            want = float(relief.relief_m(end, y, zb + 0.004))
+            assert TUCK_M * 0.6 < half - sign * bottom < TUCK_M + 1e-3, (style, end, half - sign * bottom)
+            assert abs(half - sign * bottom - want) < 3e-3, (style, end, half - sign * bottom, want)
 
 
 @pytest.mark.parametrize("style", BODY_STYLES)

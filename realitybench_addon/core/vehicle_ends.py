@@ -6,7 +6,8 @@ the car by `EndRelief.relief_m`, a function of where it is on the end:
 
 - the valance tucks under: TUCK_M at the end's bottom edge, nothing TUCK_BAND_M above it;
 - the bumper's face (up to the side crease) stands proud: nothing;
-- above the crease the end steps back LIP_M over LIP_BAND_M (the bumper's top shelf, which catches the light);
+- above the crease the end steps back LIP_M over LIP_BAND_M (the bumper's top shelf, which catches the light),
+  except the grille, which stands flat in the front's plane (the step runs round it under its surround);
 - above the plate it leans back, up to RAKE_M more (the nose into the hood, the tail into the trunk lid; not a van's
   doors or a pickup's tailgate), and is upright again above the beltline (a van's tall doors);
 - round each plate's mount a pocket POCKET_M deep, with a flat floor where the plate sits upright as before.
@@ -23,6 +24,7 @@ from dataclasses import replace
 import numpy as np
 
 from .vehicle import SEAM_GAP_M, PlateMount, StyleProfile
+from .vehicle_lamps import GRILLE_FRAME_M, grille_half_width
 from .vehicle_loft import CANT, GREENHOUSE, SHOULDER, UPPER, Profile, loft_ring, rounded_ring
 
 TUCK_M, TUCK_BAND_M = 0.07, 0.12
@@ -57,6 +59,7 @@ class EndRelief:
         self.z_belt = {"front": float(prof.sections([0.0])[0, 4, 1]),
                        "rear": float(prof.sections([L], form=rear_form)[0, 4, 1])}
         self.rake = {"front": RAKE_M, "rear": 0.0 if p.name in UPRIGHT_TAILS else RAKE_M}
+        self.grille_y = grille_half_width(p, prof)
         self.half_pocket = (mount_size[0] / 2 + POCKET_MARGIN_M, mount_size[1] / 2 + POCKET_MARGIN_M)
         self.bands = {end: self._bands(z_bottom[end], mounts[end].center[2]) for end in ENDS}
 
@@ -97,6 +100,8 @@ class EndRelief:
         y_out = self.y_out[end]
         k = BAND_SEGMENTS + 1
         ys = [[0.0], np.linspace(hy, hy + POCKET_WALL_M, k), np.linspace(y_out - FADE_M, y_out, k)]
+        if end == "front":
+            ys.append(np.linspace(self.grille_y, self.grille_y + GRILLE_FRAME_M[0], k))
         zs = [np.linspace(lip0, lip1, k), np.linspace(zc - hz - POCKET_WALL_M, zc - hz, k),
               np.linspace(zc + hz, zc + hz + POCKET_WALL_M, k)]
         if tuck:
@@ -107,13 +112,15 @@ class EndRelief:
 
     def relief_m(self, end: str, y, z, full_width: bool = False) -> np.ndarray:
         """How far (m) the surface at (y, z) of `end` sits back from the end's plane, at the plane; with
-        `full_width`, as deep as in the end's middle at every y."""
+        `full_width`, without the fade across the end and the grille's flat stretch (as deep as anywhere)."""
         y, z = np.asarray(y, float), np.asarray(z, float)
         zb, tuck_top, tuck, lip0, lip1, rake0 = self.bands[end]
         out = tuck * (1.0 - smoothstep(zb, tuck_top, z)) if tuck else np.zeros(np.broadcast(y, z).shape)
-        out = out + LIP_M * smoothstep(lip0, lip1, z)
         u = np.maximum(np.minimum(z, self.z_belt[end]) - rake0, 0.0) / RAKE_HEIGHT_M
-        out = out + self.rake[end] * (1.0 - np.exp(-u * u))
+        back = LIP_M * smoothstep(lip0, lip1, z) + self.rake[end] * (1.0 - np.exp(-u * u))
+        if end == "front" and not full_width:  # the grille stands flat in the plane; its surround's sides step
+            back = back * smoothstep(self.grille_y, self.grille_y + GRILLE_FRAME_M[0], np.abs(y))
+        out = out + back
         zc = self.mounts[end].center[2]
         hy, hz = self.half_pocket
         out = out + POCKET_M * (1.0 - smoothstep(hy, hy + POCKET_WALL_M, np.abs(y))) \

@@ -175,6 +175,12 @@ def add_lamps(p: StyleProfile, prof: Profile, b: PartBuilder) -> None:
         add_lamp(b, lamp.part, p, prof, lamp.end, lamp.y_in, lamp.wrap, lamp.z0, lamp.z1, lamp.material)
 
 
+def grille_half_width(p: StyleProfile, prof: Profile) -> float:
+    """Half the grille's width (its mesh, inside the surround): wide and tall between the headlamps of an upright
+    body, narrower above the bumper of the others."""
+    return (0.5 if p.name in UPRIGHT_GRILLE_STYLES else 0.42) * float(prof.half_width(0.0))
+
+
 def add_grille(p: StyleProfile, prof: Profile, b: PartBuilder, plate_mount: tuple,
                cuts: tuple = (np.zeros(0), np.zeros(0))) -> None:
     """The grille in its surround (tall on upright bodies, else with an intake low in the bumper); no surround
@@ -188,8 +194,8 @@ def add_grille(p: StyleProfile, prof: Profile, b: PartBuilder, plate_mount: tupl
     if p.name in UPRIGHT_GRILLE_STYLES:
         grille_bottom = max(zb_front + 0.15, p.crease - 0.12)
         # 5 mm under the lamps' top: one height for both would render black where they overlap (core.coplanar)
-        _framed(b, "grille", xf, 0.5 * wf, grille_bottom, hl_z1 - 0.005, "grille_slats", clear, cuts)
+        _framed(b, "grille", xf, grille_half_width(p, prof), grille_bottom, hl_z1 - 0.005, "grille_slats", clear, cuts)
     else:
-        _framed(b, "grille", xf, 0.42 * wf, p.crease - 0.03, hl_z1 - 0.03, "grille_mesh", clear, cuts)
+        _framed(b, "grille", xf, grille_half_width(p, prof), p.crease - 0.03, hl_z1 - 0.03, "grille_mesh", clear, cuts)
         intake_top = max(zb_front + 0.12, p.crease - 0.2)
         _framed(b, "grille", xf, 0.34 * wf, zb_front + 0.07, intake_top, "grille_mesh", clear, cuts)
