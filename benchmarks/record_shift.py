@@ -71,7 +71,7 @@ def compare(args) -> int:
         for key in sorted(set(a) | set(b)):
             va, vb = a.get(key), b.get(key)
             if _number(va) and _number(vb):
-                if math.isnan(va) and math.isnan(vb) or abs(va - vb) <= args.tolerance * max(abs(va), 1e-9):
+                if va == vb or math.isnan(va) and math.isnan(vb) or abs(va - vb) <= args.tolerance * max(abs(va), 1e-9):
                     continue
                 if key.startswith(".measurements.") and math.isfinite(vb - va):
                     moves[key[len(".measurements."):]].append(abs(vb - va))
