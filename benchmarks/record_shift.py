@@ -38,6 +38,26 @@ def measure(args) -> None:
     print(f"{len(rows)} frames -> {args.out}")
 
 
+def read_records(path) -> dict:
+    """A `measure` output: frame id -> {"verdict": str, "terms": ..., "measurements": {...}, ...}, read through the
+    guarded layer (size cap, no links, no pipes, strict JSON); RealityBenchError naming the file otherwise."""
+    from realitybench_addon.core.errors import RealityBenchError
+    from realitybench_addon.core.safe_parse import InputError, loads_json
+    from realitybench_addon.core.safefs import CAPS, read_path
+
+    try:
+        rows = loads_json(read_path(Path(path), "json"), max_bytes=CAPS["json"])
+    except (OSError, InputError) as err:
+        raise RealityBenchError(f"{path}: not a measure output ({err})") from None
+    if not isinstance(rows, dict):
+        raise RealityBenchError(f"{path}: not a measure output (a JSON object of frames is expected)")
+    for fid, row in rows.items():
+        if not isinstance(row, dict) or not isinstance(row.get("verdict"), str) \
+                or not isinstance(row.get("measurements"), dict):
+            raise RealityBenchError(f"{path}: frame {fid[:80]!r} has no verdict or no measurements")
+    return rows
+
+
 def _leaves(value, path=""):
     if isinstance(value, dict):
         for key, item in value.items():
@@ -54,15 +74,12 @@ def _number(value) -> bool:
 
 
 def compare(args) -> int:
-    try:
-        before, after = (json.load(open(path)) for path in (args.before, args.after))
-    except (OSError, ValueError) as exc:
-        print(f"record_shift: cannot read the records: {exc}", file=sys.stderr)
-        return 2
+    from realitybench_addon.core.errors import RealityBenchError
+
+    before, after = read_records(args.before), read_records(args.after)
     missing = sorted(set(before) ^ set(after))
     if missing:
-        print(f"record_shift: the two files hold different frames (e.g. {missing[0]})", file=sys.stderr)
-        return 2
+        raise RealityBenchError(f"the two files hold different frames (e.g. {missing[0][:80]!r})")
     verdicts, per_env, moves = [], defaultdict(int), defaultdict(list)
     for frame in sorted(before):
         a, b = dict(_leaves(before[frame])), dict(_leaves(after[frame]))
@@ -101,10 +118,21 @@ def main(argv=None) -> int:
     c.add_argument("after")
     c.add_argument("--tolerance", type=float, default=1e-6, help="relative change below which a value is the same")
     args = parser.parse_args(argv)
-    if args.command == "measure":
-        measure(args)
-        return 0
-    return compare(args)
+    # the checkout measured is the one importable (PYTHONPATH first); this one only when none is
+    import importlib.util
+
+    if importlib.util.find_spec("realitybench_addon") is None:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from realitybench_addon.core.errors import RealityBenchError
+
+    try:
+        if args.command == "measure":
+            measure(args)
+            return 0
+        return compare(args)
+    except RealityBenchError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
