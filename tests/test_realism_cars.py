@@ -374,3 +374,29 @@ def test_orange_peel_ripples_the_clear_coat_only():
     fed = {link.to_socket.identifier for link in bumps[0].outputs["Normal"].links}
     assert fed == {mats.coat_input(bsdf, "Normal").identifier}
     assert not bsdf.inputs["Normal"].is_linked
+
+
+def test_a_truck_grilles_bars_are_round_in_section():
+    """"Stacked box primitives" (a blind panel, 2026-12-07): the slats' bump was a sawtooth, every bar a tilted
+    plane ending in a sharp drop. Baked up two pitches, the height is nothing in each gap and a half sine over
+    each bar: highest in its middle, the same either side of it, and back to nothing at its top edge."""
+    bpy = pytest.importorskip("bpy")
+    from bake_support import bake_emission
+    from realitybench_addon.bl.analytic import reset_scene
+    from realitybench_addon.bl.vehicle import SLAT_GAP, SLAT_PITCH_M, grille_material
+
+    reset_scene()
+    mat = grille_material("Test_GrilleSlats", True)
+    sine = next(n for n in mat.node_tree.nodes if n.type == "MATH" and n.operation == "SINE")
+    px = 200
+    height = bake_emission(bpy, mat, 0.0, 0.0, 2 * SLAT_PITCH_M, px, sine.outputs[0], wall=True).mean(axis=1)
+    z = (np.arange(px) + 0.5) / px * 2 * SLAT_PITCH_M
+    band = (z / SLAT_PITCH_M) % 1.0
+    assert np.abs(height[band < SLAT_GAP - 0.02]).max() < 1e-3  # the gaps
+    middle = (1.0 + SLAT_GAP) / 2
+    assert height[np.abs(band - middle) < 0.02].min() > 0.98  # the bar's crest
+    for offset in (0.1, 0.2, 0.3):  # symmetric about the crest
+        below = height[np.abs(band - (middle - offset)) < 0.01].mean()
+        above = height[np.abs(band - (middle + offset)) < 0.01].mean()
+        assert abs(below - above) < 0.03, (offset, below, above)
+    assert height[band > 0.98].max() < 0.1  # no sharp drop at the bar's top edge

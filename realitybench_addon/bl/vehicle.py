@@ -285,6 +285,9 @@ def _diamond_mesh(nodes, links, sep, color):
     return colour, height
 
 
+SLAT_PITCH_M, SLAT_GAP = 0.05, 0.3  # a truck grille's bars: 5 cm apart, the lowest 30 % of each pitch a dark gap
+
+
 @reused
 def grille_material(name: str, slats: bool):
     """A grille: horizontal slats (trucks, SUVs, vans: satin grey) or a fine black mesh (cars), procedural on
@@ -295,10 +298,13 @@ def grille_material(name: str, slats: bool):
     bsdf = nodes.get("Principled BSDF")
     coord, sep = _object_xyz(nodes, links)
     if slats:
-        band = math_node(nodes, links, "FRACT", math_node(nodes, links, "DIVIDE", sep.outputs["Z"], 0.05))
+        band = math_node(nodes, links, "FRACT", math_node(nodes, links, "DIVIDE", sep.outputs["Z"], SLAT_PITCH_M))
         ramp = mats.color_ramp(nodes, links, band, [(0.0, (0.003, 0.003, 0.003)), (0.3, (0.003, 0.003, 0.003)),
                                                     (0.36, color), (1.0, tuple(0.6 * c for c in color))])
-        height = band
+        # each bar round in section (a half sine over its width), not a wedge: a sawtooth bump made every slat
+        # a tilted plane with a sharp drop, "stacked box primitives" to a blind panel
+        across = mats.map_range(nodes, links, band, SLAT_GAP, 1.0, 0.0, 1.0)
+        height = math_node(nodes, links, "SINE", math_node(nodes, links, "MULTIPLY", across, math.pi))
         colour = ramp.outputs["Color"]
     else:
         colour, height = _diamond_mesh(nodes, links, sep, color)
