@@ -42,15 +42,9 @@ def read_records(path) -> dict:
     """A `measure` output: frame id -> {"verdict": str, "terms": ..., "measurements": {...}, ...}, read through the
     guarded layer (size cap, no links, no pipes, strict JSON); RealityBenchError naming the file otherwise."""
     from realitybench_addon.core.errors import RealityBenchError
-    from realitybench_addon.core.safe_parse import InputError, loads_json
-    from realitybench_addon.core.safefs import CAPS, read_path
+    from realitybench_addon.core.safefs import read_json_object
 
-    try:
-        rows = loads_json(read_path(Path(path), "json"), max_bytes=CAPS["json"])
-    except (OSError, InputError) as err:
-        raise RealityBenchError(f"{path}: not a measure output ({err})") from None
-    if not isinstance(rows, dict):
-        raise RealityBenchError(f"{path}: not a measure output (a JSON object of frames is expected)")
+    rows = read_json_object(Path(path), "a measure output")
     for fid, row in rows.items():
         if not isinstance(row, dict) or not isinstance(row.get("verdict"), str) \
                 or not isinstance(row.get("measurements"), dict):

@@ -184,6 +184,20 @@ def read_path(path, kind: str) -> bytes:
         os.close(fd)
 
 
+def read_json_object(path, what: str) -> dict:
+    """A JSON object from a file the user named (`read_path`'s checks, the "json" cap, strict JSON); a
+    RealityBenchError naming the file and `what` it should have been otherwise."""
+    from .safe_parse import InputError, loads_json
+
+    try:
+        value = loads_json(read_path(path, "json"), max_bytes=CAPS["json"])
+    except (OSError, InputError) as err:
+        raise RealityBenchError(f"{path}: not {what} ({err})") from None
+    if not isinstance(value, dict):
+        raise RealityBenchError(f"{path}: not {what} (a JSON object is expected)")
+    return value
+
+
 def write_atomic(root, relpath, data: bytes) -> None:
     """ROOT/relpath replaced by `data`: a new temporary file (O_EXCL, no link followed) fsynced and renamed
     over it inside the same folder. Missing folders are made; a folder that is a link is refused."""
