@@ -89,7 +89,7 @@ MEASURED_BEFORE = {
     "sedan:0": "6f4c6ba5208fb91c",
     "suv:1": "ee226ff742193ee7",
     "crossover:2": "e0fd1ef43e81ed08",
-    "pickup:3": "a1d5c81200e0dd5d",
+    "pickup:3": "dd9351ae31c12c59",
     "hatchback:4": "7d5d1bb780158a96",
     "coupe:5": "50c21346259548e1",
     "wagon:6": "b6efc5cf07641c4d",

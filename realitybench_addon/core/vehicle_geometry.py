@@ -162,7 +162,8 @@ def _end_caps(lo: _Loft, s0: float, s1: float, form: str) -> None:
             rows = _cap_rows(lo.relief, end, l0, l1) if len(columns) > 2 else np.array([0.0, 1.0])
             pts = l0[None] + rows[:, None] * (l1 - l0)[None]  # (rows, 2) as (y, z)
             grid = np.stack([np.full((len(rows), len(columns)), x),
-                             np.clip(columns[None], -pts[:, None, 0], pts[:, None, 0]),
+                             # + 0.0: no -0.0 at the centre line (numpy 1 and 2 clip to different zeros)
+                             np.clip(columns[None], -pts[:, None, 0], pts[:, None, 0]) + 0.0,
                              np.broadcast_to(pts[:, None, 1], (len(rows), len(columns)))], axis=2)
             quads = np.stack([grid[:-1, :-1], grid[:-1, 1:], grid[1:, 1:], grid[1:, :-1]], axis=2).reshape(-1, 4, 3)
             if end == "front":
