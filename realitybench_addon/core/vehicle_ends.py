@@ -23,6 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .clouds import smoothstep
 from .vehicle import SEAM_GAP_M, PlateMount, StyleProfile
 from .vehicle_lamps import GRILLE_FRAME_M, grille_half_width
 from .vehicle_loft import CANT, GREENHOUSE, SHOULDER, UPPER, Profile, loft_ring, rounded_ring
@@ -36,11 +37,6 @@ FADE_M = 0.3
 SIDE_KEEP = 0.88
 BAND_SEGMENTS, RAKE_STEP_M = 2, 0.05  # the parts on an end follow its smooth steps in 2 pieces, its lean in 5 cm
 ENDS = ("front", "rear")
-
-
-def smoothstep(edge0: float, edge1: float, x) -> np.ndarray:
-    t = np.clip((np.asarray(x, float) - edge0) / (edge1 - edge0), 0.0, 1.0)
-    return t * t * (3.0 - 2.0 * t)
 
 
 class EndRelief:
@@ -62,6 +58,7 @@ class EndRelief:
         self.grille_y = grille_half_width(p, prof)
         self.half_pocket = (mount_size[0] / 2 + POCKET_MARGIN_M, mount_size[1] / 2 + POCKET_MARGIN_M)
         self.bands = {end: self._bands(z_bottom[end], mounts[end].center[2]) for end in ENDS}
+        self._breaks = {end: self._find_breaks(end) for end in ENDS}
 
     @staticmethod
     def _side_start(prof: Profile, d: float, form: str) -> float:
@@ -91,6 +88,10 @@ class EndRelief:
         return zb, tuck_top, tuck, lip0, lip1, rake0
 
     def breaks(self, end: str) -> tuple[np.ndarray, np.ndarray]:
+        """(|y|, z) where the relief of `end` bends (`_find_breaks`, found once)."""
+        return self._breaks[end]
+
+    def _find_breaks(self, end: str) -> tuple[np.ndarray, np.ndarray]:
         """(|y|, z) where the relief of `end` bends: a part on the end needs its vertices there (each smooth step
         in BAND_SEGMENTS straight pieces, the lean every RAKE_STEP_M) and may be flat between them. Few, because
         the measured in-frame share samples the car's vertices (spec: vertices and face interiors)."""
