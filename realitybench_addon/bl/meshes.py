@@ -17,12 +17,18 @@ _BOX_QUADS = np.array([[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [
 
 
 def mesh_object(name: str, vertices: np.ndarray, faces: np.ndarray, collection, *, matrix=None, materials=(),
-                face_materials=None, face_attributes: dict | None = None, smooth: bool = False):
-    """An object from (V, 3) vertices and (F, k) faces of one size k (3 or 4)."""
+                face_materials=None, face_attributes: dict | None = None, point_vectors: dict | None = None,
+                smooth: bool = False):
+    """An object from (V, 3) vertices and (F, k) faces of one size k (3 or 4). `face_attributes`: name -> a
+    float per face; `point_vectors`: name -> (V, 3) floats per vertex, which a shader's Attribute node reads
+    (its Vector output) interpolated across the faces."""
     faces = np.asarray(faces, np.int32)
     obj = _mesh_from_arrays(name, vertices, faces.ravel(), np.full(len(faces), faces.shape[1], np.int32),
                             collection, matrix=matrix, materials=materials, face_materials=face_materials,
                             face_attributes=face_attributes, smooth=smooth)
+    for attr_name, values in (point_vectors or {}).items():
+        attr = obj.data.attributes.new(attr_name, "FLOAT_VECTOR", "POINT")
+        attr.data.foreach_set("vector", np.asarray(values, np.float32).reshape(-1))
     if _has_collapsed_face(faces):  # a loft's ring shrunk to a point (car seats): Blender drops those faces
         obj.data.validate()
     return obj

@@ -1,11 +1,12 @@
-"""Materials and objects of a person (core/person.py): plain principled skin with a faint sheen and
-roughness variation (no subsurface: costly), heathered fabric with creases and a weave bump, a fluorescent
-hi-vis vest with retro-reflective stripes, scuffed leather boots, nitrile or work gloves, hair and a cap.
+"""Materials and objects of a person (core/person.py): skin that scatters light under its surface, with a faint
+sheen and roughness variation, heathered fabric with creases and a weave bump, an evenly dyed fluorescent hi-vis
+vest with dull silver retro-reflective tape, scuffed leather boots, nitrile or work gloves, hair and a cap.
 Smooth shaded."""
 from __future__ import annotations
 
 import numpy as np
 
+from ..core.face_tint import BROW_ATTRIBUTE, TINT_ATTRIBUTE
 from ..core.person import HAIR, Look
 from . import compat
 from . import materials as mats
@@ -58,20 +59,68 @@ def _tinted(nodes, links, color, socket, spread: float):
 # Light enters skin and leaves it a few millimetres away, red light farthest: the soft, warm shading that tells
 # skin from painted plaster ("a smooth mannequin"). Mean free paths of skin, red, green, blue (m).
 SKIN_SCATTER_RADIUS_M = (0.0036, 0.0014, 0.0007)
+# Christensen-Burley's profile, not a random walk: the body's nose and ears are thin shells, and a walk that
+# leaves through the far side lit the nose's tip as a white blob (2026-12-07).
+SKIN_SCATTER_METHOD = "BURLEY"
+
+
+# What the face's regions (core/face_tint: flush, shadow, stubble) do to the skin's colour: a flush multiplies
+# it toward red, a shadow darkens it, stubble is dark hair stumps (under 0.5 mm: dots) over a grey-blue cast.
+FLUSH_RGB = (1.12, 0.9, 0.9)
+SHADOW_RGB = (0.8, 0.76, 0.8)
+STUBBLE_RGB = (0.6, 0.6, 0.66)  # the cast, as a factor on the skin
+STUBBLE_DOTS_PER_M = 2500.0
+
+
+def _point_vector(nodes, links, name: str):
+    """The X, Y, Z of a point attribute (0 where a mesh has none)."""
+    attr = nodes.new("ShaderNodeAttribute")
+    attr.attribute_name = name
+    parts = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(attr.outputs["Vector"], parts.inputs[0])
+    return tuple(parts.outputs[k] for k in ("X", "Y", "Z"))
+
+
+BROW_HAIRS_PER_M = 1800.0  # a brow's hairs as a fine mottling, so its colour is not one flat ink
+
+
+def _face_regions(nodes, links, tone, brow_color):
+    """The tone with core/face_tint's regions (the TINT_ATTRIBUTE and BROW_ATTRIBUTE point attributes)."""
+    flush, shadow, stubble = _point_vector(nodes, links, TINT_ATTRIBUTE)
+    tone = mats.mix_rgb(nodes, links, flush, tone, _times(nodes, links, tone, FLUSH_RGB))
+    tone = mats.mix_rgb(nodes, links, shadow, tone, _times(nodes, links, tone, SHADOW_RGB))
+    stumps = mats.map_range(nodes, links, _object_noise(nodes, links, STUBBLE_DOTS_PER_M, 1.0), 0.45, 0.6, 0.55,
+                            1.0)
+    shaved = mats.scaled_color(nodes, links, _times(nodes, links, tone, STUBBLE_RGB), stumps)
+    tone = mats.mix_rgb(nodes, links, stubble, tone, shaved)
+    brows = _point_vector(nodes, links, BROW_ATTRIBUTE)[0]
+    hairs = mats.map_range(nodes, links, _object_noise(nodes, links, BROW_HAIRS_PER_M, 2.0), 0.35, 0.65, 0.55, 1.0)
+    return mats.mix_rgb(nodes, links, mats.math_node(nodes, links, "MULTIPLY", brows, hairs), tone, brow_color)
+
+
+def _times(nodes, links, color, rgb):
+    """The colour socket times a constant RGB, per channel."""
+    product = nodes.new("ShaderNodeVectorMath")
+    product.operation = "MULTIPLY"
+    links.new(color, product.inputs[0])
+    product.inputs[1].default_value = rgb
+    return product.outputs["Vector"]
 
 
 @reused
-def skin_material(name: str, color):
-    """Skin: blotchy tone and roughness (oilier and redder in places), a faint sheen, a pore-scale bump, and
-    light scattered under the surface (SKIN_SCATTER_RADIUS_M)."""
+def skin_material(name: str, color, brow_color=(0.02, 0.015, 0.01)):
+    """Skin: blotchy tone and roughness (oilier and redder in places), the face's flush, shadows, stubble and
+    brows (`_face_regions`), a faint sheen, a pore-scale bump, and light scattered under the surface
+    (SKIN_SCATTER_RADIUS_M)."""
     mat, nodes, links, bsdf = mats.new_material(name)
     blotch = _object_noise(nodes, links, 40.0, 3.0)
-    tone = _tinted(nodes, links, color, blotch, 0.08)
+    tone = _face_regions(nodes, links, _tinted(nodes, links, color, blotch, 0.08), brow_color)
     links.new(tone, compat.principled_input(bsdf, "Base Color"))
     _set(bsdf, ("Subsurface Weight", "Subsurface"), 1.0)
     bsdf.inputs["Subsurface Radius"].default_value = SKIN_SCATTER_RADIUS_M
     if "Subsurface Scale" in bsdf.inputs:  # 4.x: the radius is scaled by this; 3.x takes it in metres
         bsdf.inputs["Subsurface Scale"].default_value = 1.0
+    bsdf.subsurface_method = SKIN_SCATTER_METHOD
     if "Subsurface Color" in bsdf.inputs:  # 3.x scatters its own colour
         links.new(tone, bsdf.inputs["Subsurface Color"])
     rough = mats.map_range(nodes, links, _object_noise(nodes, links, 25.0), 0.0, 1.0, 0.38, 0.62)
@@ -91,7 +140,8 @@ CREASE_LABEL = "fabric creases"
 
 
 @reused
-def fabric_material(name: str, color, roughness: float = 0.85, weave_per_m: float = 2000.0, strength: float = 0.08):
+def fabric_material(name: str, color, roughness: float = 0.85, weave_per_m: float = 2000.0, strength: float = 0.08,
+                    heather_spread: float = HEATHER_SPREAD):
     """Cloth: a heathered yarn colour (fine light and dark flecks) over a slight mottling; creases that run mostly
     down the garment (a noise stretched along z) as a bump, with a twill-like weave (two crossing bands) as a
     finer bump on top; a sheen along the folds. A smooth colour and a weave finer than a pixel read as clay."""
@@ -106,7 +156,7 @@ def fabric_material(name: str, color, roughness: float = 0.85, weave_per_m: floa
         weave.append(wave.outputs["Fac"])
     mottled = _tinted(nodes, links, color, _object_noise(nodes, links, 12.0), 0.1)
     heather = mats.map_range(nodes, links, mats.noise_fac(nodes, links, coord, HEATHER_PER_M, 6.0), 0.3, 0.7,
-                             1.0 - HEATHER_SPREAD, 1.0 + HEATHER_SPREAD)
+                             1.0 - heather_spread, 1.0 + heather_spread)
     links.new(mats.scaled_color(nodes, links, mottled, heather), compat.principled_input(bsdf, "Base Color"))
     compat.principled_input(bsdf, "Roughness").default_value = roughness
     compat.principled_input(bsdf, "Specular IOR Level").default_value = 0.3
@@ -119,22 +169,32 @@ def fabric_material(name: str, color, roughness: float = 0.85, weave_per_m: floa
     return mat
 
 
+# Hi-vis polyester is dyed in one bath: its colour hardly varies (the shirts' heather read on a vest as "tennis
+# ball felt", 2026-12-07); its knit is a fine mesh.
+HI_VIS_HEATHER = 0.03
+STRIPE_RGB = (0.42, 0.43, 0.44)
+
+
 @reused
 def hi_vis_material(name: str, color):
-    """Fluorescent vest fabric: as saturated and bright as a pigment gets. No emission: an emissive mesh turns
-    into a light Cycles samples at every shading point (render time), for a glow the eye barely sees."""
-    return fabric_material(name, color, roughness=0.75, weave_per_m=1400.0, strength=0.07)
+    """Fluorescent vest fabric: as saturated and bright as a pigment gets, one even colour, a fine knit. No
+    emission: an emissive mesh turns into a light Cycles samples at every shading point (render time), for a
+    glow the eye barely sees."""
+    return fabric_material(name, color, roughness=0.7, weave_per_m=2400.0, strength=0.1,
+                           heather_spread=HI_VIS_HEATHER)
 
 
 @reused
 def reflective_stripe_material(name: str):
-    """Retro-reflective tape: silver-grey, glossy, its glass-bead grain as a fine bump."""
+    """Retro-reflective tape: a flat silver-grey with a dull sheen (its glass beads send light back toward the
+    light, not into a mirror image: at 0.6 metallic and 0.3 roughness the band shone like a chrome tube), the
+    beads' grain as a fine bump."""
     mat, nodes, links, bsdf = mats.new_material(name)
-    compat.principled_input(bsdf, "Base Color").default_value = (0.55, 0.56, 0.57, 1.0)
-    compat.principled_input(bsdf, "Roughness").default_value = 0.3
-    compat.principled_input(bsdf, "Metallic").default_value = 0.6
+    compat.principled_input(bsdf, "Base Color").default_value = (*STRIPE_RGB, 1.0)
+    compat.principled_input(bsdf, "Roughness").default_value = 0.5
+    compat.principled_input(bsdf, "Metallic").default_value = 0.3
     mats.bump_normal(nodes, links, bsdf, _object_noise(nodes, links, 800.0, 1.0), 0.15, 0.001)
-    mat.diffuse_color = (0.55, 0.56, 0.57, 1.0)
+    mat.diffuse_color = (*STRIPE_RGB, 1.0)
     return mat
 
 
@@ -191,7 +251,8 @@ LIP_TINT = (0.9, 0.6, 0.58)  # the lips: the skin's colour, redder and darker
 
 def person_materials(prefix: str, look: Look, keys) -> dict:
     """Material key (core/person.person_parts) -> material, for the keys given (what the person wears)."""
-    makers = {"skin": lambda name: skin_material(name, look.skin),
+    brows = tuple(0.6 * c for c in HAIR[0 if sum(look.skin) < 0.6 else 1])
+    makers = {"skin": lambda name: skin_material(name, look.skin, brows),
               "shirt": lambda name: fabric_material(name, look.shirt),
               "trousers": lambda name: fabric_material(name, look.trousers, roughness=0.9, weave_per_m=1500.0,
                                                        strength=0.18),
@@ -206,17 +267,17 @@ def person_materials(prefix: str, look: Look, keys) -> dict:
               "nails": lambda name: mats.principled(name, tuple(min(1.0, 1.15 * c + 0.12) for c in look.skin),
                                                     roughness=0.25, specular=0.5),
               "soles": lambda name: mats.principled(name, (0.02, 0.019, 0.018), roughness=0.7),
-              "sclera": lambda name: mats.principled(name, (0.55, 0.5, 0.46), roughness=0.2, specular=0.5),
-              "brows": lambda name: hair_material(name, tuple(0.6 * c for c in HAIR[0 if sum(look.skin) < 0.6 else 1]))}
+              "sclera": lambda name: mats.principled(name, (0.55, 0.5, 0.46), roughness=0.2, specular=0.5)}
     return {key: makers[key](f"{prefix}_{key}") for key in keys}
 
 
-def build_person_object(name: str, meshes: list, collection, material):
-    """One smooth-shaded object from a list of (vertices, triangles)."""
+def build_person_object(name: str, meshes: list, collection, material, point_vectors=None):
+    """One smooth-shaded object from a list of (vertices, triangles); `point_vectors` (name -> (V, 3)) over the
+    meshes' vertices in order."""
     verts, tris, offset = [], [], 0
     for v, t in meshes:
         verts.append(np.asarray(v))
         tris.append(np.asarray(t) + offset)
         offset += len(v)
     return mesh_object(name, np.concatenate(verts), np.concatenate(tris), collection, materials=[material],
-                       smooth=True)
+                       point_vectors=point_vectors, smooth=True)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.face_tint import BROW_ATTRIBUTE, TINT_ATTRIBUTE
 from ..core.ro_board import (BOARD_PX_PER_MM, BOARD_SIZE_M, BoardPlan, board_texture, technician_look,
-                             technician_parts)
+                             technician_parts, technician_skin_tints)
 from . import compat
 from . import materials as mats
 from .meshes import mesh_object, textured_quad
@@ -27,6 +28,14 @@ def dry_erase_material(name: str, image):
     dull = mats.map_range(nodes, links, mats.noise_fac(nodes, links, uv, 9.0, 2.0), 0.35, 0.7, *GLOSS_ROUGHNESS)
     links.new(dull, compat.principled_input(bsdf, "Roughness"))
     return material
+
+
+def _face_attributes(board: BoardPlan, parts: dict) -> dict:
+    """The skin's point attributes for its face regions (core/face_tint), as the skin shader reads them."""
+    tints = technician_skin_tints(board, parts)
+    brows = np.zeros_like(tints[:, :3])
+    brows[:, 0] = tints[:, 3]
+    return {TINT_ATTRIBUTE: tints[:, :3], BROW_ATTRIBUTE: brows}
 
 
 def build_board(scene, board: BoardPlan) -> dict:
@@ -55,7 +64,8 @@ def build_board(scene, board: BoardPlan) -> dict:
         if not meshes:
             continue
         name = "Technician_Skin" if key == "skin" else f"Technician_{key.capitalize()}"
-        build_person_object(name, meshes, col, materials[key])
+        attributes = _face_attributes(board, parts) if key == "skin" else None
+        build_person_object(name, meshes, col, materials[key], attributes)
         names["body"].append(name)
         if key == hands_in:
             names["hands"].append(name)

@@ -2,8 +2,9 @@
 turned as the look says, the arms brought by two-bone IK to the wrists of the hands that grip the board
 (core/person.gripping_hand: the hands stay the measured, tested ones), and dressed by region: each face of the
 body goes to the skin, the shirt, the trousers or the boots by the bone that moves it most and where it lies
-at rest, and clothes stand off the skin by their thickness and hang loose. A vest, hair or a cap, brows, lips,
-eyes, nails and boots complete it.
+at rest, and clothes stand off the skin by their thickness and hang loose. The shirt's crew neck leaves the neck
+bare; a vest opens down the front, its tape sewn flat on it. Hair or a cap, lips, eyes, nails and boots
+complete it (the brows, a flush, shadows and stubble are the skin's shading: core/face_tint).
 
 Returns what core/person.person_parts returns (material key -> list of (vertices, triangles), world
 coordinates), so the Blender side builds either the same way.
@@ -29,9 +30,9 @@ FOOT_BONES = ("foot", "toe")
 
 # how far each garment stands off the skin (m), and how many passes of smoothing take the body's relief out of
 # it (cloth hangs over the hollows; a tight layer keeps them)
-THICKNESS_M = {"shirt": 0.011, "trousers": 0.014, "vest": 0.022, "stripe": 0.0225, "hair": 0.004, "cap": 0.008}
-SMOOTHING = {"shirt": 8, "trousers": 8, "vest": 10, "stripe": 10, "cap": 3}
-CLOTHES = ("shirt", "trousers", "vest", "stripe")
+THICKNESS_M = {"shirt": 0.011, "trousers": 0.014, "vest": 0.023, "hair": 0.004, "cap": 0.008}
+SMOOTHING = {"shirt": 8, "trousers": 8, "vest": 10, "cap": 3}
+CLOTHES = ("shirt", "trousers", "vest")
 FOLD_M = {"shirt": 0.005, "trousers": 0.008}  # how deep the folds are
 BOOT_TOP_M = 0.13  # below this the body is hidden in the boots (core/person's boot shape, on these ankles)
 SOLE_M = 0.022  # the boot's sole, from the ground up
@@ -127,6 +128,23 @@ def _straighten_border(mesh: Mesh, iterations: int = 12) -> Mesh:
     return v, t
 
 
+def _split_tape(vest: Mesh, tape_quads: np.ndarray) -> dict[str, list[Mesh]]:
+    """The vest's faces and its tape's, on one surface: the tape is sewn flat onto the vest. (Built and smoothed
+    apart, the vest's smoothing sank it a few millimetres under the tape's edges, whose hems then stood up as
+    walls: the tape read as an inflated tube, 2026-12-07.) The tape's edges are straightened along themselves,
+    the vest's faces beside them following. `tape_quads` flags the vest's quads, in the order its piece was cut;
+    each quad is two triangles, a hem's come after them."""
+    v, t = vest
+    on_tape = np.zeros(len(t), bool)
+    on_tape[:2 * len(tape_quads)] = np.tile(tape_quads, 2)
+    v, _ = _straighten_border((v, t[on_tape]))  # the tape's edges follow the body's quads: a staircase
+    out = {}
+    for key, faces in (("vest", t[~on_tape]), ("stripe", t[on_tape])):
+        used, inverse = np.unique(faces, return_inverse=True)
+        out[key] = [(v[used], inverse.reshape(faces.shape))]
+    return out
+
+
 def _folds(mesh: Mesh, normals_of, amplitude: float, seed: int) -> Mesh:
     """Cloth's folds: the surface pushed along its normals by a sum of a few waves 7-14 cm long, mostly
     running round the body (their crests horizontal), drawn from `seed`."""
@@ -203,6 +221,40 @@ def clothed_rest(body: bm.Body) -> np.ndarray:
     return v
 
 
+# A crew neck sits at the base of the neck, lower in front (a collar up the neck read as a mannequin's grey sock,
+# 2026-12-07): its height above the `neck01` joint at the back and the front, and its half width across.
+NECK_LINE_M = (-0.012, -0.05)
+NECK_HALF_WIDTH_M = 0.075
+# A hi-vis vest opens down the front: a V from the neckline to this far below the shoulders, then the closure's
+# gap (half widths, m) to the hem. A closed shell with a flat top edge read as a life jacket.
+VEST_V_DEPTH_M = 0.2
+VEST_V_HALF_M = (0.08, 0.015)  # at the top of the V, at its foot
+VEST_GAP_HALF_M = 0.012
+STRIPE_WIDTH_M = 0.05  # its retro-reflective tape: two bands round the body, this wide
+
+
+def _front_share(rest: np.ndarray, neck: np.ndarray) -> np.ndarray:
+    """How far round to the front each point lies about the neck's vertical axis: 1 straight ahead, 0 at the
+    sides and behind."""
+    rel = rest[:, :2] - neck[:2]
+    return np.clip(rel[:, 0] / np.maximum(np.hypot(rel[:, 0], rel[:, 1]), 1e-9), 0.0, 1.0)
+
+
+def _above_neckline(rest: np.ndarray, neck: np.ndarray) -> np.ndarray:
+    """The points a crew neck leaves bare: within its half width of the neck's axis, above the line."""
+    front = _front_share(rest, neck)
+    line = neck[2] + NECK_LINE_M[0] + (NECK_LINE_M[1] - NECK_LINE_M[0]) * front ** 2
+    return (rest[:, 2] > line) & (np.abs(rest[:, 1] - neck[1]) < NECK_HALF_WIDTH_M)
+
+
+def _vest_opening(rest: np.ndarray, neck: np.ndarray, shoulders: float) -> np.ndarray:
+    """The points of the torso a vest leaves open in front: the V and the closure's gap below it."""
+    depth = np.clip((shoulders + 0.06 - rest[:, 2]) / VEST_V_DEPTH_M, 0.0, 1.0)
+    half = np.where(depth < 1.0, VEST_V_HALF_M[0] + (VEST_V_HALF_M[1] - VEST_V_HALF_M[0]) * depth,
+                    VEST_GAP_HALF_M)
+    return (rest[:, 0] > neck[0]) & (np.abs(rest[:, 1] - neck[1]) < half)
+
+
 def face_regions(body: bm.Body, look: Look) -> tuple[np.ndarray, np.ndarray]:
     """Per quad of the body group: a material key (or "" for the hands, which the gripping hands replace) and
     the quads of the vest ("vest" / "stripe" keys, or "")."""
@@ -216,10 +268,10 @@ def face_regions(body: bm.Body, look: Look) -> tuple[np.ndarray, np.ndarray]:
     kind = vertex_kind[quads[:, 0]]
     kind = np.where(hand_share >= 0.5, "hand", np.where(kind == "hand", "arm", kind))
     waist = body.joint("spine05")[2] + WAIST_ABOVE_PELVIS_M
-    collar = body.joint("neck01")[2] + 0.025
+    neck = body.joint("neck01")
     keys = np.full(len(quads), "shirt", dtype=object)
     keys[kind == "hand"] = ""
-    keys[(kind == "face") & (rest[:, 2] >= collar)] = "skin"
+    keys[((kind == "face") & (rest[:, 2] >= neck[2] + NECK_LINE_M[0])) | _above_neckline(rest, neck)] = "skin"
     lower = np.isin(kind, ["leg", "foot"]) | ((kind == "torso") & (rest[:, 2] < waist))
     keys[lower] = "trousers"
     keys[(kind == "foot") | ((kind == "leg") & (rest[:, 2] < BOOT_TOP_M))] = ""  # inside the boots
@@ -233,10 +285,11 @@ def face_regions(body: bm.Body, look: Look) -> tuple[np.ndarray, np.ndarray]:
     if look.top == "vest":
         shoulders = body.joint("upperarm01.L")[2]
         on_torso = np.isin(kind, ["torso"]) | ((kind == "arm") & (np.abs(rest[:, 1]) < body.joint("upperarm01.L")[1]))
-        band = on_torso & (rest[:, 2] > waist + 0.02) & (rest[:, 2] < shoulders + 0.12)
+        band = on_torso & (rest[:, 2] > waist + 0.02) & (rest[:, 2] < shoulders + 0.12) & (keys == "shirt")
+        band &= ~_vest_opening(rest, neck, shoulders)
         vest[band] = "vest"
         for z in (waist + 0.1, waist + 0.22):
-            vest[band & (rest[:, 2] > z) & (rest[:, 2] < z + 0.05)] = "stripe"
+            vest[band & (rest[:, 2] > z) & (rest[:, 2] < z + STRIPE_WIDTH_M)] = "stripe"
     return keys, vest
 
 
@@ -249,8 +302,9 @@ def _head_frame(body: bm.Body):
 
 
 def _scalp_keys(body: bm.Body, quads: np.ndarray, keys: np.ndarray, look: Look) -> np.ndarray:
-    """Hair (or a cap) over the scalp and dark brows over the eyes, on the skin's quads of the head."""
-    eye_center, pivot = _head_frame(body)
+    """Hair (or a cap) over the scalp and the lips, on the skin's quads of the head (the brows are the skin's own
+    shading, core/face_tint)."""
+    _, pivot = _head_frame(body)
     rest = body.vertices[quads].mean(axis=1)
     rel = rest - pivot
     c = rel[:, 0] / np.maximum(np.hypot(rel[:, 0], rel[:, 1]), 1e-9)  # cos of the angle from the face
@@ -263,11 +317,6 @@ def _scalp_keys(body: bm.Body, quads: np.ndarray, keys: np.ndarray, look: Look) 
     head = keys == "skin"
     out = keys.copy()
     out[head & (rel[:, 2] > line)] = key
-    left_eye = body.vertices[body.base.vertex_groups["helper-l-eye"]].mean(axis=0)
-    lateral = np.abs(np.abs(rest[:, 1]) - abs(float(left_eye[1])) - 0.004)
-    brow = head & (rest[:, 2] - eye_center[2] > 0.009) & (rest[:, 2] - eye_center[2] < 0.017) & (lateral < 0.022) & (
-        rest[:, 0] > eye_center[0] - 0.02) & (out == "skin")
-    out[brow] = "brows"
     # the lips: an ellipse round the mouth's muscles (MPFB's `oris` bones), on the front of the face
     mouth = body.joint("oris05")
     across = rest[:, 1] / LIPS_HALF_M[0]
@@ -349,7 +398,7 @@ def _pose(body: bm.Body, look: Look, to_body, grips: tuple[GripFrame, GripFrame]
 def mpfb_person_parts(folder, look: Look, shape: bm.Shape, feet_xy, facing_deg: float,
                       grips: tuple[GripFrame, GripFrame]) -> dict[str, list[Mesh]]:
     """The person at `feet_xy` facing `facing_deg`, hands gripping the two edges (the holder's left first):
-    material key -> meshes in world coordinates. Keys: skin, shirt, trousers, boots, soles, brows, lips, eyes,
+    material key -> meshes in world coordinates. Keys: skin, shirt, trousers, boots, soles, lips, eyes,
     sclera, nails (bare hands), and as worn vest, stripe, gloves, cap or hair."""
     body = bm.shaped_body(folder, shape)
     shape_seed = int(1e6 * (shape.muscle + 2 * shape.weight + 3 * shape.height))  # the folds follow the body
@@ -369,9 +418,10 @@ def mpfb_person_parts(folder, look: Look, shape: bm.Shape, feet_xy, facing_deg: 
     keys, vest = face_regions(body, look)
     keys = _scalp_keys(body, quads, keys, look)
     out: dict[str, list[Mesh]] = {}
-    for key, chosen in [(k, quads[keys == k]) for k in ("skin", "shirt", "trousers", "brows", "lips", "hair",
-                                                          "cap")] + [
-            (k, quads[vest == k]) for k in ("vest", "stripe")]:
+    for key, chosen in [(k, quads[keys == k]) for k in ("skin", "shirt", "trousers", "lips", "hair",
+                                                          "cap", "vest")]:
+        if key == "vest":  # the vest and its tape, one garment
+            chosen = quads[vest != ""]
         if len(chosen):
             piece = _piece(dressed if key in CLOTHES else posed, normals, chosen, THICKNESS_M.get(key, 0.0))
             if key in SMOOTHING:
@@ -381,6 +431,9 @@ def mpfb_person_parts(folder, look: Look, shape: bm.Shape, feet_xy, facing_deg: 
             piece = _straighten_border(piece)
             if key in CLOTHES:
                 piece = _with_hem(piece, normals[np.unique(chosen)], THICKNESS_M[key] + 0.004)
+            if key == "vest":
+                out.update(_split_tape(piece, vest[vest != ""] == "stripe"))
+                continue
             out.setdefault(key, []).append(piece)
     out.update(_boots(body, rot, trans))
     if look.headwear == "cap":

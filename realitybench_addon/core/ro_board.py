@@ -16,6 +16,7 @@ import numpy as np
 
 from . import board_wear, body_data, lettering
 from .errors import RealityBenchError
+from .face_tint import skin_tints
 from .lettering import TextLayout, TextRow
 from .body_model import Shape, draw_shape
 from .mpfb_person import mpfb_person_parts
@@ -186,6 +187,7 @@ TECH_HALF_SIZE_M = (0.3, 0.32)  # footprint (along the facing, across), arms and
 BOARD_FRAME_M = 0.012  # the frame's rim round the written face and its depth behind it
 PERSON_STREAM = 20  # the person's look comes from the board's seed and this (no draw from the scene's stream)
 BODY_STREAM = 21  # and the body's shape (core/body_model.Shape) from this one
+STUBBLE_STREAM = 22  # and how long a beard has grown since the last shave
 
 
 def _board_box(board: BoardPlan, x0: float, x1: float, y0: float, y1: float, z0: float, z1: float) -> np.ndarray:
@@ -216,6 +218,11 @@ def technician_shape(board: BoardPlan) -> Shape:
     return draw_shape(np.random.default_rng([board.seed, BODY_STREAM]))
 
 
+def technician_stubble(board: BoardPlan) -> float:
+    """How far a beard has grown back, 0 (just shaved) .. 1 (a couple of days); core/face_tint shows it on men."""
+    return float(np.random.default_rng([board.seed, STUBBLE_STREAM]).uniform(0.2, 1.0))
+
+
 def board_grips(board: BoardPlan) -> tuple[GripFrame, GripFrame]:
     """The two hands' grips (the holder's left hand, at the reader's right, first), matching grip_boxes:
     fingers over the face at most GRIP_OVER_FRONT_M in from each side edge and GRIP_LOW_M below the top."""
@@ -240,6 +247,19 @@ def technician_parts(board: BoardPlan) -> dict[str, list]:
     f = BOARD_FRAME_M
     out["frame"] = [_board_box(board, -bw / 2 - f, bw / 2 + f, -bh / 2 - f, bh / 2 + f, -f, -0.0005)]
     return out
+
+
+def technician_skin_tints(board: BoardPlan, parts: dict[str, list]) -> np.ndarray:
+    """core/face_tint's (flush, shadow, stubble, brows) for every vertex of the skin's meshes in `parts` (as
+    technician_parts gives them), in order: the face's regions from its own eyes and lips."""
+    skin = np.concatenate([v for v, _ in parts["skin"]])
+
+    def points(key):
+        return np.concatenate([v for v, _ in parts.get(key, [])] or [np.zeros((0, 3))])
+
+    iris = points("eyes")
+    return skin_tints(skin, iris, np.concatenate([iris, points("sclera")]), points("lips"),
+                      technician_shape(board).gender, technician_stubble(board))
 
 
 def technician_footprint(board: BoardPlan):
