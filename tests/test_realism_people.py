@@ -215,3 +215,31 @@ def test_dark_cloth_has_no_glowing_rim():
     bsdf.inputs["Sheen Weight"].default_value = 0.4
     bsdf.inputs["Sheen Tint"].default_value = (1.0, 1.0, 1.0, 1.0)
     assert _rim_to_centre(bpy, old) > 1.25
+
+
+def test_boots_stand_on_soles_with_a_welt():
+    """Each boot's upper sits on its sole (nothing of it below SOLE_M), and the sole is a closed, outward-facing
+    slab from the ground up SOLE_M whose outline reaches at least WELT_M beyond everything of the upper above it:
+    from a phone's height the welt's ledge shows round the boot."""
+    for board in BOARDS[:4]:
+        for parts in (_mannequin(board), technician_parts(board)):
+            soles = parts["soles"]
+            assert len(soles) == 2
+            upper = np.concatenate([u for u, _ in parts["boots"]])
+            upper = upper[upper[:, 2] < 0.1]
+            centres = np.array([v[-1, :2] for v, _ in soles])  # each sole's last vertex: its top's centre
+            nearest = np.argmin(np.linalg.norm(upper[:, None, :2] - centres[None], axis=2), axis=1)
+            for k, (v, t) in enumerate(soles):
+                assert v[:, 2].min() == pytest.approx(0.0, abs=1e-9)
+                assert v[:, 2].max() == pytest.approx(person.SOLE_M, abs=1e-9)
+                a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
+                assert np.einsum("ij,ij->i", a, np.cross(b, c)).sum() / 6.0 > 0  # outward: positive volume
+                edges = np.sort(np.concatenate([t[:, [0, 1]], t[:, [1, 2]], t[:, [2, 0]]]), axis=1)
+                assert (np.unique(edges, axis=0, return_counts=True)[1] == 2).all()  # closed
+                rim = v[(v[:, 2] > 0.01)][:-1, :2]  # its top outline, counter-clockwise (the centre last)
+                mine = upper[nearest == k]
+                assert mine[:, 2].min() >= person.SOLE_M - 1e-9
+                edge = np.roll(rim, -1, axis=0) - rim
+                inward = np.column_stack([-edge[:, 1], edge[:, 0]]) / np.linalg.norm(edge, axis=1)[:, None]
+                depth = ((mine[:, None, :2] - rim[None]) * inward[None]).sum(axis=2).min(axis=1)
+                assert depth.min() > 0.9 * person.WELT_M

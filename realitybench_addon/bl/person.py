@@ -199,6 +199,7 @@ def reflective_stripe_material(name: str):
 
 
 SCUFF_COLOR = (0.23, 0.2, 0.16)  # dry dust and scuffed grain on a work boot
+SOLE_RGB = (0.032, 0.03, 0.028)  # worn rubber, dusty and matte: a shade lighter than black leather
 
 
 @reused
@@ -208,7 +209,7 @@ def leather_material(name: str, color):
     mottled = _tinted(nodes, links, color, _object_noise(nodes, links, 30.0), 0.2)
     scuffs = mats.map_range(nodes, links, _object_noise(nodes, links, 18.0, 6.0), 0.55, 0.7, 0.0, 0.7)
     links.new(mats.mix_rgb(nodes, links, scuffs, mottled, SCUFF_COLOR), compat.principled_input(bsdf, "Base Color"))
-    rough = mats.map_range(nodes, links, _object_noise(nodes, links, 60.0), 0.0, 1.0, 0.3, 0.55)
+    rough = mats.map_range(nodes, links, _object_noise(nodes, links, 60.0), 0.0, 1.0, 0.42, 0.65)  # worn, not polished
     links.new(mats.math_node(nodes, links, "MAXIMUM", rough, mats.math_node(nodes, links, "ADD", scuffs, 0.2)),
               compat.principled_input(bsdf, "Roughness"))
     creases = _stretched_noise(nodes, links, (1.0, 1.0, 3.0), 40.0, 3.0)  # round the boot: creases across it
@@ -266,7 +267,7 @@ def person_materials(prefix: str, look: Look, keys) -> dict:
               "lips": lambda name: skin_material(name, tuple(c * k for c, k in zip(look.skin, LIP_TINT))),
               "nails": lambda name: mats.principled(name, tuple(min(1.0, 1.15 * c + 0.12) for c in look.skin),
                                                     roughness=0.25, specular=0.5),
-              "soles": lambda name: mats.principled(name, (0.02, 0.019, 0.018), roughness=0.7),
+              "soles": lambda name: mats.principled(name, SOLE_RGB, roughness=0.85),
               "sclera": lambda name: mats.principled(name, (0.55, 0.5, 0.46), roughness=0.2, specular=0.5)}
     return {key: makers[key](f"{prefix}_{key}") for key in keys}
 

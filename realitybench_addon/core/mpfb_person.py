@@ -35,7 +35,6 @@ SMOOTHING = {"shirt": 8, "trousers": 8, "vest": 10, "cap": 3}
 CLOTHES = ("shirt", "trousers", "vest")
 FOLD_M = {"shirt": 0.005, "trousers": 0.008}  # how deep the folds are
 BOOT_TOP_M = 0.13  # below this the body is hidden in the boots (core/person's boot shape, on these ankles)
-SOLE_M = 0.022  # the boot's sole, from the ground up
 WAIST_ABOVE_PELVIS_M = 0.07  # the trousers' waistband, above the pelvis joint
 SHORT_SLEEVE = 0.45  # a short sleeve ends this far down the upper arm (shoulder 0 .. elbow 1)
 
@@ -360,8 +359,8 @@ def _brim(body: bm.Body, rot: np.ndarray, trans: np.ndarray) -> Mesh:
 
 
 def _boots(body: bm.Body, rot: np.ndarray, trans: np.ndarray) -> dict[str, list[Mesh]]:
-    """core/person's work boot on each of the body's feet (the heel under the ankle, the toe along the foot);
-    its rim within SOLE_M of the ground is the rubber sole ("soles"). Smoothing the foot itself leaves toes."""
+    """core/person's work boot on each of the body's feet (the heel under the ankle, the toe along the foot), on
+    its rubber sole ("soles"). Smoothing the foot itself leaves toes."""
     flat = Axes(np.zeros(3), np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]), np.array([0.0, 0.0, 1.0]))
     out: dict[str, list[Mesh]] = {"boots": [], "soles": []}
     for side in ("L", "R"):
@@ -370,13 +369,7 @@ def _boots(body: bm.Body, rot: np.ndarray, trans: np.ndarray) -> dict[str, list[
         toe = rot[b] @ body.tails[b] + trans[b] - ankle
         toe[2] = 0.0
         toe /= np.linalg.norm(toe)
-        shoe: dict[str, list[Mesh]] = {"boots": []}
-        add_boot(shoe, flat, np.array([ankle[0], ankle[1], 0.0]) - 0.02 * toe, toe)
-        for v, t in shoe["boots"]:
-            low = v[t].mean(axis=1)[:, 2] < SOLE_M
-            out["boots"].append((v, t[~low]))
-            if low.any():
-                out["soles"].append((v, t[low]))
+        add_boot(out, flat, np.array([ankle[0], ankle[1], 0.0]) - 0.02 * toe, toe)
     return out
 
 

@@ -390,16 +390,61 @@ def _add_leg(out: dict, look: Look, body: Axes, s: int) -> None:
     add_boot(out, body, body.at(foot_f, foot_l, 0.0), math.cos(toe_yaw) * body.fwd + math.sin(toe_yaw) * body.left)
 
 
+# A work boot stands on a rubber sole this thick, which sticks out this far round the leather above it (a welt:
+# from a phone's height the ledge and its shadow are what tell a boot from a glossy lump, 2026-12-07).
+SOLE_M = 0.022
+WELT_M = 0.005
+
+
 def add_boot(out: dict, body: Axes, heel: np.ndarray, toe_dir: np.ndarray) -> None:
+    """A work boot on the ground at `heel` (its heel's bottom) pointing along `toe_dir`: the leather upper and its
+    shaft in out["boots"], the sole (`_sole`) in out["soles"]."""
     up = body.up
     along = np.array([-0.075, -0.04, 0.03, 0.1, 0.17, 0.2])
     centers = heel + along[:, None] * toe_dir + np.array([0.075, 0.072, 0.058, 0.045, 0.036, 0.03])[:, None] * up
     halves = np.array([[0.035, 0.06], [0.045, 0.072], [0.047, 0.058], [0.05, 0.045], [0.045, 0.036], [0.03, 0.02]])
     boot, tris = loft(centers, halves, np.cross(up, toe_dir), seg=12, exponent=2.6)
-    boot[:, 2] = np.maximum(boot[:, 2], 0.0)  # a flat sole on the ground
+    boot[:, 2] = np.maximum(boot[:, 2], heel[2] + SOLE_M)  # the upper sits flat on its sole
     out["boots"].append((boot, tris))
     shaft = heel + np.array([[-0.02, 0.03], [-0.015, 0.17]]) @ np.stack([toe_dir, up])
     out["boots"].append(loft(shaft, [[0.052, 0.058], [0.055, 0.06]], body.left, seg=12))
+    out.setdefault("soles", []).append(_sole(np.concatenate([boot, out["boots"][-1][0]])[:, :2], heel[2]))
+
+
+def _convex_outline(points: np.ndarray) -> np.ndarray:
+    """The convex hull of 2-D points, counter-clockwise (Andrew's monotone chain)."""
+    pts = sorted(set(map(tuple, np.round(points, 9))))
+
+    def half(seq):
+        chain = []
+        for p in seq:
+            while len(chain) >= 2 and ((chain[-1][0] - chain[-2][0]) * (p[1] - chain[-2][1])
+                                       - (chain[-1][1] - chain[-2][1]) * (p[0] - chain[-2][0])) <= 0:
+                chain.pop()
+            chain.append(p)
+        return chain
+
+    lower, upper = half(pts), half(pts[::-1])
+    return np.array(lower[:-1] + upper[:-1])
+
+
+def _sole(footprint: np.ndarray, ground: float) -> Mesh:
+    """A sole under an upper whose vertices project onto `footprint` (N, 2): the outline of their convex hull
+    pushed WELT_M outward, as a closed slab from the ground up SOLE_M."""
+    ring = _convex_outline(footprint)
+    n = len(ring)
+    edge = np.roll(ring, -1, axis=0) - ring
+    normal = _unit(np.column_stack([edge[:, 1], -edge[:, 0], np.zeros(n)]))[:, :2]  # outward: counter-clockwise
+    corner = normal + np.roll(normal, 1, axis=0)  # each vertex out along its two edges' mean normal ...
+    corner *= (WELT_M / np.maximum(np.sum(corner * normal, axis=1), 1e-6))[:, None]  # ... far enough for both
+    ring = ring + corner
+    bottom, top = np.column_stack([ring, np.full(n, ground)]), np.column_stack([ring, np.full(n, ground + SOLE_M)])
+    centre = ring.mean(axis=0)
+    verts = np.concatenate([bottom, top, [[*centre, ground], [*centre, ground + SOLE_M]]])
+    i, j = np.arange(n), (np.arange(n) + 1) % n
+    tris = np.concatenate([np.stack([i, j, n + j], 1), np.stack([i, n + j, n + i], 1),
+                           np.stack([np.full(n, 2 * n + 1), n + i, n + j], 1), np.stack([np.full(n, 2 * n), j, i], 1)])
+    return verts, tris.astype(np.int64)
 
 
 def _torso_axes(look: Look, body: Axes) -> Axes:
