@@ -23,9 +23,9 @@ def _set(bsdf, names: tuple[str, ...], value) -> None:
 
 
 def _sheen(bsdf, weight: float, color) -> None:
-    """A sheen at `weight` (cloth, skin, hair), tinted by the material's own colour. 4.x's sheen is a white microfibre layer by default:
-    at 0.4 it lit dark trousers with a glowing rim ("fuzzy glowing clothes", a blind panel of 2026-12-07). 3.x
-    takes a share of tint toward the base colour."""
+    """A sheen at `weight` (cloth, skin, hair), tinted by the material's own colour. 4.x's sheen is a white
+    microfibre layer by default: at 0.4 it lit dark trousers with a glowing rim ("fuzzy glowing clothes", a blind
+    panel of 2026-12-07). 3.x takes a share of tint toward the base colour."""
     _set(bsdf, ("Sheen Weight", "Sheen"), weight)
     tint = bsdf.inputs.get("Sheen Tint")
     if tint is not None:
