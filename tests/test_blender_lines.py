@@ -1,13 +1,12 @@
 """The other Blender lines: the bpy-level suites in each tested line's own wheel.
 
 The default line (bpy 5.2 LTS on Python 3.13, this venv) runs every test. Each other line runs the suites where
-Blender itself can differ (`LINE_SUITES`): rendering, the compositor, the CLI and the sidebar's operators, which
-build every environment too; 4.5 LTS (Python 3.11, numpy 1) also the export's (resume, shards, repair) and the
-suites that check drawn text and Blender's ray casts. tests/test_line_records.py checks that every environment's frame gives
-the same record on each line as on 5.2, where the environments' build suites run. Each line runs in its own venv
-made by `bash scripts/setup.sh --tests`. The other lines run at the same
-time, beside this suite's other tests (they start when collection ends and are checked last: conftest.py); they leave
-to the default line a few of its heaviest checks (`DEFAULT_LINE_ONLY`), and their many-case tests draw fewer cases
+Blender itself can differ (`LINE_SUITES`): rendering, the compositor, the CLI and the sidebar's operators; 4.5 LTS
+(Python 3.11, numpy 1) also a fresh process's rebuild and the checks of drawn text and Blender's ray casts.
+tests/test_line_records.py checks that every environment's frame gives the same record on each line as on 5.2, where
+the environments' build suites and the export's orchestration run. Each line runs in its own venv made by
+`bash scripts/setup.sh --tests`. The other lines run at the same time, beside this suite's other tests (they start
+when collection ends and are checked last: conftest.py); their many-case tests draw fewer cases
 (`blender_lines.cases`).
 """
 import json
@@ -23,45 +22,34 @@ from pathlib import Path
 import pytest
 
 from blender_lines import (LINE_DIR, LINE_DIR_WORKER_INPUT, LINE_FILE, LINE_TESTS, OTHER_LINE_ENV, line_directory,
-                           line_python, other_lines, running_line, selected_lines)
+                           line_python, other_lines, selected_lines)
 
 ROOT = Path(__file__).resolve().parent.parent
 # What can differ on another line is Blender itself: above all the compositor (a stack of effects since 5.3,
-# bl/compat.py), rendering, the sidebar's operators and the materials. Every line runs the suites of those, which
-# build and render every environment too (test_row_schema, test_cli).
+# bl/compat.py), rendering, the sidebar's operators and mesh and material building. Every line runs the suites of
+# those, which build and render frames of several environments (test_cli, test_sidebar).
 RENDER_AND_UI_SUITES = ["tests/test_cli.py", "tests/test_measure_bpy.py", "tests/test_sidebar.py",
-                        "tests/test_sidebar_state.py", "tests/test_resume_determinism.py", "tests/test_pack_on_save.py",
-                        "tests/test_material_cache.py", "tests/test_damage_view_render.py", "tests/test_row_schema.py",
-                        "tests/test_frame_rebuild.py", "tests/test_camera_state.py", "tests/test_phone_view.py",
+                        "tests/test_damage_view_render.py", "tests/test_camera_state.py", "tests/test_phone_view.py",
                         "tests/test_menus.py", "tests/test_postprocess_phone_look.py", "tests/test_render_settings.py",
                         "tests/test_realism_lamps.py", "tests/test_realism_board_gloss.py",
                         "tests/test_mesh_construction.py", "tests/test_meshes_box.py"]
-# The export's orchestration (worker processes, shards, resume, the guide loop's jobs) is Python's, not Blender's:
-# it runs where Python differs from the default line's, on 4.5 LTS (Python 3.11); 5.3 has 5.2's Python and numpy.
-EXPORT_SUITES = ["tests/test_export.py", "tests/test_guide_loop.py"]
-# 4.5 LTS is the oldest line, on Python 3.11 and numpy 1: it also runs the suites that compare drawn text (text
-# curves, the LCD's digits) and Blender's own ray casts and BVH with what the code measures.
-TEXT_AND_RAY_SUITES = ["tests/test_envs_gauge_label.py", "tests/test_breaker_label.py", "tests/test_scene_bvh.py",
-                       "tests/test_horizon_peak.py"]
-# The environments' build suites (geometry, ground truth, every term over many seeds) run on the default line;
-# tests/test_line_records.py checks that every environment's frame gives the same record on each other line.
-# (5.2 is an other line only on a machine without Python 3.13, where 4.5 is the default.)
-OLDEST_LINE_SUITES = RENDER_AND_UI_SUITES + EXPORT_SUITES + TEXT_AND_RAY_SUITES
+# 4.5 LTS is the oldest line, on Python 3.11 and numpy 1. It also runs an export and its rebuild (test_frame_rebuild),
+# the sidebar's state machine, and the checks where Blender's own text and ray casts can differ: drawn text (text
+# curves, the LCD's digits, the label's rows) and Blender's ray casts against the skyline the code measures.
+OLDEST_LINE_CHECKS = ["tests/test_frame_rebuild.py", "tests/test_sidebar_state.py",
+                      "tests/test_envs_gauge_label.py::test_digit_height_term_is_the_projected_height_of_a_drawn_digit",
+                      "tests/test_envs_gauge_label.py::test_the_readings_character_boxes_are_where_the_built_lcd_draws_them",
+                      "tests/test_envs_gauge_label.py::test_label_terms_are_the_projected_rows_and_bars_as_drawn",
+                      "tests/test_breaker_label.py",
+                      "tests/test_horizon_peak.py::test_skyline_agrees_with_blender_ray_casts"]
+# Not on the other lines: the export's orchestration (worker processes, shards, resume, repair, the guide loop), a
+# fresh process's rebuild, the material cache and the set's column kinds are Python's and numpy's, not Blender's,
+# and run on the default line. tests/test_line_records.py checks that every environment's record (every column's
+# value, every occlusion term the scene's BVH answers) is the same on each line. The environments' build suites
+# (geometry, ground truth, every term over many seeds) run on the default line too. (5.2 is an other line only on a
+# machine without Python 3.13, where 4.5 is the default.)
+OLDEST_LINE_SUITES = RENDER_AND_UI_SUITES + OLDEST_LINE_CHECKS
 LINE_SUITES = {"4.5": OLDEST_LINE_SUITES, "5.2": OLDEST_LINE_SUITES, "5.3": RENDER_AND_UI_SUITES}
-# Left to the default line, where each runs too: more environments of a check the other lines already make on a
-# few (the material copies of three more lot scenes and of three roof scenes that share rail_attachment's and
-# equipment_label's materials, a third fresh-process rebuild) and the harness's scripted models, whose bpy part
-# (the guide loop's scene builds) the kill-and-resume test still runs. About a fifth of a line's time.
-DEFAULT_LINE_ONLY = [
-    "tests/test_material_cache.py::test_copied_materials_equal_fresh_ones[car_plate]",
-    "tests/test_material_cache.py::test_copied_materials_equal_fresh_ones[damage_view]",
-    "tests/test_material_cache.py::test_copied_materials_equal_fresh_ones[ro_board]",
-    "tests/test_material_cache.py::test_copied_materials_equal_fresh_ones[slope_gauge]",
-    "tests/test_material_cache.py::test_copied_materials_equal_fresh_ones[tape_gap]",
-    "tests/test_material_cache.py::test_copied_materials_equal_fresh_ones[wire_adequacy]",
-    "tests/test_resume_determinism.py::test_a_frame_in_a_fresh_process_equals_it_after_its_scene_mates[car_view]",
-    "tests/test_guide_loop.py::test_scripted_models_against_the_baselines_and_a_hand_computation",
-]
 TIMEOUT_S = 3000  # both lines run at once, each on about one core
 
 
@@ -84,7 +72,6 @@ def start_line_runs(directory: Path, lines) -> dict:
     cores well: conftest.py starts them when collection ends and runs their checks last."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH")}
     env = {k: v for k, v in env.items() if not k.startswith("PYTEST_XDIST")}
-    deselect = [arg for node in DEFAULT_LINE_ONLY for arg in ("--deselect", node)]
     runs = {}
     for line in lines:
         python = line_python(line)
@@ -93,7 +80,7 @@ def start_line_runs(directory: Path, lines) -> dict:
         suites = LINE_SUITES[line]
         # not niced: a niced line got ~5 % of a core beside two workers, and its tests' subprocess timeouts ran out
         # --durations: where a line's time goes, in its output (the check shows the output's tail on a failure)
-        command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=30", *suites, *deselect]
+        command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=30", *suites]
         with (directory / f"line{line}.out").open("w") as sink:
             process = subprocess.Popen(command, cwd=ROOT, env={**env, OTHER_LINE_ENV: line}, stdout=sink,
                                        stderr=subprocess.STDOUT, text=True)
@@ -150,16 +137,18 @@ def test_bpy_suites_pass_on_each_other_line(line, request):
 
 def test_every_other_line_runs_suites_that_exist():
     assert set(other_lines()) <= set(LINE_SUITES)
-    assert all((ROOT / path).is_file() for suites in LINE_SUITES.values() for path in suites)
+    assert all((ROOT / path.split("::")[0]).is_file() for suites in LINE_SUITES.values() for path in suites)
 
 
 @pytest.mark.slow
-def test_the_default_line_only_tests_exist():
-    """`--deselect` passes over a name that matches nothing: each one left to the default line is a test here."""
-    files = sorted({node.split("::")[0] for node in DEFAULT_LINE_ONLY})
+def test_the_tests_a_line_runs_alone_exist():
+    """A line's suite may name single tests by id: each one must name a test here (a renamed test would leave the
+    line running nothing in its place)."""
+    nodes = {path for suites in LINE_SUITES.values() for path in suites if "::" in path}
+    files = sorted({node.split("::")[0] for node in nodes})
     listed = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *files],
                             cwd=ROOT, capture_output=True, text=True, timeout=600).stdout.splitlines()
-    assert set(DEFAULT_LINE_ONLY) <= set(listed), sorted(set(DEFAULT_LINE_ONLY) - set(listed))
+    assert nodes <= set(listed), sorted(nodes - set(listed))
 
 
 def test_the_started_lines_are_read_from_the_checks_ids():
