@@ -154,7 +154,7 @@ def test_the_tests_a_line_runs_alone_exist():
 def test_the_started_lines_are_read_from_the_checks_ids():
     """xdist's controller sees only node ids: the lines to start are the parameters of the selected checks."""
     ids = [f"{LINE_TESTS}[4.5]", "tests/test_cli.py::test_help[4.5]",
-           f"{LINE_FILE}::test_the_default_line_only_tests_exist", f"{LINE_TESTS}[5.3]"]
+           f"{LINE_FILE}::test_the_tests_a_line_runs_alone_exist", f"{LINE_TESTS}[5.3]"]
     assert selected_lines(ids) == ["4.5", "5.3"]
     assert selected_lines(ids[1:3]) == []
 
