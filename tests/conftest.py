@@ -91,6 +91,17 @@ def pytest_xdist_node_collection_finished(node, ids):
     _start_lines(node.config, ids)  # the first worker's collection: every worker collects the same tests
 
 
+def pytest_runtest_logreport(report):
+    """A failure is named on its own line the moment it is reported, with its last line of explanation: when a run
+    is cut off (CI's time limit), the summary at the end never prints, and a bare 'F' among the dots names nothing.
+    Under xdist the controller receives every worker's reports; a worker's own output is not shown."""
+    if report.failed and "PYTEST_XDIST_WORKER" not in os.environ:
+        crash = getattr(getattr(report.longrepr, "reprcrash", None), "message", "")
+        last = crash or next((ln.strip() for ln in reversed(report.longreprtext.splitlines()) if ln.strip()), "")
+        sys.stdout.write(f"\nFAILED {report.nodeid} ({report.when}): {' '.join(last.split())[:300]}\n")
+        sys.stdout.flush()
+
+
 def pytest_sessionfinish(session):
     from blender_lines import LINE_RUNS
 
