@@ -2,7 +2,8 @@
 
 The default line (bpy 5.2 LTS on Python 3.13, this venv) runs every test. Each other line runs the suites where
 Blender itself can differ (`LINE_SUITES`): rendering, the compositor, the CLI and the sidebar's operators; 4.5 LTS
-(Python 3.11, numpy 1) also a fresh process's rebuild and the checks of drawn text and Blender's ray casts.
+(Python 3.11, numpy 1) also an export and its rebuilt frames, the sidebar's state and the checks of drawn text and
+Blender's ray casts.
 tests/test_line_records.py checks that every environment's frame gives the same record on each line as on 5.2, where
 the environments' build suites and the export's orchestration run. Each line runs in its own venv made by
 `bash scripts/setup.sh --tests`. The other lines run at the same time, beside this suite's other tests (they start
