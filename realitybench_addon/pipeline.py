@@ -21,6 +21,7 @@ import contextlib
 import functools
 
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -100,35 +101,55 @@ def checked_plan(environment: str, set_seed: int, stratum: str, index: int) -> F
 
 @dataclass
 class SceneCache:
-    """The built scene of the last frame; reused by the next frame of the same scene."""
+    """The built scene of the last frame; reused by the next frame of the same scene, and only while that scene is
+    still there: its stamp on the current scene and every object it made, by name and address. A scene emptied
+    (`reset_scene`), another built in its place, an object deleted or renamed, another file opened: a rebuild."""
 
     key: Optional[tuple] = None
     built: Any = None
     build_s: float = 0.0  # time of the last call: 0 when the scene was reused
+    stamp: str = ""
+    objects: dict = field(default_factory=dict)  # name -> as_pointer() of every object the build left
+
+    def holds(self, key: tuple) -> bool:
+        """Whether the current scene is the one this cache built for `key`, untouched but for additions (the
+        phone's camera, a user's marker)."""
+        import bpy
+
+        from .bl.reset import BUILD_STAMP
+
+        if key != self.key or self.built is None or bpy.context.scene.get(BUILD_STAMP) != self.stamp:
+            return False
+        now = {obj.name: obj.as_pointer() for obj in bpy.data.objects}
+        return all(now.get(name) == pointer for name, pointer in self.objects.items())
 
     def get(self, spec: FrameSpec, build: bool = True):
         """The built scene of `spec`; with build=False, a LookupError instead of a (re)build."""
         import bpy
 
         from .bl.aerial import add_aerial_perspective
-        from .bl.reset import reset_scene
+        from .bl.reset import BUILD_STAMP, reset_scene
         from .bl.sky import dress_sky
         from .core.aerial import draw_haze
 
         key = (spec.environment, spec.set_seed, spec.stratum, spec.scene_index)
         self.build_s = 0.0
-        if key != self.key or self.built is None or bpy.data.objects.get("RB_Sun") is None:
+        if not self.holds(key):
             if not build:
                 raise LookupError(f"the scene of {spec.frame_id} is not built; build it first")
             t = time.perf_counter()
+            self.key = self.built = None  # a build that fails leaves no cache behind
             scene = reset_scene()
             env = registry.get(spec.environment)
             srng = scene_rng(spec.set_seed, f"{spec.environment}/{spec.stratum}", spec.scene_index)
-            self.built = env.build(scene, spec.plan, stage_rng(srng, "build"))
+            built = env.build(scene, spec.plan, stage_rng(srng, "build"))
             if env.outdoor:
                 dress_sky(scene, stage_rng(srng, "sky"))
                 add_aerial_perspective(scene, draw_haze(stage_rng(srng, "haze")))
-            self.key = key
+            self.stamp = uuid.uuid4().hex
+            scene[BUILD_STAMP] = self.stamp
+            self.objects = {obj.name: obj.as_pointer() for obj in bpy.data.objects}
+            self.key, self.built = key, built
             self.build_s = time.perf_counter() - t
         return self.built
 

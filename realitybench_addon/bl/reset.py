@@ -6,6 +6,8 @@ import bpy
 
 from . import compat
 
+BUILD_STAMP = "realitybench_build"  # the scene's property naming the build it holds (`pipeline.SceneCache`)
+
 # Data kinds a RealityBench scene creates; `reset_scene` empties all of them.
 _SCENE_DATA = ("objects", "meshes", "curves", "materials", "lights", "cameras", "worlds", "node_groups",
                "actions", "collections", "textures")
@@ -23,6 +25,8 @@ def reset_scene():
 
     release_render_rigs()  # a render session's compositor nodes and images go first, cleanly
     scene = bpy.context.scene
+    if BUILD_STAMP in scene:  # the scene cache's stamp: what it built is going
+        del scene[BUILD_STAMP]
     for other in [s for s in bpy.data.scenes if s != scene]:
         bpy.data.scenes.remove(other)
     keep = template_names()  # materials kept to be copied into later scenes (`bl.material_cache`)

@@ -1,6 +1,6 @@
 """The sky and the sun of an outdoor scene: a Hosek-Wilkie sky whose sun sits exactly where the sun lamp
 shines from, so shadows and the sky's bright spot agree, and the scene's clouds (`core/clouds.py`) laid
-over it. The lamp is named RB_Sun (the scene cache checks for it to know a scene is built)."""
+over it. The lamp is named RB_Sun."""
 from __future__ import annotations
 
 import math
