@@ -290,19 +290,16 @@ def test_ray_engine_runs_shards_as_tasks_and_merges(exported, tmp_path):
     pytest.importorskip("ray")
     reference, _ = exported
     out = tmp_path / "ray"
-    # two of the reference's frames (a frame is its id, whichever process renders it), one shard task per worker:
-    # a random one and a positive one, whose id is its accepted candidate's index found in the worker
-    subset = ["--env", "tape_gap", "--random", "1", "--positive", "1", *BASE[BASE.index("--seed"):]]
+    # two of the reference's random frames (a frame is its id, whichever process renders it), one shard task per
+    # worker. Positive slots are searched inside a shard as in any sharded export (test_shards_merge_...); with
+    # one here this test took 443 s of the suite, most of it the search.
+    subset = ["--env", "tape_gap", "--random", "2", "--positive", "0", *BASE[BASE.index("--seed"):]]
     result = cli("export", *subset, "--engine", "ray", "--workers", "2", "--out", str(out), timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
     summary = json.loads(result.stdout)
     assert summary["complete"] and summary["frames"] == 2 and summary["ray"]["workers"] == 2
     got = {r["frame_id"]: r for r in rows(out)}
-    want = {r["frame_id"]: r for r in rows(reference)}
-    # the first random frame, and the first positive slot (its id carries the lowest accepted candidate's index)
-    first_random = [fid for fid in want if fid.startswith("tape_gap-random-") and fid.endswith("-000000")]
-    first_positive = min(fid for fid in want if fid.startswith("tape_gap-positive-"))
-    assert set(got) == {*first_random, first_positive} and len(first_random) == 1
+    assert set(got) == {"tape_gap-random-s7-000000", "tape_gap-random-s7-000001"}
     for fid, r in got.items():
         assert (out / r["file_name"]).read_bytes() == (reference / r["file_name"]).read_bytes()
     assert not (out / ".shards").exists()

@@ -1,4 +1,4 @@
-"""A scene designer's flow in the sidebar of a real window: Debian's Blender 3.4.1 under Xvfb at 1600x1000, driven
+"""A scene designer's flow in the sidebar of a real window: Debian's Blender 3.4.1 under Xvfb at 1000x1000, driven
 by real clicks and keys (tests/gui/sidebar_screenshot.py, tests/gui/driver.py; what is not a click is listed in
 the script's docstring).
 
@@ -23,7 +23,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 NEEDS = ("blender", "xvfb-run", "xdotool")
-# Seven minutes alone on two cores; under CI's full load (two workers and the other lines' suites) well over twenty:
+# Nine minutes alone on two cores; under CI's full load (two workers and the other lines' suites) over twenty:
 # every probe of the sidebar is three round trips through Blender's event loop and a redraw on the CPU.
 FLOW_TIMEOUT_S = 2400
 SHOTS = ("sidebar_build.png", "sidebar.png", "sidebar_suggest.png", "sidebar_thresholds.png", "sidebar_browse.png")

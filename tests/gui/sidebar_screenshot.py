@@ -1,7 +1,7 @@
 """A scene designer's whole flow in the RealityBench sidebar of a real Blender window, by clicks and keys.
 
 Run by tests/test_gui_sidebar.py and scripts/screenshot_sidebar.sh inside Debian's Blender 3.4.1 under Xvfb:
-    blender --factory-startup --window-geometry 0 0 1600 1000 EMPTY.blend --python THIS -- OUT_DIR
+    blender --factory-startup --window-geometry 0 0 1000 1000 EMPTY.blend --python THIS -- OUT_DIR
 (opening a file skips the splash screen). Screenshots (the right part of the window: viewport and sidebar,
 256 colours) go to OUT_DIR/sidebar*.png.
 
@@ -13,12 +13,13 @@ By real clicks and keys: the sidebar tab, the Environment field (Ctrl+wheel), th
 Scene three times (car_view, breaker_label, tape_gap), Check Acceptability (a background job; the flow waits
 for it), moving the phone (G Z 0.05 Enter in the viewport), the 'Confirm with a render' switch, Suggest a
 Pose, Apply, Ctrl+Z, Suggest and Apply again and the sidebar's Undo, Next Seed (Randomize), a threshold
-(valid, then out of range), the export's fields and Export (a background Blender), the Rescore and Browse
+(valid, then out of range), three of the export's fields and Export (a background Blender), the Rescore and Browse
 folders and their buttons, Show in the Frame Browser. Fields are set by hovering them and pressing Ctrl+V
 with the value in the clipboard (their checks and update callbacks run as for typing).
-Not by clicks: selecting the phone before G (a click in the viewport would select whatever is under it);
-Apply after Randomize, which the panel greys out as stale: the operator is called to show it refuses; the
-raters' answers are written through the rating store (a web page in the product). The Thresholds, Frame
+Not by clicks: three of the export's six fields (positive frames, resolution, samples: set from Python, each
+pasted field costs some 20 s of probing); selecting the phone before G (a click in the viewport would select
+whatever is under it); Apply after Randomize, which the panel greys out as stale: the operator is called to show
+it refuses; the raters' answers are written through the rating store (a web page in the product). The Thresholds, Frame
 Browser and Export panels are registered open and Phone Camera closed, so the flow needs little scrolling
 (Blender 3.4 cannot open a panel from Python). Any Python error prints "RB-GUI-FAILED" and quits.
 """
@@ -38,7 +39,7 @@ sys.path.insert(0, REPO)
 sys.path.insert(0, HERE)
 import driver  # noqa: E402
 import realitybench_addon  # noqa: E402
-from realitybench_addon.ui import capabilities, live, operators, panels, results  # noqa: E402
+from realitybench_addon.ui import capabilities, jobs, live, operators, panels, results  # noqa: E402
 
 OUT_DIR = sys.argv[sys.argv.index("--") + 1]
 SET_DIR = tempfile.mkdtemp(prefix="rb-gui-set-")  # the set exported from the UI: never beside the screenshots
@@ -46,6 +47,12 @@ ENVIRONMENTS = ("breaker_label", "car_view", "tape_gap")  # the field starts at 
 
 
 START = time.monotonic()
+# A step that builds, renders or exports: about a minute alone, four times that and more under CI's full load (two
+# test workers and the other Blender lines beside this window); the whole flow is bounded by the pytest test.
+SLOW_STEP_S = 900
+# The check's quick render at a quarter of the frame's size (its default is half): the flow checks the clicks and
+# what they show, not the picture, and a half-size render took 80 s of one core here and over 300 s in CI.
+jobs.CHECK_SCALE = 0.25
 
 
 def say(tag, *values):
@@ -98,7 +105,7 @@ def pick_environment(d, name):
 
 def build(d, name):
     yield from pick_environment(d, name)
-    yield from d.click("bpy.ops.realitybench.build_scene(", timeout_s=300)
+    yield from d.click("bpy.ops.realitybench.build_scene(", timeout_s=SLOW_STEP_S)
     yield from d.wait_until(lambda: live.STATE.key is not None and live.STATE.key[0] == name, f"{name} built")
     space = d.area.spaces.active
     s = settings()
@@ -107,12 +114,12 @@ def build(d, name):
 
 
 def wait_job(d, what):
-    yield from d.wait_until(lambda: not settings().job_status, what, timeout_s=300, every=0.5)
+    yield from d.wait_until(lambda: not settings().job_status, what, timeout_s=SLOW_STEP_S, every=0.5)
 
 
 def check(d):
     yield from d.click("bpy.ops.realitybench.check(")
-    yield from d.wait_until(lambda: settings().last_check, "Check Acceptability", timeout_s=300)
+    yield from d.wait_until(lambda: settings().last_check, "Check Acceptability", timeout_s=SLOW_STEP_S)
     yield from wait_job(d, "the check's job")
     result = json.loads(settings().last_check)
     say("CHECK", json.dumps({k: result.get(k) for k in ("frame_id", "verdict", "failing_terms")}))
@@ -148,7 +155,7 @@ def suggest(d):
     before = camera_matrix()
     settings().suggestion = ""
     yield from d.click("bpy.ops.realitybench.suggest_pose(")
-    yield from d.wait_until(lambda: settings().suggestion, "Suggest a Pose", timeout_s=300)
+    yield from d.wait_until(lambda: settings().suggestion, "Suggest a Pose", timeout_s=SLOW_STEP_S)
     yield from wait_job(d, "the suggestion's job")
     ghost = bpy.data.objects.get("RB_Suggested")
     say("PREVIEW", "ghost" if ghost is not None else "no-ghost",
@@ -180,7 +187,7 @@ def refused_apply(d):
     """Suggest, then Next Seed: the suggestion is stale, and Apply refuses it."""
     yield from suggest(d)
     seed = settings().seed
-    yield from d.click("bpy.ops.realitybench.randomize_scene(", timeout_s=300)
+    yield from d.click("bpy.ops.realitybench.randomize_scene(", timeout_s=SLOW_STEP_S)
     yield from d.wait_until(lambda: live.STATE.key is not None and live.STATE.key[1] == seed + 1, "Next Seed")
     stored = json.loads(settings().suggestion).get("key") if settings().suggestion else None
     stale = results.stale_reason(stored, results.key_now(settings()))
@@ -221,15 +228,17 @@ def export(d):
     s = settings()
     say("DENOISE", "offered" if capabilities.has_denoiser() else "not-available",
         "on" if capabilities.denoise(s) else "off")
-    for field, value in (("export_environments", "tape_gap"), ("export_random", "2"), ("export_positive", "0"),
-                         ("export_resolution", "96x72"), ("export_samples", "1"), ("export_out", SET_DIR)):
+    # the frame's size, samples and positive count from Python: each pasted field cost some 20 s of probes here
+    s.export_positive, s.export_resolution, s.export_samples = 0, "96x72", 1
+    for field, value in (("export_environments", "tape_gap"), ("export_random", "2"), ("export_out", SET_DIR)):
         yield from d.type_into(f"realitybench.{field}", value)
     say("EXPORT-FIELDS", s.export_environments, s.export_random, s.export_positive, s.export_resolution,
         s.export_samples, os.path.normpath(bpy.path.abspath(s.export_out)) == os.path.normpath(SET_DIR))
-    yield from d.click("bpy.ops.realitybench.export(", timeout_s=300)  # the export's start holds the window a while
+    # the export's start holds the window a while
+    yield from d.click("bpy.ops.realitybench.export(", timeout_s=SLOW_STEP_S)
     manifest = os.path.join(SET_DIR, "manifest.json")
     yield from d.wait_until(lambda: os.path.exists(manifest) and '"complete": true' in open(manifest).read(),
-                            "the export from the panel", timeout_s=300, every=1.0)
+                            "the export from the panel", timeout_s=SLOW_STEP_S, every=1.0)
     rows = open(os.path.join(SET_DIR, "metadata.jsonl")).read().splitlines()
     say("EXPORT", len(rows))
 
@@ -241,7 +250,7 @@ def rescore_and_ratings(d):
     s = settings()
     yield from d.home()
     yield from d.type_into("realitybench.rescore_dir", SET_DIR)
-    yield from d.click("bpy.ops.realitybench.rescore_set(", timeout_s=300)
+    yield from d.click("bpy.ops.realitybench.rescore_set(", timeout_s=SLOW_STEP_S)
     yield from d.wait_until(lambda: s.last_rescore, "Rescore")
     say("RESCORE", s.last_rescore[:160].replace("\n", " "))
     rated = RatedSet(SET_DIR)
