@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from realitybench_addon.envs import registry
 from test_import_contract import import_cycles, violations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +77,11 @@ def test_the_suites_tests_of_every_environment_pass_with_the_example_added(check
     files = marked_test_files(checkout / "tests")
     assert {"tests/test_shipped_presets.py", "tests/test_environment_tables.py"} <= set(files)
     env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "PYTHONPATH": str(checkout)}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-m", MARK, "-v", "-p", "no:cacheprovider",
+    # every test but the other ten environments' cases (the suite itself runs those): the example's, the roof
+    # environment it is compared with, and the tests that walk the registry inside one test
+    others = sorted(set(registry.SPEC_ENVIRONMENTS) - {"rail_attachment"})
+    only = " and ".join(f"not {name}" for name in others)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-m", MARK, "-k", only, "-v", "-p", "no:cacheprovider",
                            "--rootdir", str(checkout), *files], cwd=checkout, env=env,
                           capture_output=True, text=True, timeout=900)
     report = done.stdout + done.stderr
