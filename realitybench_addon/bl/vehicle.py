@@ -28,8 +28,9 @@ from .material_cache import reused
 
 SMOOTH_ANGLE_DEG = 32.0  # loft facets smooth up to this crease angle; sharper edges (caps, boxes) stay sharp
 FLAT_PARTS = ("grille", "mirrors", "handles", "roof_rails",
-              "trim_strips", "seats", "soft_top", "windshield_frame", "underbody", "bed")
+              "trim_strips", "soft_top", "windshield_frame", "underbody", "bed")
 CABIN_SMOOTH_DEG = 75.0  # the cabin's rounded blocks are coarse: smooth them across their facets
+ROUNDED_PARTS = ("seats",)  # the convertible's cockpit seats: rounded blocks like the cabin's, but targets
 
 
 @dataclass
@@ -471,7 +472,7 @@ def build_vehicle(scene, plan: VehiclePlan, prefix: str, matrix: np.ndarray, *, 
             continue
         cosmetic = name.startswith((COSMETIC_PREFIX, DRESSING_PREFIX))
         obj = part_object(f"{prefix}_{name}", part, col, matrix, materials, smooth=name not in FLAT_PARTS,
-                          uv=part.uv, sharp_deg=CABIN_SMOOTH_DEG if cosmetic else None)
+                          uv=part.uv, sharp_deg=CABIN_SMOOTH_DEG if cosmetic or name in ROUNDED_PARTS else None)
         obj[PANEL_RANDOM] = panel_random(obj.name)
         if name in RAY_ONLY_PARTS:
             hide_from_render_rays(obj)

@@ -326,16 +326,34 @@ def _convertible_details(p: StyleProfile, prof: Profile, b: PartBuilder) -> None
             b.add_quads("windshield_frame", (q + [off, 0, 0])[None], "paint")
             b.add_quads("windshield_frame", (q[::-1] + [off, 0, 0])[None], "paint")
     _box(b, "windshield_frame", (x1 - 0.04, -w1 - f, z1 - 0.01), (x1 + 0.02, w1 + f, z1 + 0.025), "paint")
-    # seats with headrests, and the folded soft top behind them
+    # bucket seats, the open cockpit's most visible parts (seen from above, they were boxes): a rounded cushion,
+    # a backrest leaning back with a bolster either side, a headrest; then the folded soft top behind them
     seat_z = p.clearance + 0.3
     back_x = L / 2 - (p.roof_front + 0.9)
     for sgn in (1.0, -1.0):
-        yc = sgn * 0.21 * p.width
-        _box(b, "seats", (back_x - 0.12, yc - 0.25, seat_z), (back_x, yc + 0.25, p.belt + 0.16), "seat")
-        _box(b, "seats", (back_x, yc - 0.24, seat_z), (back_x + 0.5, yc + 0.24, seat_z + 0.15), "seat")
-        _box(b, "seats", (back_x - 0.1, yc - 0.13, p.belt + 0.19), (back_x - 0.02, yc + 0.13, p.belt + 0.36), "seat")
+        _add_bucket_seat(b, back_x, sgn * 0.21 * p.width, seat_z, p.belt)
     xs = L / 2 - p.deck
     _box(b, "soft_top", (xs, -0.42 * p.width, p.belt - 0.08), (xs + 0.32, 0.42 * p.width, p.belt + 0.11), "softtop")
+
+
+def _add_bucket_seat(b: PartBuilder, back_x: float, yc: float, seat_z: float, belt_z: float) -> None:
+    """One seat of the open cockpit as part `seats`, in the footprint of the boxes it replaced: x from back_x - 0.12
+    to back_x + 0.5, y within 0.25 of yc, z from seat_z to the headrest's top at belt_z + 0.36."""
+    v, t = superellipsoid((back_x + 0.24, yc, seat_z + 0.08), (0.25, 0.23, 0.08), n_lat=6, n_lon=16)
+    b.add("seats", v, t, "seat")
+    lean = 0.2  # radians: the backrest's top towards the rear
+    h = 0.5 * (belt_z + 0.16 - seat_z - 0.1)
+    mid_z = seat_z + 0.1 + h
+    v, t = superellipsoid((back_x - 0.04, yc, mid_z), (0.06, 0.2, h), tilt=lean, n_lat=8, n_lon=16)
+    b.add("seats", v, t, "seat")
+    for side in (1.0, -1.0):  # the bolsters stand proud of the backrest's face
+        v, t = superellipsoid((back_x - 0.01, yc + side * 0.2, mid_z - 0.03), (0.08, 0.05, 0.9 * h), tilt=lean,
+                              n_lat=6, n_lon=12)
+        b.add("seats", v, t, "seat")
+    top_x = back_x - 0.04 - math.sin(lean) * h  # the backrest's top edge, leaned back
+    v, t = superellipsoid((top_x - 0.02, yc, belt_z + 0.275), (0.045, 0.13, 0.085), exponent=0.5, n_lat=6,
+                          n_lon=12)
+    b.add("seats", v, t, "seat")
 
 
 LAMP_PARTS = ("headlights", "taillights", "lights_amber")  # two lamps each, one either side of the centre line
