@@ -99,6 +99,13 @@ def checked_plan(environment: str, set_seed: int, stratum: str, index: int) -> F
     return plan_frame(environment, set_seed, stratum, index)
 
 
+def _object_addresses() -> dict:
+    """name -> address of every object in the file: what a scene cache compares to know its scene is still there."""
+    import bpy
+
+    return {obj.name: obj.as_pointer() for obj in bpy.data.objects}
+
+
 @dataclass
 class SceneCache:
     """The built scene of the last frame; reused by the next frame of the same scene, and only while that scene is
@@ -120,13 +127,11 @@ class SceneCache:
 
         if key != self.key or self.built is None or bpy.context.scene.get(BUILD_STAMP) != self.stamp:
             return False
-        now = {obj.name: obj.as_pointer() for obj in bpy.data.objects}
+        now = _object_addresses()
         return all(now.get(name) == pointer for name, pointer in self.objects.items())
 
     def get(self, spec: FrameSpec, build: bool = True):
         """The built scene of `spec`; with build=False, a LookupError instead of a (re)build."""
-        import bpy
-
         from .bl.aerial import add_aerial_perspective
         from .bl.reset import BUILD_STAMP, reset_scene
         from .bl.sky import dress_sky
@@ -148,7 +153,7 @@ class SceneCache:
                 add_aerial_perspective(scene, draw_haze(stage_rng(srng, "haze")))
             self.stamp = uuid.uuid4().hex
             scene[BUILD_STAMP] = self.stamp
-            self.objects = {obj.name: obj.as_pointer() for obj in bpy.data.objects}
+            self.objects = _object_addresses()
             self.key, self.built = key, built
             self.build_s = time.perf_counter() - t
         return self.built
